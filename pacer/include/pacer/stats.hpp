@@ -1,0 +1,119 @@
+// pacer/stats.hpp - frame statistics over a fixed-size window, and CPU-cost accounting.
+//
+//   pacer::FrameStats stats(4096);            // the only allocation: the ring and its scratch
+//   pacer::CpuMeter cpu;                       // construct on the pacing thread
+//   ...per frame:     stats.add(pacer.wait());                 // O(1), no allocation
+//   ...twice a second: pacer::StatsSummary s = stats.summarize();   // O(n log n), no allocation
+//                      pacer::CpuUsage u = cpu.sample();
+//
+// Definitions (the ones PresentMon, OCAT and CapFrameX use, see README "Reading the numbers"):
+//   * frame time = FrameTiming::interval (wake to wake);
+//   * percentiles: linear interpolation at h = (N - 1) p of the sorted window;
+//   * average FPS = 1000 N / sum(frame time ms);
+//   * 1 % low FPS = 1000 / mean of the frame times >= the 99th percentile (0.1 %: >= p99.9);
+//   * missed: FrameTiming::missed (late by more than PacerConfig::miss_tolerance or skipped).
+// The first frame after reset (interval 0) is not a frame time and is left out.
+//
+// Thread safety: none; one thread adds and summarizes (or guard it yourself).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pacer/frame_pacer.hpp"
+#include "pacer/time_source.hpp"
+
+namespace pacer {
+
+// Linear-interpolation quantile of an ascending range (h = (N - 1) p); 0 for an empty range.
+double percentile_sorted(std::span<const double> sorted, double p) noexcept;
+
+// Which per-frame quantity a histogram or a series reads.
+enum class FrameMetric {
+    interval,  // frame time, ms
+    lateness,  // wake past deadline, ms
+    work,      // caller's work between waits, ms
+    slept,     // OS sleep, ms
+    spun,      // spin, ms
+};
+
+struct Distribution {
+    double mean = 0, stddev = 0, min = 0, max = 0;  // population stddev
+    double p50 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0;
+};
+
+struct StatsSummary {
+    std::size_t frames = 0;            // frame times in the window
+    Distribution interval_ms;          // frame times
+    Distribution lateness_ms;          // deadline lateness
+    double target_ms = 0;              // period of the newest frame
+    double avg_fps = 0;
+    double low1_fps = 0;               // 1 % low (average of the slowest 1 %)
+    double low01_fps = 0;              // 0.1 % low
+    std::size_t missed = 0;            // missed frames in the window
+    std::uint64_t missed_total = 0;    // since reset
+    std::uint64_t skipped_total = 0;   // grid slots skipped since reset
+    std::uint64_t frames_total = 0;    // frames added since reset
+    // Shares of the window's wall time (sum of intervals), each in [0, 1].
+    double work_share = 0, sleep_share = 0, spin_share = 0;
+};
+
+class FrameStats {
+public:
+    // capacity: frames kept in the window, >= 2. Allocates here and nowhere else.
+    explicit FrameStats(std::size_t capacity = 4096);
+
+    void add(const FrameTiming& t) noexcept;
+    void reset() noexcept;
+
+    std::size_t size() const noexcept { return count_; }
+    std::size_t capacity() const noexcept { return cap_; }
+
+    StatsSummary summarize() const noexcept;
+
+    // Counts of the window's values of `metric` in `bins.size()` equal bins over [lo_ms, hi_ms);
+    // values outside are counted in the first or last bin, so every frame is shown. Returns the
+    // number of values placed. bins are overwritten; nothing happens for hi_ms <= lo_ms or empty bins.
+    std::size_t histogram(FrameMetric metric, double lo_ms, double hi_ms,
+                          std::span<float> bins) const noexcept;
+
+    // Copies the newest min(out.size(), size()) values of `metric`, oldest first; returns the count.
+    std::size_t series(FrameMetric metric, std::span<float> out) const noexcept;
+
+private:
+    const std::int64_t* column(FrameMetric m) const noexcept;
+    std::size_t at(std::size_t i) const noexcept;  // ring slot of the i-th oldest
+
+    std::size_t cap_;
+    std::size_t head_ = 0;   // next slot to write
+    std::size_t count_ = 0;
+    std::vector<std::int64_t> interval_, lateness_, work_, slept_, spun_;
+    std::vector<std::uint8_t> missed_;
+    mutable std::vector<double> scratch_;
+    std::int64_t last_period_ = 0;
+    std::uint64_t missed_total_ = 0, skipped_total_ = 0, frames_total_ = 0;
+};
+
+struct CpuUsage {
+    double process_pct = 0;  // process CPU / wall time since the previous sample; 100 = one core
+    double thread_pct = 0;   // the sampling thread's CPU / wall time
+    double wall_s = 0;       // wall time covered
+    bool valid = false;      // false if the OS gave no CPU times or no time passed
+};
+
+// CPU % between successive sample() calls. Construct and sample on the thread to account.
+class CpuMeter {
+public:
+    explicit CpuMeter(TimeSource* ts = nullptr) noexcept;
+    CpuUsage sample() noexcept;
+
+private:
+    TimeSource* ts_;
+    std::int64_t wall_ = 0;
+    CpuTimes cpu_;
+};
+
+}  // namespace pacer

@@ -1,0 +1,72 @@
+// pacer/time_source.hpp - the seam between pacing logic and the operating system.
+//
+// Everything in pacer that reads a clock, sleeps, spins or asks for CPU time does it through a
+// TimeSource. The default, system_time_source(), is the real OS (see pacer/src/platform/<os>/).
+// Tests and the `simulate` tools pass a pacer::SimulatedOs (pacer/sim.hpp) instead, so the very
+// same waiter and pacer code runs in virtual time, exactly and fast.
+//
+// Units: int64 nanoseconds. now_ns() of the system source is the OS monotonic clock
+// (CLOCK_MONOTONIC on Linux, QueryPerformanceCounter on Windows, mach_absolute_time on macOS);
+// on Linux and Windows that is the clock behind std::chrono::steady_clock.
+//
+// Thread safety: the system source is stateless and may be shared by all threads. begin_pacing()
+// and end_pacing() act on the calling thread. A SimulatedOs is single-threaded.
+#pragma once
+
+#include <cstdint>
+
+namespace pacer {
+
+// CPU time consumed so far, user + system, in nanoseconds; -1 where the OS cannot tell.
+struct CpuTimes {
+    std::int64_t process_ns = -1;  // all threads of this process
+    std::int64_t thread_ns = -1;   // the calling thread only
+};
+
+class TimeSource {
+public:
+    virtual ~TimeSource() = default;
+
+    // Monotonic time in nanoseconds since an arbitrary epoch.
+    virtual std::int64_t now_ns() noexcept = 0;
+
+    // OS sleep until now_ns() >= deadline_ns, or a little later: the OS decides how late.
+    // Returns at once for a deadline in the past. Never returns early for the system source
+    // (an interrupted sleep is resumed).
+    virtual void sleep_until_ns(std::int64_t deadline_ns) noexcept = 0;
+
+    // One iteration of a spin-wait: a CPU pause hint (x86 PAUSE, ARM YIELD). Costs tens of ns.
+    virtual void relax() noexcept = 0;
+
+    virtual CpuTimes cpu_times() noexcept = 0;
+
+    // Called around a stretch of pacing on the calling thread; nestable (reference counted).
+    // Linux: lowers the thread's timer slack to 1 ns (PR_SET_TIMERSLACK) and restores it at the
+    // outermost end_pacing(). Windows: holds a high-resolution timer (see README).
+    virtual void begin_pacing() noexcept {}
+    virtual void end_pacing() noexcept {}
+
+    // Which OS wait primitive sleep_until_ns() uses, e.g. "clock_nanosleep(CLOCK_MONOTONIC,
+    // TIMER_ABSTIME)"; for display and logs. Static storage, never null.
+    virtual const char* sleep_primitive() const noexcept = 0;
+};
+
+// The real operating system. A process-wide object; never null.
+TimeSource& system_time_source() noexcept;
+
+// RAII for TimeSource::begin_pacing()/end_pacing() on the calling thread. Use it around a loop of
+// pacer::sleep_until() calls to pay the timer-slack system calls once instead of per call.
+class PacingScope {
+public:
+    explicit PacingScope(TimeSource& ts = system_time_source()) noexcept : ts_(ts) {
+        ts_.begin_pacing();
+    }
+    ~PacingScope() { ts_.end_pacing(); }
+    PacingScope(const PacingScope&) = delete;
+    PacingScope& operator=(const PacingScope&) = delete;
+
+private:
+    TimeSource& ts_;
+};
+
+}  // namespace pacer

@@ -1,0 +1,123 @@
+// pacer/waiter.hpp - accurate sleep: OS sleep as far as it can be trusted, then spin.
+//
+//   pacer::sleep_for(std::chrono::microseconds(1500));       // drop-in, per-thread state
+//   pacer::sleep_until(next_deadline);                        // absolute: nothing drifts
+//
+//   pacer::HybridWaiter w;                                     // or own the state yourself
+//   pacer::WaitResult r = w.wait_until_ns(deadline_ns);        // r.slept, r.spun, r.lateness ...
+//
+// How it works. To wait until a deadline D the waiter asks the OS to wake it at D - margin and
+// spins from the wake-up to D. The margin is learned online from the OS's measured oversleep
+// (wake-up time minus requested wake-up time) of every sleep this waiter has made:
+//   * a high quantile (default 99.5 %), not mean + 1 sigma as in seed 000: oversleep has a heavy
+//     tail, and a mean-and-sigma margin is late far more often than its "1 sigma" suggests;
+//   * from a histogram whose old samples fade with a half-life (default 500 sleeps, about 8 s
+//     at 60 Hz), so the margin follows the machine when it gets busy and when it calms down;
+//   * with logarithmic bins 1/8 octave wide (9 %) from 1 us to 0.26 s: O(1) per sample, no
+//     allocation, ~150 additions per query.
+// The margin is clamped to [min_margin, max_spin]: max_spin bounds the CPU one wait can burn
+// when the OS is coarse (a 15.6 ms Windows tick must not turn into 15.6 ms of spinning per frame)
+// at the price of lateness on such a machine.
+//
+// The free functions keep one HybridWaiter per thread (thread_local) and bracket each call with
+// TimeSource::begin/end_pacing(); hold a pacer::PacingScope around a loop of calls to avoid that.
+//
+// Thread safety: a HybridWaiter is used by one thread at a time.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+
+#include "pacer/status.hpp"
+#include "pacer/time_source.hpp"
+
+namespace pacer {
+
+// How a wait is done. Names are part of the stable API.
+enum class WaitMode {
+    sleep,   // OS sleep only: no CPU, late by whatever the OS adds
+    spin,    // busy-wait only: exact, burns a core
+    hybrid,  // OS sleep to deadline - learned margin, then spin (default)
+};
+const char* to_string(WaitMode mode) noexcept;
+// Parses "sleep", "spin", "hybrid"; false (and *out untouched) for anything else.
+bool parse_wait_mode(const char* text, WaitMode* out) noexcept;
+
+struct WaiterConfig {
+    // The margin covers this quantile of observed oversleep. In (0.5, 1).
+    double quantile = 0.995;
+    // Samples after which an old oversleep counts half. In [8, 1e6].
+    double half_life = 500.0;
+    // Margin used until 16 sleeps have been measured. In [0, 1 s].
+    std::chrono::nanoseconds initial_margin{1'000'000};
+    // Floor of the margin: covers the clock reads and the wake-up path. In [0, max_spin].
+    std::chrono::nanoseconds min_margin{20'000};
+    // Cap on the spin of one wait; 0 = never spin (hybrid then behaves like sleep). In [0, 1 s].
+    std::chrono::nanoseconds max_spin{4'000'000};
+};
+Status validate(const WaiterConfig& config);
+
+// What one wait did. All durations >= 0.
+struct WaitResult {
+    std::chrono::nanoseconds slept{0};      // time inside the OS sleep
+    std::chrono::nanoseconds spun{0};       // time spinning after it
+    std::chrono::nanoseconds oversleep{0};  // OS wake-up past the requested wake-up (0: no sleep)
+    std::chrono::nanoseconds lateness{0};   // return time past the deadline
+    std::chrono::nanoseconds margin{0};     // margin in force for this wait
+    std::int64_t end_ns = 0;                // TimeSource time when the wait returned
+    bool os_slept = false;                  // an OS sleep was made (and measured)
+};
+
+// Decaying log-binned histogram of oversleep; the waiter's learning half. Allocation-free.
+class LatenessEstimator {
+public:
+    static constexpr int kBinsPerOctave = 8;
+    static constexpr int kOctaves = 18;                          // 1 us .. 262 ms
+    static constexpr int kBins = 2 + kBinsPerOctave * kOctaves;  // + [0,1us) and overflow
+
+    explicit LatenessEstimator(double half_life = 500.0) noexcept;
+    void set_half_life(double half_life) noexcept;
+    void add(std::int64_t oversleep_ns) noexcept;
+    // The p-quantile of the (decayed) samples in ns, interpolated inside a bin; 0 when empty.
+    std::int64_t quantile(double p) const noexcept;
+    std::int64_t count() const noexcept { return count_; }  // samples ever added
+    void reset() noexcept;
+
+private:
+    std::array<double, kBins> weight_{};
+    double increment_ = 1.0;  // grows instead of shrinking every old bin
+    double total_ = 0.0;
+    double growth_ = 1.0;
+    std::int64_t count_ = 0;
+};
+
+class HybridWaiter {
+public:
+    // Throws ConfigError for an invalid config. ts = nullptr: the real OS.
+    explicit HybridWaiter(const WaiterConfig& config = {}, TimeSource* ts = nullptr);
+
+    // Waits until ts.now_ns() >= deadline_ns with the given mode.
+    WaitResult wait_until_ns(std::int64_t deadline_ns, WaitMode mode = WaitMode::hybrid) noexcept;
+
+    // Current margin: what the next hybrid wait would subtract from its deadline.
+    std::chrono::nanoseconds margin() const noexcept;
+    const LatenessEstimator& estimator() const noexcept { return est_; }
+    const WaiterConfig& config() const noexcept { return cfg_; }
+    TimeSource& time_source() const noexcept { return *ts_; }
+
+    // Rejects an invalid config and keeps the old one. Learned samples are kept.
+    Status set_config(const WaiterConfig& config);
+    void reset_estimate() noexcept { est_.reset(); }
+
+private:
+    WaiterConfig cfg_;
+    TimeSource* ts_;
+    LatenessEstimator est_;
+};
+
+// Drop-in accurate sleeps on the real OS, with a per-thread HybridWaiter.
+WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept;
+WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept;
+
+}  // namespace pacer

@@ -1,0 +1,20 @@
+// The OS seam: the only functions in pacer that call the operating system. One implementation per
+// OS in platform/<os>/platform.cpp (same file name in each folder, as SDL's timer backends); all
+// portable logic lives above this line and reaches it through system_time_source().
+#pragma once
+
+#include <cstdint>
+
+#include "pacer/time_source.hpp"
+
+namespace pacer::platform {
+
+std::int64_t now_ns() noexcept;                     // monotonic clock
+void sleep_until_ns(std::int64_t deadline) noexcept;  // absolute OS sleep, resumed if interrupted
+void relax() noexcept;                              // CPU pause hint for spin loops
+CpuTimes cpu_times() noexcept;                      // process and calling-thread CPU time
+void begin_pacing() noexcept;                       // per thread, reference counted
+void end_pacing() noexcept;
+const char* sleep_primitive() noexcept;             // what sleep_until_ns() uses right now
+
+}  // namespace pacer::platform

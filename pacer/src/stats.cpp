@@ -1,0 +1,178 @@
+#include "pacer/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace pacer {
+
+double percentile_sorted(std::span<const double> s, double p) noexcept {
+    if (s.empty()) return 0.0;
+    if (!(p > 0.0)) return s.front();
+    if (p >= 1.0) return s.back();
+    const double h = static_cast<double>(s.size() - 1) * p;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, s.size() - 1);
+    return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
+}
+
+FrameStats::FrameStats(std::size_t capacity)
+    : cap_(std::max<std::size_t>(capacity, 2)),
+      interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), missed_(cap_),
+      scratch_(cap_) {}
+
+void FrameStats::reset() noexcept {
+    head_ = count_ = 0;
+    missed_total_ = skipped_total_ = frames_total_ = 0;
+    last_period_ = 0;
+}
+
+void FrameStats::add(const FrameTiming& t) noexcept {
+    ++frames_total_;
+    skipped_total_ += t.skipped;
+    last_period_ = t.period.count();
+    if (t.interval.count() <= 0) return;  // first frame of a grid: no frame time yet
+    interval_[head_] = t.interval.count();
+    lateness_[head_] = t.lateness.count();
+    work_[head_] = t.work.count();
+    slept_[head_] = t.slept.count();
+    spun_[head_] = t.spun.count();
+    missed_[head_] = t.missed ? 1 : 0;
+    if (t.missed) ++missed_total_;
+    head_ = (head_ + 1) % cap_;
+    if (count_ < cap_) ++count_;
+}
+
+std::size_t FrameStats::at(std::size_t i) const noexcept {
+    return (head_ + cap_ - count_ + i) % cap_;
+}
+
+const std::int64_t* FrameStats::column(FrameMetric m) const noexcept {
+    switch (m) {
+        case FrameMetric::interval: return interval_.data();
+        case FrameMetric::lateness: return lateness_.data();
+        case FrameMetric::work: return work_.data();
+        case FrameMetric::slept: return slept_.data();
+        case FrameMetric::spun: return spun_.data();
+    }
+    return interval_.data();
+}
+
+namespace {
+
+// Fills d from sorted ms values.
+void describe(std::span<const double> sorted, Distribution& d) noexcept {
+    if (sorted.empty()) return;
+    double sum = 0;
+    for (double v : sorted) sum += v;
+    d.mean = sum / static_cast<double>(sorted.size());
+    double ss = 0;
+    for (double v : sorted) ss += (v - d.mean) * (v - d.mean);
+    d.stddev = std::sqrt(ss / static_cast<double>(sorted.size()));
+    d.min = sorted.front();
+    d.max = sorted.back();
+    d.p50 = percentile_sorted(sorted, 0.50);
+    d.p90 = percentile_sorted(sorted, 0.90);
+    d.p95 = percentile_sorted(sorted, 0.95);
+    d.p99 = percentile_sorted(sorted, 0.99);
+    d.p999 = percentile_sorted(sorted, 0.999);
+}
+
+// 1000 / mean of the frame times at or above the q-quantile (the "average" low-FPS definition).
+double low_fps(std::span<const double> sorted, double q) noexcept {
+    if (sorted.empty()) return 0.0;
+    const double cut = percentile_sorted(sorted, q);
+    const auto first = std::lower_bound(sorted.begin(), sorted.end(), cut);
+    double sum = 0;
+    std::size_t n = 0;
+    for (auto it = first; it != sorted.end(); ++it, ++n) sum += *it;
+    if (n == 0 || sum <= 0) return 0.0;
+    return 1000.0 * static_cast<double>(n) / sum;
+}
+
+}  // namespace
+
+StatsSummary FrameStats::summarize() const noexcept {
+    StatsSummary s;
+    s.frames = count_;
+    s.missed_total = missed_total_;
+    s.skipped_total = skipped_total_;
+    s.frames_total = frames_total_;
+    s.target_ms = static_cast<double>(last_period_) * 1e-6;
+    if (count_ == 0) return s;
+    std::span<double> buf(scratch_.data(), count_);
+
+    std::int64_t wall = 0, work = 0, slept = 0, spun = 0;
+    for (std::size_t i = 0; i < count_; ++i) {
+        const std::size_t j = at(i);
+        wall += interval_[j];
+        work += work_[j];
+        slept += slept_[j];
+        spun += spun_[j];
+        s.missed += missed_[j];
+        buf[i] = static_cast<double>(lateness_[j]) * 1e-6;
+    }
+    std::sort(buf.begin(), buf.end());
+    describe(buf, s.lateness_ms);
+
+    for (std::size_t i = 0; i < count_; ++i) buf[i] = static_cast<double>(interval_[at(i)]) * 1e-6;
+    std::sort(buf.begin(), buf.end());
+    describe(buf, s.interval_ms);
+    s.avg_fps = wall > 0 ? 1e9 * static_cast<double>(count_) / static_cast<double>(wall) : 0.0;
+    s.low1_fps = low_fps(buf, 0.99);
+    s.low01_fps = low_fps(buf, 0.999);
+    if (wall > 0) {
+        const double w = static_cast<double>(wall);
+        s.work_share = std::clamp(static_cast<double>(work) / w, 0.0, 1.0);
+        s.sleep_share = std::clamp(static_cast<double>(slept) / w, 0.0, 1.0);
+        s.spin_share = std::clamp(static_cast<double>(spun) / w, 0.0, 1.0);
+    }
+    return s;
+}
+
+std::size_t FrameStats::histogram(FrameMetric metric, double lo_ms, double hi_ms,
+                                  std::span<float> bins) const noexcept {
+    if (bins.empty() || !(hi_ms > lo_ms) || !std::isfinite(lo_ms) || !std::isfinite(hi_ms)) return 0;
+    std::fill(bins.begin(), bins.end(), 0.0f);
+    const std::int64_t* col = column(metric);
+    const double scale = static_cast<double>(bins.size()) / (hi_ms - lo_ms);
+    const auto last = static_cast<std::ptrdiff_t>(bins.size()) - 1;
+    for (std::size_t i = 0; i < count_; ++i) {
+        const double v = static_cast<double>(col[at(i)]) * 1e-6;
+        const double b = std::floor((v - lo_ms) * scale);
+        const std::ptrdiff_t k = b < 0 ? 0 : b > static_cast<double>(last) ? last : static_cast<std::ptrdiff_t>(b);
+        bins[static_cast<std::size_t>(k)] += 1.0f;
+    }
+    return count_;
+}
+
+std::size_t FrameStats::series(FrameMetric metric, std::span<float> out) const noexcept {
+    const std::size_t n = std::min(out.size(), count_);
+    const std::int64_t* col = column(metric);
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = static_cast<float>(static_cast<double>(col[at(count_ - n + i)]) * 1e-6);
+    return n;
+}
+
+CpuMeter::CpuMeter(TimeSource* ts) noexcept : ts_(ts ? ts : &system_time_source()) {
+    wall_ = ts_->now_ns();
+    cpu_ = ts_->cpu_times();
+}
+
+CpuUsage CpuMeter::sample() noexcept {
+    CpuUsage u;
+    const std::int64_t wall = ts_->now_ns();
+    const CpuTimes cpu = ts_->cpu_times();
+    const std::int64_t dt = wall - wall_;
+    u.wall_s = static_cast<double>(dt) * 1e-9;
+    if (dt > 0 && cpu.process_ns >= 0 && cpu_.process_ns >= 0 && cpu.thread_ns >= 0 && cpu_.thread_ns >= 0) {
+        u.process_pct = 100.0 * static_cast<double>(cpu.process_ns - cpu_.process_ns) / static_cast<double>(dt);
+        u.thread_pct = 100.0 * static_cast<double>(cpu.thread_ns - cpu_.thread_ns) / static_cast<double>(dt);
+        u.valid = true;
+    }
+    wall_ = wall;
+    cpu_ = cpu;
+    return u;
+}
+
+}  // namespace pacer

@@ -1,0 +1,216 @@
+#include "pacer/waiter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace pacer {
+
+const char* to_string(WaitMode mode) noexcept {
+    switch (mode) {
+        case WaitMode::sleep: return "sleep";
+        case WaitMode::spin: return "spin";
+        case WaitMode::hybrid: return "hybrid";
+    }
+    return "?";
+}
+
+bool parse_wait_mode(const char* text, WaitMode* out) noexcept {
+    if (!text || !out) return false;
+    for (WaitMode m : {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid}) {
+        if (std::strcmp(text, to_string(m)) == 0) {
+            *out = m;
+            return true;
+        }
+    }
+    return false;
+}
+
+namespace {
+
+constexpr std::int64_t kSecond = 1'000'000'000;
+
+Status duration_in(const char* name, std::chrono::nanoseconds v, std::int64_t lo, std::int64_t hi) {
+    if (v.count() < lo || v.count() > hi)
+        return Status::error(fmt::format("{} = {} ns: must be in [{}, {}] ns", name, v.count(), lo, hi));
+    return {};
+}
+
+}  // namespace
+
+Status validate(const WaiterConfig& c) {
+    if (!std::isfinite(c.quantile) || c.quantile <= 0.5 || c.quantile >= 1.0)
+        return Status::error(fmt::format("waiter.quantile = {}: must be in (0.5, 1)", c.quantile));
+    if (!std::isfinite(c.half_life) || c.half_life < 8.0 || c.half_life > 1e6)
+        return Status::error(fmt::format("waiter.half_life = {}: must be in [8, 1e6] sleeps", c.half_life));
+    if (Status s = duration_in("waiter.max_spin", c.max_spin, 0, kSecond); !s) return s;
+    if (Status s = duration_in("waiter.initial_margin", c.initial_margin, 0, kSecond); !s) return s;
+    if (Status s = duration_in("waiter.min_margin", c.min_margin, 0, c.max_spin.count()); !s)
+        return Status::error(s.message() + " (min_margin cannot exceed max_spin)");
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// LatenessEstimator
+//
+// Bin 0 holds [0, 1 us); bin i >= 1 holds [2^((i-1)/8), 2^(i/8)) us; the last bin everything
+// from 2^18 us = 262 ms up. Decay: instead of multiplying every bin by 2^(-1/half_life) per
+// sample, the weight of new samples grows by 2^(1/half_life); all weights are rescaled when they
+// get large. Same quantiles, O(1) per sample.
+
+namespace {
+
+int bin_of(std::int64_t ns) noexcept {
+    if (ns < 1000) return 0;
+    const double octaves = std::log2(static_cast<double>(ns) / 1000.0);
+    const int i = 1 + static_cast<int>(octaves * LatenessEstimator::kBinsPerOctave);
+    return std::min(i, LatenessEstimator::kBins - 1);
+}
+double bin_low_ns(int i) noexcept {
+    if (i <= 0) return 0.0;
+    return 1000.0 * std::exp2(static_cast<double>(i - 1) / LatenessEstimator::kBinsPerOctave);
+}
+
+}  // namespace
+
+LatenessEstimator::LatenessEstimator(double half_life) noexcept { set_half_life(half_life); }
+
+void LatenessEstimator::set_half_life(double half_life) noexcept {
+    growth_ = std::exp2(1.0 / std::max(half_life, 1.0));
+}
+
+void LatenessEstimator::reset() noexcept {
+    weight_.fill(0.0);
+    increment_ = 1.0;
+    total_ = 0.0;
+    count_ = 0;
+}
+
+void LatenessEstimator::add(std::int64_t ns) noexcept {
+    if (ns < 0) ns = 0;
+    weight_[static_cast<std::size_t>(bin_of(ns))] += increment_;
+    total_ += increment_;
+    ++count_;
+    increment_ *= growth_;
+    if (increment_ > 1e200) {  // rescale long before overflow; relative weights are unchanged
+        const double k = 1.0 / increment_;
+        for (double& w : weight_) w *= k;
+        total_ *= k;
+        increment_ = 1.0;
+    }
+}
+
+std::int64_t LatenessEstimator::quantile(double p) const noexcept {
+    if (total_ <= 0.0) return 0;
+    p = std::clamp(p, 0.0, 1.0);
+    // Walk down from the top: the tail above the quantile holds (1 - p) of the weight.
+    const double tail = (1.0 - p) * total_;
+    double above = 0.0;
+    for (int i = kBins - 1; i >= 0; --i) {
+        const double w = weight_[static_cast<std::size_t>(i)];
+        if (w <= 0.0) continue;
+        if (above + w >= tail) {
+            const double lo = bin_low_ns(i);
+            const double hi = (i == kBins - 1) ? lo : bin_low_ns(i + 1);
+            // Fraction of this bin that lies above the quantile, spread evenly over the bin.
+            const double frac = (tail - above) / w;  // in [0, 1]
+            return static_cast<std::int64_t>(hi - frac * (hi - lo));
+        }
+        above += w;
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HybridWaiter
+
+HybridWaiter::HybridWaiter(const WaiterConfig& config, TimeSource* ts)
+    : cfg_(config), ts_(ts ? ts : &system_time_source()), est_(config.half_life) {
+    if (Status s = validate(config); !s) throw ConfigError(s.message());
+}
+
+Status HybridWaiter::set_config(const WaiterConfig& config) {
+    if (Status s = validate(config); !s) return s;
+    cfg_ = config;
+    est_.set_half_life(config.half_life);
+    return {};
+}
+
+std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
+    // Until a few sleeps are measured, a quantile is a guess; use the configured prior as a floor.
+    constexpr std::int64_t kWarmup = 16;
+    std::int64_t m = est_.quantile(cfg_.quantile) + cfg_.min_margin.count();
+    if (est_.count() < kWarmup) m = std::max(m, cfg_.initial_margin.count());
+    m = std::clamp(m, cfg_.min_margin.count(), cfg_.max_spin.count());
+    return std::chrono::nanoseconds(m);
+}
+
+WaitResult HybridWaiter::wait_until_ns(std::int64_t deadline, WaitMode mode) noexcept {
+    using std::chrono::nanoseconds;
+    WaitResult r;
+    TimeSource& ts = *ts_;
+    std::int64_t now = ts.now_ns();
+
+    std::int64_t m = 0;
+    if (mode == WaitMode::hybrid) {
+        m = margin().count();
+        r.margin = nanoseconds(m);
+    }
+
+    const std::int64_t wake_target = deadline - m;
+    if (mode != WaitMode::spin && wake_target > now) {
+        ts.sleep_until_ns(wake_target);
+        const std::int64_t woke = ts.now_ns();
+        r.os_slept = true;
+        r.slept = nanoseconds(woke - now);
+        r.oversleep = nanoseconds(std::max<std::int64_t>(0, woke - wake_target));
+        if (mode == WaitMode::hybrid) est_.add(woke - wake_target);
+        now = woke;
+    }
+    if (mode != WaitMode::sleep) {
+        const std::int64_t spin_start = now;
+        while (now < deadline) {
+            ts.relax();
+            now = ts.now_ns();
+        }
+        r.spun = nanoseconds(now - spin_start);
+    }
+    r.lateness = nanoseconds(std::max<std::int64_t>(0, now - deadline));
+    r.end_ns = now;
+    return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Free functions
+
+namespace {
+
+HybridWaiter& thread_waiter() noexcept {
+    thread_local HybridWaiter w;  // default config is valid: cannot throw
+    return w;
+}
+
+}  // namespace
+
+WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
+    TimeSource& ts = system_time_source();
+    // steady_clock and the platform clock share an epoch on Linux and Windows but not
+    // necessarily elsewhere: convert through "time left", which costs two clock reads.
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return {};
+    PacingScope scope(ts);
+    return thread_waiter().wait_until_ns(ts.now_ns() + left.count(), WaitMode::hybrid);
+}
+
+WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept {
+    if (duration.count() <= 0) return {};
+    TimeSource& ts = system_time_source();
+    PacingScope scope(ts);
+    return thread_waiter().wait_until_ns(ts.now_ns() + duration.count(), WaitMode::hybrid);
+}
+
+}  // namespace pacer
