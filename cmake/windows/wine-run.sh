@@ -1,0 +1,42 @@
+#!/bin/bash
+# Run a Windows executable under Wine, non-interactively: the CMAKE_CROSSCOMPILING_EMULATOR of the
+# mingw-w64 toolchain (cmake/toolchains/mingw-w64-x86_64.cmake), so ctest and
+# gtest_discover_tests call `wine-run.sh test.exe args...`.
+#
+#   WINEPREFIX   Wine's fake C: drive; default ${TMPDIR:-/tmp}/pacer-wine-$UID. Created on first
+#                use (~10-30 s), serialised with flock so parallel ctest jobs do not race.
+#   PACER_WINE   the Wine loader; default `wine`, else /usr/lib/wine/wine64 (Debian's wine64).
+#
+# Wine's own diagnostics are silenced (WINEDEBUG=-all), Mono and Gecko installs are disabled
+# (WINEDLLOVERRIDES) and DISPLAY is dropped, so nothing prompts. Carriage returns are removed
+# from stdout: Windows text-mode stdout writes CRLF, and CMake's GoogleTestAddTests parser would
+# keep the CR in the test-suite names.
+set -o pipefail
+
+export WINEDEBUG=${WINEDEBUG:--all}
+export WINEARCH=win64
+export WINEDLLOVERRIDES=${WINEDLLOVERRIDES:-mscoree,mshtml=}
+export WINEPREFIX=${WINEPREFIX:-${TMPDIR:-/tmp}/pacer-wine-$(id -u)}
+unset DISPLAY WAYLAND_DISPLAY
+
+wine=${PACER_WINE:-}
+if [ -z "$wine" ]; then
+  if command -v wine >/dev/null 2>&1; then wine=wine
+  elif [ -x /usr/lib/wine/wine64 ]; then wine=/usr/lib/wine/wine64
+  else echo "wine-run.sh: no Wine found (apt-get install wine64 wine)" >&2; exit 127
+  fi
+fi
+
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  mkdir -p "$(dirname "$WINEPREFIX")"
+  (
+    flock 9
+    if [ ! -f "$WINEPREFIX/system.reg" ]; then
+      "$wine" wineboot --init </dev/null >/dev/null 2>&1
+      # wineboot returns before the registry is written; wait for the prefix's server to finish.
+      WINEPREFIX=$WINEPREFIX "${wine%wine*}wineserver" -w 2>/dev/null || true
+    fi
+  ) 9>"$WINEPREFIX.lock"
+fi
+
+"$wine" "$@" </dev/null | tr -d '\r'
