@@ -1,45 +1,289 @@
 // Windows backend.
 //
-// Clock: QueryPerformanceCounter (the clock behind std::chrono::steady_clock).
+// Implemented: QueryPerformanceCounter clock (the clock, and the epoch, behind
+// std::chrono::steady_clock in libstdc++/winpthreads and in MSVC's STL); absolute sleeps through a
+// three-rung ladder (sleep_ladder.hpp: high-resolution waitable timer -> timeBeginPeriod +
+// waitable timer -> timeBeginPeriod + Sleep); YieldProcessor spin; GetProcessTimes /
+// GetThreadTimes CPU time (updated per scheduler tick by Windows, so short intervals read coarse).
 //
-// Sleep, a ladder from best to worst, chosen once per thread and logged once per process:
-//   1. a high-resolution waitable timer (CreateWaitableTimerExW with
-//      CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+): ~0.5 ms wake-up accuracy
-//      without touching the global timer resolution (seed 002);
-//   2. timeBeginPeriod(best period from timeGetDevCaps, normally 1 ms) + a classic waitable timer;
-//   3. timeBeginPeriod + Sleep(ms), rounded down so the spin covers the rest.
-// The timer resolution request of rungs 2-3 is held only between begin_pacing() and end_pacing()
-// (reference counted per thread) and always released with the matching timeEndPeriod().
+// Sleeping is relative on Windows (an absolute due time of SetWaitableTimer is on the adjustable
+// wall clock), so sleep_until_ns() loops: compute what is left on the QPC clock, wait that long,
+// re-check. A timer that fires early, or a Sleep that returns a tick short, therefore never makes
+// the call return before its deadline.
 //
-// Tests force a rung with the PACER_WIN_SLEEP environment variable ("hrtimer", "timer", "sleep")
-// so that every rung runs under Wine in CI.
+// Global side effect: timeBeginPeriod raises the timer resolution of the whole system (Windows
+// 10 2004+: of this process). It is requested only while a thread paces on a rung that needs it
+// (begin_pacing() .. end_pacing(), reference counted per thread) and always released with the
+// matching timeEndPeriod, also when the ladder changes rung mid-pacing or the thread exits.
+// The hrtimer rung never requests it.
+//
+// Built with mingw-w64 and tested under Wine in CI (tests/windows_platform_test.cpp,
+// docs/platforms.md); it is expected to behave the same with MSVC.
 #ifndef NOMINMAX
 #define NOMINMAX
 #endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
 #include <windows.h>
-#include <timeapi.h>
+#include <mmsystem.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+
+#include <spdlog/spdlog.h>
 
 #include "../platform.hpp"
 #include "pacer/log.hpp"
-
-#include <spdlog/spdlog.h>
+#include "sleep_ladder.hpp"
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002
 #endif
 
 namespace pacer::platform {
+namespace windows {
 namespace {
 
-enum class Rung { hrtimer, timer, sleep };
+// ---------------------------------------------------------------------------------------------
+// OS calls behind the test hooks
+
+std::atomic<const OsHooks*> g_hooks{nullptr};
+
+HANDLE create_timer(DWORD flags) noexcept {
+    const OsHooks* h = g_hooks.load(std::memory_order_acquire);
+    if (h && h->create_timer) return static_cast<HANDLE>(h->create_timer(flags));
+    return CreateWaitableTimerExW(nullptr, nullptr, flags, TIMER_ALL_ACCESS);
+}
+
+bool set_timer(HANDLE timer, std::int64_t due_100ns) noexcept {
+    const OsHooks* h = g_hooks.load(std::memory_order_acquire);
+    if (h && h->set_timer) return h->set_timer(timer, due_100ns);
+    LARGE_INTEGER due{};
+    due.QuadPart = -static_cast<LONGLONG>(due_100ns);  // negative: relative to now
+    return SetWaitableTimer(timer, &due, 0, nullptr, nullptr, FALSE) != 0;
+}
+
+MMRESULT time_begin_period(UINT ms) noexcept {
+    const OsHooks* h = g_hooks.load(std::memory_order_acquire);
+    if (h && h->time_begin_period) return h->time_begin_period(ms);
+    return timeBeginPeriod(ms);
+}
+
+MMRESULT time_end_period(UINT ms) noexcept {
+    const OsHooks* h = g_hooks.load(std::memory_order_acquire);
+    if (h && h->time_end_period) return h->time_end_period(ms);
+    return timeEndPeriod(ms);
+}
+
+// The finest period the machine offers; 1 ms on every PC since the 2000s. Asking for exactly
+// what timeGetDevCaps reports never fails for a range reason.
+UINT best_period() noexcept {
+    static const UINT p = [] {
+        TIMECAPS tc{};
+        if (timeGetDevCaps(&tc, sizeof tc) == MMSYSERR_NOERROR && tc.wPeriodMin > 0)
+            return tc.wPeriodMin;
+        return UINT{1};
+    }();
+    return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logging: each event at most once per process, never per frame.
+
+enum class Event : int { chose_hrtimer, chose_timer, chose_sleep, no_hrtimer, no_timer,
+                         timer_failed, period_refused, bad_env, count };
+std::atomic<bool> g_logged[static_cast<int>(Event::count)];
+
+bool first_time(Event e) noexcept {
+    return !g_logged[static_cast<int>(e)].exchange(true, std::memory_order_relaxed);
+}
+
+template <typename... Args>
+void log_once(Event e, spdlog::level::level_enum level, spdlog::format_string_t<Args...> fmt,
+              Args&&... args) noexcept {
+    if (!first_time(e)) return;
+    try {
+        if (auto lg = pacer::logger()) lg->log(level, fmt, std::forward<Args>(args)...);
+    } catch (...) {  // logging must never break a frame loop
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preferred rung (process-wide) and per-thread state
+
+constexpr int kUnset = -1;
+std::atomic<int> g_preferred{kUnset};
+std::atomic<unsigned> g_generation{1};  // bumped when the preference changes
+
+std::atomic<std::int64_t> g_period_begins{0}, g_period_ends{0}, g_period_refusals{0},
+    g_timer_fallbacks{0};
+
+Rung env_rung() noexcept {
+    const char* v = std::getenv("PACER_WIN_SLEEP");
+    Rung r = Rung::hrtimer;
+    if (v && *v && !parse_rung(v, &r)) {
+        log_once(Event::bad_env, spdlog::level::warn,
+                 "PACER_WIN_SLEEP={} not understood (hrtimer, timer, sleep); using hrtimer", v);
+    }
+    return r;
+}
+
+Rung preferred() noexcept {
+    int p = g_preferred.load(std::memory_order_acquire);
+    if (p == kUnset) {
+        int expected = kUnset;
+        g_preferred.compare_exchange_strong(expected, static_cast<int>(env_rung()));
+        p = g_preferred.load(std::memory_order_acquire);
+    }
+    return static_cast<Rung>(p);
+}
+
+struct ThreadTimer {
+    HANDLE handle = nullptr;      // waitable timer of the hrtimer and timer rungs
+    Rung rung = Rung::sleep;
+    Rung from = Rung::hrtimer;    // preferred rung at the last choice
+    unsigned generation = 0;      // g_generation at the last choice; 0 = never chose
+    int depth = 0;                // begin_pacing() nesting
+    UINT period = 0;              // timeBeginPeriod held; 0 = none
+    bool refused = false;         // the last timeBeginPeriod was refused
+
+    ThreadTimer() = default;
+    ThreadTimer(const ThreadTimer&) = delete;
+    ThreadTimer& operator=(const ThreadTimer&) = delete;
+    ~ThreadTimer() {
+        close_timer();
+        release_period();
+    }
+
+    void close_timer() noexcept {
+        if (handle) CloseHandle(handle);
+        handle = nullptr;
+    }
+
+    void release_period() noexcept {
+        if (!period) return;
+        time_end_period(period);
+        g_period_ends.fetch_add(1, std::memory_order_relaxed);
+        period = 0;
+    }
+
+    // Hold timeBeginPeriod exactly while pacing on a rung that needs it.
+    void sync_period() noexcept {
+        const bool need = depth > 0 && rung != Rung::hrtimer;
+        if (!need) {
+            release_period();
+            refused = false;
+            return;
+        }
+        if (period) return;
+        const UINT p = best_period();
+        if (time_begin_period(p) == TIMERR_NOERROR) {
+            period = p;
+            refused = false;
+            g_period_begins.fetch_add(1, std::memory_order_relaxed);
+        } else {
+            refused = true;
+            g_period_refusals.fetch_add(1, std::memory_order_relaxed);
+            log_once(Event::period_refused, spdlog::level::warn,
+                     "timeBeginPeriod({}) refused: sleeping at the default timer resolution", p);
+        }
+    }
+
+    void choose() noexcept {
+        close_timer();
+        from = preferred();
+        generation = g_generation.load(std::memory_order_acquire);
+        Rung want = from;
+        if (want == Rung::hrtimer) {
+            handle = create_timer(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION);
+            if (handle) {
+                rung = Rung::hrtimer;
+            } else {
+                const DWORD err = GetLastError();
+                g_timer_fallbacks.fetch_add(1, std::memory_order_relaxed);
+                log_once(Event::no_hrtimer, spdlog::level::info,
+                         "no high-resolution waitable timer (error {}; needs Windows 10 1803+): "
+                         "falling back to timeBeginPeriod + waitable timer", err);
+                want = Rung::timer;
+            }
+        }
+        if (want == Rung::timer) {
+            handle = create_timer(0);
+            if (handle) {
+                rung = Rung::timer;
+            } else {
+                const DWORD err = GetLastError();
+                g_timer_fallbacks.fetch_add(1, std::memory_order_relaxed);
+                log_once(Event::no_timer, spdlog::level::warn,
+                         "CreateWaitableTimerExW failed (error {}): falling back to "
+                         "timeBeginPeriod + Sleep", err);
+                want = Rung::sleep;
+            }
+        }
+        if (want == Rung::sleep) rung = Rung::sleep;
+        const Event chose = rung == Rung::hrtimer ? Event::chose_hrtimer
+                          : rung == Rung::timer   ? Event::chose_timer
+                                                  : Event::chose_sleep;
+        log_once(chose, spdlog::level::debug, "Windows sleep: {}", to_string(rung));
+        sync_period();
+    }
+
+    void ensure_chosen() noexcept {
+        if (generation != g_generation.load(std::memory_order_acquire)) choose();
+    }
+
+    // A timer that stopped working mid-run: Sleep from now on (for this thread, until the
+    // preference changes), with the resolution request that rung needs.
+    void timer_failed() noexcept {
+        const DWORD err = GetLastError();
+        close_timer();
+        rung = Rung::sleep;
+        g_timer_fallbacks.fetch_add(1, std::memory_order_relaxed);
+        log_once(Event::timer_failed, spdlog::level::warn,
+                 "waitable timer failed (error {}): falling back to timeBeginPeriod + Sleep", err);
+        sync_period();
+    }
+};
+
+// Per-thread state lives on the heap, found through a fiber-local-storage slot whose callback
+// frees it (closing the timer, releasing the resolution request) when the thread exits.
+// Not a thread_local object with a destructor: with mingw-w64's emulated TLS such destructors
+// can run after the storage was freed (GCC PR 80816, mingw-w64 bug 527); this test suite hit
+// exactly that heap corruption under Wine. The FLS callback is the OS's own mechanism.
+void WINAPI free_thread_timer(void* p) noexcept { delete static_cast<ThreadTimer*>(p); }
+
+DWORD fls_slot() noexcept {
+    static const DWORD slot = FlsAlloc(free_thread_timer);
+    return slot;
+}
+
+// Used only if FLS is exhausted or memory is out: trivially destructible, so safe in any TLS;
+// the state then lives until the process exits (which releases a timer resolution request).
+thread_local ThreadTimer* t_leaked = nullptr;
+
+// The calling thread's state; null only when no memory could be had (sleep then uses plain
+// Sleep and never holds a resolution request).
+ThreadTimer* thread_timer() noexcept {
+    const DWORD slot = fls_slot();
+    if (slot != FLS_OUT_OF_INDEXES) {
+        if (auto* t = static_cast<ThreadTimer*>(FlsGetValue(slot))) return t;
+    } else if (t_leaked) {
+        return t_leaked;
+    }
+    auto* t = new (std::nothrow) ThreadTimer;
+    if (!t) return nullptr;
+    if (slot != FLS_OUT_OF_INDEXES && FlsSetValue(slot, t)) return t;
+    t_leaked = t;
+    return t;
+}
 
 std::int64_t qpc_frequency() noexcept {
     static const std::int64_t f = [] {
         LARGE_INTEGER li{};
-        QueryPerformanceFrequency(&li);
+        QueryPerformanceFrequency(&li);  // cannot fail since Windows XP
         return li.QuadPart > 0 ? static_cast<std::int64_t>(li.QuadPart) : std::int64_t{1};
     }();
     return f;
@@ -52,96 +296,102 @@ std::int64_t filetime_ns(const FILETIME& ft) noexcept {
     return static_cast<std::int64_t>(u.QuadPart) * 100;
 }
 
-Rung forced_rung(bool* forced) noexcept {
-    *forced = false;
-    const char* v = std::getenv("PACER_WIN_SLEEP");
-    if (!v) return Rung::hrtimer;
-    *forced = true;
-    if (std::strcmp(v, "timer") == 0) return Rung::timer;
-    if (std::strcmp(v, "sleep") == 0) return Rung::sleep;
-    return Rung::hrtimer;
-}
-
-UINT best_period() noexcept {
-    TIMECAPS tc{};
-    if (timeGetDevCaps(&tc, sizeof tc) == MMSYSERR_NOERROR && tc.wPeriodMin > 0) return tc.wPeriodMin;
-    return 1;
-}
-
-void log_once(Rung r) noexcept {
-    static volatile LONG logged = 0;
-    if (InterlockedExchange(&logged, 1) != 0) return;
-    if (auto lg = pacer::logger()) {
-        const char* what = r == Rung::hrtimer ? "high-resolution waitable timer"
-                         : r == Rung::timer   ? "timeBeginPeriod + waitable timer"
-                                              : "timeBeginPeriod + Sleep";
-        lg->info("Windows sleep uses {}", what);
-    }
-}
-
-struct ThreadTimer {
-    HANDLE handle = nullptr;
-    Rung rung = Rung::sleep;
-    bool chosen = false;
-    int depth = 0;
-    UINT period = 0;  // timeBeginPeriod held, 0 = none
-
-    void choose() noexcept {
-        chosen = true;
-        bool forced = false;
-        Rung want = forced_rung(&forced);
-        if (want == Rung::hrtimer) {
-            handle = CreateWaitableTimerExW(nullptr, nullptr, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION,
-                                            TIMER_ALL_ACCESS);
-            if (handle) { rung = Rung::hrtimer; log_once(rung); return; }
-            want = Rung::timer;
-        }
-        if (want == Rung::timer) {
-            handle = CreateWaitableTimerExW(nullptr, nullptr, 0, TIMER_ALL_ACCESS);
-            if (handle) { rung = Rung::timer; log_once(rung); return; }
-        }
-        rung = Rung::sleep;
-        log_once(rung);
-    }
-    ~ThreadTimer() {
-        if (handle) CloseHandle(handle);
-        if (period) timeEndPeriod(period);
-    }
-};
-
-thread_local ThreadTimer t_timer;
-
 }  // namespace
+
+const char* to_string(Rung rung) noexcept {
+    switch (rung) {
+        case Rung::hrtimer: return "hrtimer";
+        case Rung::timer: return "timer";
+        case Rung::sleep: return "sleep";
+    }
+    return "?";
+}
+
+bool parse_rung(const char* text, Rung* out) noexcept {
+    if (!text) return false;
+    for (Rung r : {Rung::hrtimer, Rung::timer, Rung::sleep}) {
+        if (std::strcmp(text, to_string(r)) == 0) {
+            *out = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+void set_preferred_rung(Rung rung) noexcept {
+    g_preferred.store(static_cast<int>(rung), std::memory_order_release);
+    g_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void reset_preferred_rung() noexcept {
+    g_preferred.store(static_cast<int>(env_rung()), std::memory_order_release);
+    g_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+Rung preferred_rung() noexcept { return preferred(); }
+
+ThreadState thread_state() noexcept {
+    ThreadState s;
+    ThreadTimer* tp = thread_timer();
+    if (!tp) return s;
+    ThreadTimer& t = *tp;
+    t.ensure_chosen();
+    s.rung = t.rung;
+    s.preferred = t.from;
+    s.period_held = t.period != 0;
+    s.period_ms = t.period;
+    s.pacing_depth = t.depth;
+    return s;
+}
+
+Counters counters() noexcept {
+    Counters c;
+    c.period_begins = g_period_begins.load(std::memory_order_relaxed);
+    c.period_ends = g_period_ends.load(std::memory_order_relaxed);
+    c.period_refusals = g_period_refusals.load(std::memory_order_relaxed);
+    c.timer_fallbacks = g_timer_fallbacks.load(std::memory_order_relaxed);
+    return c;
+}
+
+void set_os_hooks(const OsHooks* hooks) noexcept {
+    g_hooks.store(hooks, std::memory_order_release);
+}
+
+void reset_log_once() noexcept {
+    for (auto& f : g_logged) f.store(false, std::memory_order_relaxed);
+}
+
+}  // namespace windows
+
+using windows::Rung;
 
 std::int64_t now_ns() noexcept {
     LARGE_INTEGER li{};
     QueryPerformanceCounter(&li);
-    const std::int64_t f = qpc_frequency();
+    const std::int64_t f = windows::qpc_frequency();
     const std::int64_t c = static_cast<std::int64_t>(li.QuadPart);
+    // Split so that c * 1e9 cannot overflow: (c % f) * 1e9 < f * 1e9, fine for f < 9.2 GHz.
     return (c / f) * 1'000'000'000 + (c % f) * 1'000'000'000 / f;
 }
 
 void sleep_until_ns(std::int64_t deadline) noexcept {
-    ThreadTimer& t = t_timer;
-    if (!t.chosen) t.choose();
+    windows::ThreadTimer* t = windows::thread_timer();
+    if (t) t->ensure_chosen();
     for (;;) {
         const std::int64_t left = deadline - now_ns();
         if (left <= 0) return;
-        if (t.rung != Rung::sleep && t.handle) {
-            LARGE_INTEGER due{};
-            due.QuadPart = -static_cast<LONGLONG>((left + 99) / 100);  // relative, 100 ns units
-            if (SetWaitableTimer(t.handle, &due, 0, nullptr, nullptr, FALSE) &&
-                WaitForSingleObject(t.handle, INFINITE) == WAIT_OBJECT_0) {
-                continue;  // re-check: never return before the deadline
+        if (t && t->handle) {
+            if (windows::set_timer(t->handle, (left + 99) / 100) &&
+                WaitForSingleObject(t->handle, INFINITE) == WAIT_OBJECT_0) {
+                continue;  // re-check on the QPC clock: never return before the deadline
             }
-            // The timer failed: drop to the last rung for this thread, logged once.
-            CloseHandle(t.handle);
-            t.handle = nullptr;
-            t.rung = Rung::sleep;
-            if (auto lg = pacer::logger()) lg->warn("waitable timer failed, using Sleep");
+            t->timer_failed();
         }
-        const DWORD ms = static_cast<DWORD>(left / 1'000'000);
-        Sleep(ms);  // Sleep(0) yields; the loop re-checks the time
+        // Sleep rung. Whole milliseconds rounded up: Sleep(0) for a sub-millisecond rest would
+        // be a busy loop of yields inside the "OS sleep"; spinning is the hybrid waiter's job, and
+        // its learned margin covers the extra fraction of a millisecond.
+        const std::int64_t ms = (left + 999'999) / 1'000'000;
+        Sleep(static_cast<DWORD>(ms < 0x7fff'ffff ? ms : 0x7fff'ffff));
     }
 }
 
@@ -151,40 +401,43 @@ CpuTimes cpu_times() noexcept {
     CpuTimes c;
     FILETIME create{}, exit{}, kernel{}, user{};
     if (GetProcessTimes(GetCurrentProcess(), &create, &exit, &kernel, &user))
-        c.process_ns = filetime_ns(kernel) + filetime_ns(user);
+        c.process_ns = windows::filetime_ns(kernel) + windows::filetime_ns(user);
     if (GetThreadTimes(GetCurrentThread(), &create, &exit, &kernel, &user))
-        c.thread_ns = filetime_ns(kernel) + filetime_ns(user);
+        c.thread_ns = windows::filetime_ns(kernel) + windows::filetime_ns(user);
     return c;
 }
 
 void begin_pacing() noexcept {
-    ThreadTimer& t = t_timer;
-    if (t.depth++ > 0) return;
-    if (!t.chosen) t.choose();
-    if (t.rung != Rung::hrtimer) {
-        const UINT p = best_period();
-        if (timeBeginPeriod(p) == TIMERR_NOERROR) t.period = p;
-        else if (auto lg = pacer::logger()) lg->warn("timeBeginPeriod({}) refused", p);
-    }
+    windows::ThreadTimer* t = windows::thread_timer();
+    if (!t || t->depth++ > 0) return;
+    t->ensure_chosen();
+    t->sync_period();
 }
 
 void end_pacing() noexcept {
-    ThreadTimer& t = t_timer;
-    if (t.depth <= 0 || --t.depth > 0) return;
-    if (t.period) {
-        timeEndPeriod(t.period);
-        t.period = 0;
-    }
+    windows::ThreadTimer* t = windows::thread_timer();
+    if (!t || t->depth <= 0 || --t->depth > 0) return;
+    t->sync_period();
 }
 
 const char* sleep_primitive() noexcept {
-    ThreadTimer& t = t_timer;
-    if (!t.chosen) t.choose();
+    windows::ThreadTimer* tp = windows::thread_timer();
+    if (!tp) return "Sleep";
+    windows::ThreadTimer& t = *tp;
+    t.ensure_chosen();
     switch (t.rung) {
-        case Rung::hrtimer: return "high-resolution waitable timer";
-        case Rung::timer: return t.period ? "waitable timer, timeBeginPeriod" : "waitable timer";
-        default: return t.period ? "Sleep, timeBeginPeriod" : "Sleep";
+        case Rung::hrtimer:
+            return "high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)";
+        case Rung::timer:
+            return t.period    ? "waitable timer, timeBeginPeriod"
+                   : t.refused ? "waitable timer (timeBeginPeriod refused: default resolution)"
+                               : "waitable timer";
+        case Rung::sleep:
+            return t.period    ? "Sleep, timeBeginPeriod"
+                   : t.refused ? "Sleep (timeBeginPeriod refused: default resolution)"
+                               : "Sleep";
     }
+    return "Sleep";
 }
 
 }  // namespace pacer::platform
