@@ -9,9 +9,8 @@
 #
 # Wine's own diagnostics are silenced (WINEDEBUG=-all), Mono and Gecko installs are disabled
 # (WINEDLLOVERRIDES) and DISPLAY is dropped, so nothing prompts. Carriage returns are removed
-# from stdout: Windows text-mode stdout writes CRLF, and CMake's GoogleTestAddTests parser would
-# keep the CR in the test-suite names.
-set -o pipefail
+# from the output: Windows text-mode stdout writes CRLF, and CMake's GoogleTestAddTests parser
+# would keep the CR in the test-suite names.
 
 export WINEDEBUG=${WINEDEBUG:--all}
 export WINEARCH=win64
@@ -39,4 +38,14 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   ) 9>"$WINEPREFIX.lock"
 fi
 
-"$wine" "$@" </dev/null | tr -d '\r'
+# Output goes through files, not pipes: the first Wine process of a prefix starts Wine's service
+# processes (services.exe, winedevice.exe, ...), which inherit its stdout and stderr and live on
+# for seconds (or as long as a persistent wineserver); a pipe would stay open, and ctest would
+# wait for them (a test discovery time-out here).
+out=$(mktemp) && err=$(mktemp) || exit 125
+trap 'rm -f "$out" "$err"' EXIT
+"$wine" "$@" </dev/null >"$out" 2>"$err"
+rc=$?
+tr -d '\r' <"$out"
+tr -d '\r' <"$err" >&2
+exit $rc
