@@ -7,6 +7,8 @@
 #                use (~10-30 s), serialised with flock so parallel ctest jobs do not race.
 #   PACER_WINE   the Wine loader; default `wine`, else /usr/lib/wine/wine64 (Debian's wine64).
 #
+# `wine-run.sh --init-prefix` only creates the prefix (and returns once Wine has shut down).
+#
 # Wine's own diagnostics are silenced (WINEDEBUG=-all), Mono and Gecko installs are disabled
 # (WINEDLLOVERRIDES) and DISPLAY is dropped, so nothing prompts. Carriage returns are removed
 # from the output: Windows text-mode stdout writes CRLF, and CMake's GoogleTestAddTests parser
@@ -37,6 +39,8 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
     fi
   ) 9>"$WINEPREFIX.lock"
 fi
+
+[ "${1:-}" = --init-prefix ] && exit 0
 
 # Output goes through files, not pipes: the first Wine process of a prefix starts Wine's service
 # processes (services.exe, winedevice.exe, ...), which inherit its stdout and stderr and live on
