@@ -228,7 +228,7 @@ TEST_P(Rungs, RealClockPacingAt100Hz) {
                 EXPECT_GT(f.deadline, frames[i - 1].deadline) << "frame " << i;
             }
         }
-        std::printf("[ measure ] rung=%s mode=%s 100 Hz x %d: %.1f ms total, %llu late frames\n",
+        std::printf("[ measure ] rung=%s mode=%s 100 Hz x %d: %.1f ms total, %llu missed (late > 0.5 ms)\n",
                     win::to_string(GetParam()), pacer::to_string(mode), kFrames,
                     std::chrono::duration<double, std::milli>(elapsed).count(),
                     static_cast<unsigned long long>(std::count_if(
