@@ -2,7 +2,7 @@
 //
 // sleep_until_ns() on Windows uses the best of three rungs that works on the calling thread:
 //   hrtimer  a waitable timer created with CREATE_WAITABLE_TIMER_HIGH_RESOLUTION (Windows 10
-//            1803+): wakes within ~0.5 ms without changing the global timer resolution (seed 002);
+//            1803+): fine-grained wake-ups without changing the global timer resolution;
 //   timer    a classic waitable timer, with timeBeginPeriod(wPeriodMin of timeGetDevCaps, 1 ms on
 //            every PC) held while the thread paces;
 //   sleep    Sleep(whole ms, rounded up), with the same timeBeginPeriod.
