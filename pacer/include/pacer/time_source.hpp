@@ -42,7 +42,8 @@ public:
 
     // Called around a stretch of pacing on the calling thread; nestable (reference counted).
     // Linux: lowers the thread's timer slack to 1 ns (PR_SET_TIMERSLACK) and restores it at the
-    // outermost end_pacing(). Windows: holds a high-resolution timer (see README).
+    // outermost end_pacing(). Windows: holds timeBeginPeriod when the thread's sleep rung needs
+    // it (not with a high-resolution waitable timer); see docs/platforms.md.
     virtual void begin_pacing() noexcept {}
     virtual void end_pacing() noexcept {}
 
