@@ -36,12 +36,15 @@ namespace pacer {
 
 // How a wait is done. Names are part of the stable API.
 enum class WaitMode {
-    sleep,   // OS sleep only: no CPU, late by whatever the OS adds
-    spin,    // busy-wait only: exact, burns a core
-    hybrid,  // OS sleep to deadline - learned margin, then spin (default)
+    sleep,      // OS sleep only: no CPU, late by whatever the OS adds
+    spin,       // busy-wait only: exact, burns a core
+    hybrid,     // OS sleep to deadline - learned margin, then spin (default)
+    vsync,      // FramePacer only: the swap paces, the pacer measures (pacer/vsync.hpp)
+    automatic,  // FramePacer only: vsync when verified at the target rate, else hybrid ("auto")
 };
+// "sleep", "spin", "hybrid", "vsync", "auto".
 const char* to_string(WaitMode mode) noexcept;
-// Parses "sleep", "spin", "hybrid"; false (and *out untouched) for anything else.
+// Parses the names above; false (and *out untouched) for anything else.
 bool parse_wait_mode(const char* text, WaitMode* out) noexcept;
 
 struct WaiterConfig {
@@ -97,7 +100,8 @@ public:
     // Throws ConfigError for an invalid config. ts = nullptr: the real OS.
     explicit HybridWaiter(const WaiterConfig& config = {}, TimeSource* ts = nullptr);
 
-    // Waits until ts.now_ns() >= deadline_ns with the given mode.
+    // Waits until ts.now_ns() >= deadline_ns with the given mode (vsync and automatic wait as
+    // hybrid: the waiter has no swap to wait on).
     WaitResult wait_until_ns(std::int64_t deadline_ns, WaitMode mode = WaitMode::hybrid) noexcept;
 
     // Current margin: what the next hybrid wait would subtract from its deadline.
