@@ -19,6 +19,10 @@
 // when the OS is coarse (a 15.6 ms Windows tick must not turn into 15.6 ms of spinning per frame)
 // at the price of lateness on such a machine.
 //
+// A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
+// makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
+// per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
+//
 // The free functions keep one HybridWaiter per thread (thread_local) and bracket each call with
 // TimeSource::begin/end_pacing(); hold a pacer::PacingScope around a loop of calls to avoid that.
 //
