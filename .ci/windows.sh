@@ -4,8 +4,8 @@
 #   .ci/windows.sh            install what is missing, configure, build (-j2), ctest under Wine
 #
 # Everything comes from Debian 12 packages (docs/platforms.md). Exits non-zero when a step or a
-# test fails; ends with ctest's summary and the per-rung sleep measurements of
-# tests/windows_platform_test.cpp. About 3-5 minutes on 2 cores, package install included.
+# test fails; prints ctest's summary, the per-rung sleep measurements of
+# tests/windows_platform_test.cpp, and last a "wine: N passed, N failed" line. About 3-5 minutes on 2 cores, package install included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,10 +45,22 @@ cmake/windows/wine-run.sh --init-prefix
 "$wineserver" -p || echo "windows.sh: no persistent wineserver (one is running); tests start slower"
 trap '"$wineserver" -k 2>/dev/null || true' EXIT
 
+log="$build_dir/ctest-wine.log"
 status=0
-ctest --preset windows-mingw || status=$?
+ctest --preset windows-mingw 2>&1 | tee "$log" || status=$?
 
 echo
 echo "windows.sh: Windows sleep ladder under Wine (tests/windows_platform_test.cpp):"
 grep -h '^\[ measure \]' "$build_dir/Testing/Temporary/LastTest.log" | sort -u || true
+# Last line: the counts of ctest's summary ("100% tests passed, 0 tests failed out of 108") as
+# a plain "N passed, N failed" line, so the run's closing line is a test summary.
+summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1 || true)
+if [ -n "$summary" ]; then
+  failed=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$summary")
+  total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$summary")
+  echo "wine: $((total - failed)) passed, $failed failed"
+else
+  echo "windows.sh: no ctest summary (see $log)" >&2
+  [ $status -ne 0 ] || status=1
+fi
 exit $status

@@ -59,9 +59,14 @@ TEST(RealClock, SystemSourceReportsCpuTimeAndAPrimitive) {
     pacer::TimeSource& ts = pacer::system_time_source();
     const pacer::CpuTimes a = ts.cpu_times();
     volatile double x = 0;
-    const auto until = clk::now() + 20ms;
-    while (clk::now() < until) x = x + 1;  // burn CPU on this thread
-    const pacer::CpuTimes b = ts.cpu_times();
+    // Burn CPU on this thread for 20 ms, and on until its CPU clock has moved (at most 2 s):
+    // Windows counts thread time in scheduler ticks (15.6 ms), Wine in 10 ms ticks.
+    const auto start = clk::now();
+    pacer::CpuTimes b = a;
+    while (clk::now() < start + 20ms || (b.thread_ns == a.thread_ns && clk::now() < start + 2s)) {
+        x = x + 1;
+        b = ts.cpu_times();
+    }
     EXPECT_GT(b.thread_ns, a.thread_ns);
     EXPECT_GE(b.process_ns, b.thread_ns - a.thread_ns);
     EXPECT_NE(std::string(ts.sleep_primitive()), "");
