@@ -404,6 +404,24 @@ TEST_F(WindowsPlatform, PreferenceNamesParse) {
     EXPECT_EQ(r, Rung::sleep);
 }
 
+TEST_F(WindowsPlatform, EnvironmentVariableChoosesTheStartingRung) {
+    LogCapture log;
+    ASSERT_EQ(_putenv_s("PACER_WIN_SLEEP", "timer"), 0);
+    win::reset_preferred_rung();
+    EXPECT_EQ(win::preferred_rung(), Rung::timer);
+    EXPECT_EQ(win::thread_state().rung, Rung::timer);
+    ASSERT_EQ(_putenv_s("PACER_WIN_SLEEP", "sleep"), 0);
+    win::reset_preferred_rung();
+    EXPECT_EQ(win::thread_state().rung, Rung::sleep);
+    ASSERT_EQ(_putenv_s("PACER_WIN_SLEEP", "fastest"), 0);  // not a rung: logged, ignored
+    win::reset_preferred_rung();
+    EXPECT_EQ(win::preferred_rung(), Rung::hrtimer);
+    EXPECT_EQ(log.count("PACER_WIN_SLEEP=fastest"), 1) << log.text();
+    ASSERT_EQ(_putenv_s("PACER_WIN_SLEEP", ""), 0);  // removes it
+    win::reset_preferred_rung();
+    EXPECT_EQ(win::preferred_rung(), Rung::hrtimer);
+}
+
 // ---- clock and CPU time ---------------------------------------------------------------------
 
 TEST_F(WindowsPlatform, ClockIsSteadyClock) {
