@@ -267,11 +267,10 @@ thread_local ThreadTimer* t_leaked = nullptr;
 // The calling thread's state; null only when no memory could be had (sleep then uses plain
 // Sleep and never holds a resolution request).
 ThreadTimer* thread_timer() noexcept {
+    if (t_leaked) return t_leaked;
     const DWORD slot = fls_slot();
     if (slot != FLS_OUT_OF_INDEXES) {
         if (auto* t = static_cast<ThreadTimer*>(FlsGetValue(slot))) return t;
-    } else if (t_leaked) {
-        return t_leaked;
     }
     auto* t = new (std::nothrow) ThreadTimer;
     if (!t) return nullptr;
