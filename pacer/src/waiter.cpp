@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -191,6 +192,10 @@ WaitResult HybridWaiter::wait_until_ns(std::int64_t deadline, WaitMode mode) noe
 // Free functions
 
 namespace {
+
+// Must stay trivially destructible: a thread_local with a destructor can corrupt the heap at
+// thread exit with mingw-w64's emulated TLS (GCC PR 80816; platform/windows/platform.cpp).
+static_assert(std::is_trivially_destructible_v<HybridWaiter>);
 
 HybridWaiter& thread_waiter() noexcept {
     thread_local HybridWaiter w;  // default config is valid: cannot throw
