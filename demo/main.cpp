@@ -13,6 +13,13 @@
 #include "pacer/log.hpp"
 #include "window.hpp"
 
+namespace {
+bool has_env(const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0';
+}
+}  // namespace
+
 int main(int argc, char** argv) {
     pacer_demo::Options o;
     const pacer_demo::ParseResult r = pacer_demo::parse_options(argc, argv, &o);
@@ -34,7 +41,7 @@ int main(int argc, char** argv) {
             int code = pacer_demo::kNoDisplay;
 #if defined(__linux__)
             // Nothing to show a window on: do not even ask SDL (whose Wayland probe prints noise).
-            if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") && !std::getenv("SDL_VIDEODRIVER"))
+            if (!has_env("DISPLAY") && !has_env("WAYLAND_DISPLAY") && !has_env("SDL_VIDEODRIVER"))
                 why = "DISPLAY and WAYLAND_DISPLAY are not set";
             else
 #endif

@@ -57,7 +57,8 @@ Session::Session(const Options& o)
 
 Session::~Session() { busy_.set_count(0); }
 
-void Session::make_pacer(const pacer::PacerConfig& cfg) {
+void Session::make_pacer(const pacer::PacerConfig& config) {
+    const pacer::PacerConfig cfg = config;  // may refer to the old pacer's config: copy it first
     pacer_.reset();  // the old pacer restores the thread's timer slack before the new one starts
     pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
 }
