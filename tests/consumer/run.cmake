@@ -1,0 +1,25 @@
+# ctest driver: builds tests/consumer against pacer, by add_subdirectory or by find_package after
+# `cmake --install` of the build tree under test.
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+if(NOT CONFIG)
+  set(CONFIG RelWithDebInfo)
+endif()
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
+  endif()
+endfunction()
+
+set(args -DPACER_HOW=${HOW} -DCMAKE_BUILD_TYPE=${CONFIG} -G "${GENERATOR}")
+if(HOW STREQUAL "add_subdirectory")
+  list(APPEND args -DPACER_SOURCE_DIR=${SOURCE_DIR})
+else()
+  run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix" --config ${CONFIG})
+  list(APPEND args -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+endif()
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${WORK_DIR}/build" ${args})
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j 2)
+run("${WORK_DIR}/build/consumer")

@@ -1,0 +1,232 @@
+// FramePacer in virtual time: the grid, drift, every late-frame policy, clock jumps, run-time
+// changes.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "pacer/pacer.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using ns = std::chrono::nanoseconds;
+
+std::int64_t at(std::chrono::steady_clock::time_point t) { return t.time_since_epoch().count(); }
+
+// An exact OS: sleeps end on the requested nanosecond; spinning moves 1 ns at a time.
+pacer::SimModel exact() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}; }
+
+TEST(FramePacer, FirstWaitAnchorsAtOnceThenFollowsTheGrid) {
+    pacer::SimulatedOs os(exact(), 1, 5'000);
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    pacer::FrameTiming t = fp.wait();
+    EXPECT_EQ(t.index, 0u);
+    EXPECT_EQ(at(t.wake), 5'000);
+    EXPECT_EQ(t.interval, 0ns);
+    for (int k = 1; k <= 50; ++k) {
+        os.advance(3'000'000);
+        t = fp.wait();
+        ASSERT_EQ(t.index, static_cast<std::uint64_t>(k));
+        ASSERT_EQ(at(t.deadline), 5'000 + k * 10'000'000);
+        ASSERT_EQ(t.lateness, 0ns);
+        ASSERT_EQ(t.interval, 10ms);
+        ASSERT_EQ(t.work, 3ms);
+        ASSERT_FALSE(t.missed);
+    }
+}
+
+TEST(FramePacer, NoDriftOverAMillionFrames) {
+    // Each wait is OS sleep in an exact OS, so this is the deadline arithmetic alone.
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 144.0, .mode = pacer::WaitMode::sleep}, &os);
+    const std::int64_t start = at(fp.wait().wake);
+    pacer::FrameTiming t;
+    const std::uint64_t n = 1'000'000;
+    std::int64_t worst = 0;
+    for (std::uint64_t k = 1; k <= n; ++k) {
+        t = fp.wait();
+        // Exact deadline: start + k * 1e9 / 144, in integers.
+        const std::int64_t want = start + static_cast<std::int64_t>((k * 1'000'000'000ull) / 144ull);
+        worst = std::max(worst, std::abs(at(t.deadline) - want));
+    }
+    EXPECT_EQ(t.index, n);
+    EXPECT_LE(worst, 1);  // ns, over 1.9 hours of frames
+    EXPECT_EQ(at(t.wake) - start, 6'944'444'444'444);  // 10^6 / 144 s, floored to the ns
+}
+
+TEST(FramePacer, CatchUpServesOneLateFrameAtOnceAndKeepsTheGrid) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);  // catch_up, max 1
+    fp.wait();                     // slot 0 at 0
+    os.advance(15'000'000);        // frame 1's work overruns by 5 ms
+    pacer::FrameTiming t = fp.wait();
+    EXPECT_EQ(t.index, 1u);
+    EXPECT_EQ(at(t.deadline), 10'000'000);
+    EXPECT_EQ(t.lateness, 5ms);    // returned at once
+    EXPECT_EQ(t.skipped, 0u);
+    EXPECT_TRUE(t.missed);
+    t = fp.wait();                 // back on the grid
+    EXPECT_EQ(t.index, 2u);
+    EXPECT_EQ(at(t.wake), 20'000'000);
+    EXPECT_EQ(t.interval, 5ms);
+    EXPECT_FALSE(t.missed);
+}
+
+TEST(FramePacer, CatchUpIsBoundedAfterAClockJump) {
+    for (int m : {0, 1, 3}) {
+        pacer::SimulatedOs os(exact(), 1, 0);
+        pacer::FramePacer fp({.target_hz = 60.0, .max_catch_up = m}, &os);
+        fp.wait();
+        fp.wait();
+        os.jump(10'000'000'000);   // 10 s: suspend or a debugger stop
+        int immediate = 0;
+        pacer::FrameTiming t;
+        for (int i = 0; i < 10; ++i) {
+            const std::int64_t before = os.now_ns();
+            t = fp.wait();
+            if (at(t.wake) == before) ++immediate;
+        }
+        EXPECT_EQ(immediate, m) << "max_catch_up " << m;
+        EXPECT_EQ(t.lateness, 0ns) << "resynchronized on the grid";
+    }
+}
+
+TEST(FramePacer, SkipWaitsForTheNextSlotOnTheGrid) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .late_policy = pacer::LatePolicy::skip}, &os);
+    fp.wait();
+    os.advance(25'000'000);  // 2.5 periods of work
+    const pacer::FrameTiming t = fp.wait();
+    EXPECT_EQ(t.skipped, 2u);                  // slots 1 and 2 passed
+    EXPECT_EQ(t.index, 3u);
+    EXPECT_EQ(at(t.deadline), 30'000'000);
+    EXPECT_EQ(at(t.wake), 30'000'000);
+    EXPECT_EQ(t.lateness, 0ns);
+    EXPECT_TRUE(t.missed);
+    const pacer::FrameTiming u = fp.wait();
+    EXPECT_EQ(at(u.deadline), 40'000'000);
+}
+
+TEST(FramePacer, ResyncRestartsTheGridAtTheLateWakeUp) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .late_policy = pacer::LatePolicy::resync}, &os);
+    fp.wait();
+    os.advance(13'000'000);
+    pacer::FrameTiming t = fp.wait();
+    EXPECT_EQ(t.index, 1u);
+    EXPECT_EQ(at(t.wake), 13'000'000);         // at once
+    EXPECT_EQ(t.lateness, 0ns);                // its deadline is now
+    t = fp.wait();
+    EXPECT_EQ(t.index, 2u);
+    EXPECT_EQ(at(t.deadline), 23'000'000);     // new grid
+    os.jump(5'000'000'000);
+    t = fp.wait();
+    EXPECT_EQ(at(t.wake), 5'023'000'000);
+    t = fp.wait();
+    EXPECT_EQ(at(t.deadline), 5'033'000'000);
+}
+
+TEST(FramePacer, SlightLatenessUnderEachPolicy) {
+    // Frame 1's work overruns the period by 0.3 ms at 60 Hz: the interval of that frame and of
+    // the next one under each policy.
+    const std::int64_t p = 16'666'666;  // 1e9 / 60, floored (the grid alternates ...666/...667)
+    const std::int64_t over = 300'000;
+    struct Case {
+        pacer::LatePolicy policy;
+        std::int64_t late_interval, next_interval;
+    };
+    for (const Case c : {Case{pacer::LatePolicy::catch_up, p + over, p - over},
+                         Case{pacer::LatePolicy::skip, 2 * p, p},
+                         Case{pacer::LatePolicy::resync, p + over, p}}) {
+        pacer::SimulatedOs os(exact(), 1, 0);
+        pacer::FramePacer fp({.target_hz = 60.0, .late_policy = c.policy}, &os);
+        fp.wait();
+        os.advance(p + over);
+        const pacer::FrameTiming late = fp.wait();
+        const pacer::FrameTiming next = fp.wait();
+        EXPECT_NEAR(static_cast<double>(late.interval.count()), static_cast<double>(c.late_interval), 2.0)
+            << pacer::to_string(c.policy);
+        EXPECT_NEAR(static_cast<double>(next.interval.count()), static_cast<double>(c.next_interval), 2.0)
+            << pacer::to_string(c.policy);
+    }
+}
+
+TEST(FramePacer, RateChangeTakesEffectAtTheNextFrameFromTheLastDeadline) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 50.0}, &os);
+    fp.wait();
+    pacer::FrameTiming t = fp.wait();
+    EXPECT_EQ(at(t.deadline), 20'000'000);
+    ASSERT_TRUE(fp.set_target_hz(200.0).ok());
+    EXPECT_EQ(fp.period(), 5ms);
+    t = fp.wait();
+    EXPECT_EQ(at(t.deadline), 25'000'000);
+    EXPECT_EQ(t.index, 2u);
+    EXPECT_EQ(t.period, 5ms);
+    t = fp.wait();
+    EXPECT_EQ(at(t.deadline), 30'000'000);
+}
+
+TEST(FramePacer, ModeChangeTakesEffectAtTheNextFrame) {
+    pacer::SimulatedOs os({.granularity_ns = 100'000, .relax_ns = 100});
+    pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
+    fp.wait();
+    pacer::FrameTiming t = fp.wait();
+    EXPECT_EQ(t.mode, pacer::WaitMode::sleep);
+    EXPECT_EQ(t.spun, 0ns);
+    ASSERT_TRUE(fp.set_mode(pacer::WaitMode::spin).ok());
+    t = fp.wait();
+    EXPECT_EQ(t.mode, pacer::WaitMode::spin);
+    EXPECT_EQ(t.slept, 0ns);
+    EXPECT_GT(t.spun, 9ms);
+    ASSERT_TRUE(fp.set_late_policy(pacer::LatePolicy::skip).ok());
+    os.advance(25'000'000);
+    t = fp.wait();
+    EXPECT_EQ(t.skipped, 2u);
+}
+
+TEST(FramePacer, ResetAnchorsANewGridAndIndicesContinue) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    fp.wait();
+    fp.wait();
+    os.advance(3'333'333);
+    fp.reset();
+    pacer::FrameTiming t = fp.wait();
+    EXPECT_EQ(t.index, 2u);
+    EXPECT_EQ(at(t.wake), 13'333'333);
+    EXPECT_EQ(t.interval, 0ns);
+    t = fp.wait();
+    EXPECT_EQ(at(t.deadline), 23'333'333);
+}
+
+TEST(FramePacer, MissedCountsLateAndSkippedFrames) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .miss_tolerance = 1ms}, &os);
+    fp.wait();
+    os.advance(10'500'000);  // 0.5 ms late: tolerated
+    EXPECT_FALSE(fp.wait().missed);
+    fp.wait();
+    os.advance(12'000'000);  // 2 ms late
+    EXPECT_TRUE(fp.wait().missed);
+    EXPECT_EQ(fp.missed(), 1u);
+    EXPECT_EQ(fp.frames(), 4u);
+}
+
+TEST(FramePacer, HybridIsAccurateOnANoisyOs) {
+    // 1 ms scheduler, 50 us noise, 1 % preemption; 144 Hz with 3 ms of work.
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 50'000,
+                           .preempt_probability = 0.01});
+    pacer::FramePacer fp({.target_hz = 144.0}, &os);
+    fp.wait();
+    std::vector<std::int64_t> late;
+    for (int i = 0; i < 5000; ++i) {
+        os.advance(3'000'000);
+        late.push_back(fp.wait().lateness.count());
+    }
+    std::sort(late.begin(), late.end());
+    EXPECT_LT(late[late.size() / 2], 100);        // median: within one simulated relax
+    EXPECT_LT(late[late.size() * 99 / 100], 100);  // p99 too
+}
+
+}  // namespace

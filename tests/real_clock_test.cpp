@@ -1,0 +1,90 @@
+// Real OS, real clock. Only what holds on a loaded 2-core VM is asserted: the order of events,
+// never an accuracy figure (those come from bench/pacer_compare).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "pacer/pacer.hpp"
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+namespace {
+
+using namespace std::chrono_literals;
+using clk = std::chrono::steady_clock;
+
+TEST(RealClock, SleepForNeverReturnsEarly) {
+    for (std::chrono::nanoseconds d : {0ns, 1ns, 50'000ns, 1'000'000ns, 3'000'000ns}) {
+        const auto t0 = clk::now();
+        const pacer::WaitResult r = pacer::sleep_for(d);
+        const auto took = clk::now() - t0;
+        EXPECT_GE(took, d);
+        EXPECT_EQ(r.lateness.count() >= 0, true);
+        EXPECT_LT(took, d + 2s) << "a loaded VM may be slow, but not this slow";
+    }
+}
+
+TEST(RealClock, SleepUntilReachesTheDeadline) {
+    const auto deadline = clk::now() + 2ms;
+    pacer::sleep_until(deadline);
+    EXPECT_GE(clk::now(), deadline);
+    const auto past = clk::now() - 1s;  // a past deadline returns at once
+    const pacer::WaitResult r = pacer::sleep_until(past);
+    EXPECT_EQ(r.slept + r.spun, 0ns);
+}
+
+TEST(RealClock, FramePacerHoldsTheGridOrderAndNeverWakesEarly) {
+    pacer::FramePacer fp({.target_hz = 200.0});
+    pacer::FrameTiming first = fp.wait();
+    pacer::FrameTiming prev = first;
+    const int n = 40;
+    for (int i = 0; i < n; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        ASSERT_GE(t.wake, t.deadline);
+        ASSERT_GT(t.deadline, prev.deadline);
+        ASSERT_GT(t.index, prev.index);
+        ASSERT_GE(t.wake, prev.wake);
+        prev = t;
+    }
+    // However slow the machine, n frames at 5 ms take at least (n - catch-up) * 5 ms.
+    EXPECT_GE(prev.wake - first.wake, (n - 1) * 5ms);
+    // Frame time as steady_clock sees it: the pacer's clock is the same clock on Linux.
+    EXPECT_LE(prev.wake, clk::now());
+}
+
+TEST(RealClock, SystemSourceReportsCpuTimeAndAPrimitive) {
+    pacer::TimeSource& ts = pacer::system_time_source();
+    const pacer::CpuTimes a = ts.cpu_times();
+    volatile double x = 0;
+    const auto until = clk::now() + 20ms;
+    while (clk::now() < until) x = x + 1;  // burn CPU on this thread
+    const pacer::CpuTimes b = ts.cpu_times();
+    EXPECT_GT(b.thread_ns, a.thread_ns);
+    EXPECT_GE(b.process_ns, b.thread_ns - a.thread_ns);
+    EXPECT_NE(std::string(ts.sleep_primitive()), "");
+}
+
+#ifdef __linux__
+TEST(RealClock, TimerSlackIsLoweredWhilePacingAndRestoredAfter) {
+    const int before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    ASSERT_GT(before, 1) << "the default slack is 50 us";
+    {
+        pacer::FramePacer fp({.target_hz = 500.0});
+        fp.wait();
+        EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 1);
+        {
+            pacer::PacingScope nested;  // nesting keeps it low
+            EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 1);
+        }
+        EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), 1);
+    }
+    EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
+    pacer::sleep_for(100us);  // the free function restores it too
+    EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
+}
+#endif
+
+}  // namespace

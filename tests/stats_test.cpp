@@ -1,0 +1,130 @@
+// FrameStats against hand-computed values; CpuMeter in virtual time.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <vector>
+
+#include "pacer/pacer.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+pacer::FrameTiming frame(std::int64_t interval_ns, std::int64_t late_ns = 0, bool missed = false) {
+    pacer::FrameTiming t;
+    t.interval = std::chrono::nanoseconds(interval_ns);
+    t.lateness = std::chrono::nanoseconds(late_ns);
+    t.period = 10ms;
+    t.missed = missed;
+    return t;
+}
+
+TEST(Percentile, LinearInterpolationAtNMinusOneP) {
+    const std::vector<double> v{1, 2, 3, 4, 10};
+    EXPECT_DOUBLE_EQ(pacer::percentile_sorted(v, 0.0), 1);
+    EXPECT_DOUBLE_EQ(pacer::percentile_sorted(v, 0.5), 3);
+    EXPECT_DOUBLE_EQ(pacer::percentile_sorted(v, 0.9), 7.6);   // h = 3.6: 4 + 0.6 * 6
+    EXPECT_DOUBLE_EQ(pacer::percentile_sorted(v, 0.99), 9.76);  // h = 3.96
+    EXPECT_DOUBLE_EQ(pacer::percentile_sorted(v, 1.0), 10);
+    EXPECT_DOUBLE_EQ(pacer::percentile_sorted({}, 0.5), 0);
+}
+
+TEST(FrameStats, SummaryMatchesHandComputedValues) {
+    pacer::FrameStats s(16);
+    s.add(frame(0));  // the first frame of a grid has no frame time: ignored
+    for (std::int64_t ms : {10, 10, 10, 10, 20, 10, 10, 10, 10, 10})
+        s.add(frame(ms * 1'000'000, ms == 20 ? 10'000'000 : 0, ms == 20));
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.frames, 10u);
+    EXPECT_EQ(r.frames_total, 11u);
+    EXPECT_DOUBLE_EQ(r.interval_ms.mean, 11.0);
+    EXPECT_DOUBLE_EQ(r.interval_ms.stddev, 3.0);   // sqrt(9 * 1 + 81) / 10 = sqrt(9)
+    EXPECT_DOUBLE_EQ(r.interval_ms.min, 10.0);
+    EXPECT_DOUBLE_EQ(r.interval_ms.max, 20.0);
+    EXPECT_DOUBLE_EQ(r.interval_ms.p50, 10.0);
+    EXPECT_DOUBLE_EQ(r.interval_ms.p90, 11.0);     // h = 8.1: sorted[8] = 10, sorted[9] = 20
+    EXPECT_NEAR(r.avg_fps, 1000.0 / 11.0, 1e-9);
+    EXPECT_DOUBLE_EQ(r.low1_fps, 50.0);            // mean of frames >= p99 (19.1 ms): 20 ms
+    EXPECT_DOUBLE_EQ(r.lateness_ms.max, 10.0);
+    EXPECT_EQ(r.missed, 1u);
+    EXPECT_DOUBLE_EQ(r.target_ms, 10.0);
+}
+
+TEST(FrameStats, P90IsInterpolated) {
+    pacer::FrameStats s(16);
+    for (int ms = 1; ms <= 10; ++ms) s.add(frame(ms * 1'000'000));
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_NEAR(r.interval_ms.p90, 9.1, 1e-9);   // h = 8.1 between 9 and 10
+    EXPECT_NEAR(r.interval_ms.p50, 5.5, 1e-9);
+    EXPECT_NEAR(r.low1_fps, 100.0, 1e-9);        // only the 10 ms frame is >= p99 = 9.91
+}
+
+TEST(FrameStats, RingKeepsTheNewestFrames) {
+    pacer::FrameStats s(4);
+    for (int ms = 1; ms <= 10; ++ms) s.add(frame(ms * 1'000'000));
+    EXPECT_EQ(s.size(), 4u);
+    std::array<float, 8> out{};
+    ASSERT_EQ(s.series(pacer::FrameMetric::interval, out), 4u);
+    EXPECT_FLOAT_EQ(out[0], 7.0f);
+    EXPECT_FLOAT_EQ(out[3], 10.0f);
+    std::array<float, 2> last{};
+    ASSERT_EQ(s.series(pacer::FrameMetric::interval, last), 2u);
+    EXPECT_FLOAT_EQ(last[0], 9.0f);
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_DOUBLE_EQ(r.interval_ms.mean, 8.5);
+    EXPECT_EQ(r.frames_total, 10u);
+}
+
+TEST(FrameStats, HistogramBinsAndClampsOutliersIntoTheEdges) {
+    pacer::FrameStats s(64);
+    for (double ms : {0.5, 1.2, 1.7, 3.9, 4.0, 9.0, 25.0}) s.add(frame(static_cast<std::int64_t>(ms * 1e6)));
+    std::array<float, 4> bins{};  // [1,2) [2,3) [3,4) [4,5)
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins), 7u);
+    EXPECT_FLOAT_EQ(bins[0], 3.0f);  // 0.5 (clamped), 1.2, 1.7
+    EXPECT_FLOAT_EQ(bins[1], 0.0f);
+    EXPECT_FLOAT_EQ(bins[2], 1.0f);  // 3.9
+    EXPECT_FLOAT_EQ(bins[3], 3.0f);  // 4.0, and 9 and 25 clamped
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins), 0u);  // empty range
+}
+
+TEST(FrameStats, SharesOfSleepSpinAndWork) {
+    pacer::FrameStats s(8);
+    for (int i = 0; i < 4; ++i) {
+        pacer::FrameTiming t = frame(10'000'000);
+        t.work = 4ms;
+        t.slept = 5ms;
+        t.spun = 1ms;
+        s.add(t);
+    }
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_DOUBLE_EQ(r.work_share, 0.4);
+    EXPECT_DOUBLE_EQ(r.sleep_share, 0.5);
+    EXPECT_DOUBLE_EQ(r.spin_share, 0.1);
+}
+
+TEST(FrameStats, EmptyAndResetAreWellDefined) {
+    pacer::FrameStats s(2);
+    pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.frames, 0u);
+    EXPECT_EQ(r.avg_fps, 0.0);
+    s.add(frame(5'000'000));
+    s.reset();
+    r = s.summarize();
+    EXPECT_EQ(r.frames, 0u);
+    EXPECT_EQ(r.frames_total, 0u);
+}
+
+TEST(CpuMeter, MeasuresSpinAsCpuAndSleepAsIdle) {
+    pacer::SimulatedOs os({.granularity_ns = 0, .relax_ns = 1000, .sleep_cpu_ns = 0});
+    pacer::CpuMeter m(&os);
+    os.advance(2'000'000);                   // 2 ms busy
+    os.sleep_until_ns(os.now_ns() + 8'000'000);  // 8 ms asleep
+    const pacer::CpuUsage u = m.sample();
+    EXPECT_TRUE(u.valid);
+    EXPECT_NEAR(u.thread_pct, 20.0, 1e-9);
+    EXPECT_NEAR(u.wall_s, 0.010, 1e-12);
+    const pacer::CpuUsage v = m.sample();  // no time passed
+    EXPECT_FALSE(v.valid);
+}
+
+}  // namespace

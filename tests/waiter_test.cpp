@@ -1,0 +1,160 @@
+// HybridWaiter in virtual time: each mode does what it says, and the hybrid mode is accurate and
+// cheap across scheduler periods from 0.05 to 10 ms (seed 000's robustness test, with bounds).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "pacer/pacer.hpp"
+#include "sim_run.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(HybridWaiter, SpinModeNeverSleepsAndOvershootsLessThanOneRelax) {
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .relax_ns = 100});
+    pacer::HybridWaiter w({}, &os);
+    for (int i = 0; i < 100; ++i) {
+        const std::int64_t d = os.now_ns() + 1'000'000 + i * 37;
+        const pacer::WaitResult r = w.wait_until_ns(d, pacer::WaitMode::spin);
+        ASSERT_FALSE(r.os_slept);
+        ASSERT_EQ(r.slept, 0ns);
+        ASSERT_GE(os.now_ns(), d);
+        ASSERT_LT(r.lateness, 100ns);
+        ASSERT_EQ(r.end_ns, os.now_ns());
+    }
+    EXPECT_EQ(os.sleeps(), 0);
+}
+
+TEST(HybridWaiter, SleepModeNeverSpinsAndReportsTheOversleep) {
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .tick_aligned = true}, 1, 0);
+    pacer::HybridWaiter w({}, &os);
+    const pacer::WaitResult r = w.wait_until_ns(2'500'000, pacer::WaitMode::sleep);
+    EXPECT_TRUE(r.os_slept);
+    EXPECT_EQ(r.spun, 0ns);
+    EXPECT_EQ(r.slept, 3ms);
+    EXPECT_EQ(r.oversleep, 500us);
+    EXPECT_EQ(r.lateness, 500us);
+    EXPECT_EQ(os.relaxes(), 0);
+}
+
+TEST(HybridWaiter, DeadlineInThePastReturnsAtOnce) {
+    pacer::SimulatedOs os({}, 1, 10'000'000);
+    pacer::HybridWaiter w({}, &os);
+    for (auto mode : {pacer::WaitMode::sleep, pacer::WaitMode::spin, pacer::WaitMode::hybrid}) {
+        const pacer::WaitResult r = w.wait_until_ns(5'000'000, mode);
+        EXPECT_EQ(r.slept + r.spun, 0ns);
+        EXPECT_EQ(r.lateness, 5ms);
+    }
+    EXPECT_EQ(os.now_ns(), 10'000'000);
+}
+
+TEST(HybridWaiter, HybridSleepsToTheMarginThenSpins) {
+    // A perfect OS with 30 us jitter: after learning, the waiter sleeps most of a 10 ms wait.
+    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 30'000});
+    pacer::HybridWaiter w({}, &os);
+    pacer::WaitResult r;
+    for (int i = 0; i < 2000; ++i) r = w.wait_until_ns(os.now_ns() + 10'000'000);
+    EXPECT_TRUE(r.os_slept);
+    EXPECT_GT(r.slept, 9ms);
+    EXPECT_LE(r.spun, r.margin);
+    // q99.5 of an exponential with mean 30 us is 30 us * ln(200) = 159 us, plus min_margin 20 us.
+    EXPECT_GT(w.margin(), 150us);
+    EXPECT_LT(w.margin(), 215us);
+}
+
+TEST(HybridWaiter, StartsFromTheInitialMarginUntilItHasMeasured) {
+    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 0});
+    pacer::HybridWaiter w({.initial_margin = 2ms}, &os);
+    EXPECT_EQ(w.margin(), 2ms);
+    for (int i = 0; i < 16; ++i) w.wait_until_ns(os.now_ns() + 5'000'000);
+    EXPECT_LT(w.margin(), 100us);  // learned: this OS is exact
+}
+
+TEST(HybridWaiter, SpinPerWaitIsCapped) {
+    // A 15.6 ms tick, like Windows without timeBeginPeriod: the waiter must not spin whole frames.
+    pacer::SimulatedOs os({.granularity_ns = 15'600'000, .tick_aligned = true});
+    pacer::HybridWaiter w({.max_spin = 3ms}, &os);
+    for (int i = 0; i < 500; ++i) {
+        const pacer::WaitResult r = w.wait_until_ns(os.now_ns() + 16'666'667);
+        ASSERT_LE(r.spun, 3ms + 100ns);
+    }
+    EXPECT_EQ(w.margin(), 3ms);
+}
+
+TEST(HybridWaiter, ReadaptsWhenTheMachineChanges) {
+    pacer::SimModel quiet{.granularity_ns = 0, .jitter_mean_ns = 20'000};
+    pacer::SimModel busy{.granularity_ns = 2'000'000, .jitter_mean_ns = 50'000};
+    pacer::SimulatedOs os(quiet);
+    pacer::HybridWaiter w({}, &os);
+    auto run = [&](int n) {
+        for (int i = 0; i < n; ++i) w.wait_until_ns(os.now_ns() + 8'000'000);
+    };
+    run(3000);
+    const auto m_quiet = w.margin();
+    EXPECT_LT(m_quiet, 150us);
+    os.set_model(busy);
+    run(20);
+    EXPECT_GT(w.margin(), 1500us) << "must react to a worse machine within a few waits";
+    run(3000);
+    os.set_model(quiet);
+    run(5000);  // 10 half-lives
+    EXPECT_LT(w.margin(), m_quiet * 3 / 2) << "must forget the busy spell";
+}
+
+// --- Seed 000's robustness grid, as bounds ----------------------------------------------------
+
+struct Grid {
+    double period_ms;
+    friend void PrintTo(const Grid& g, std::ostream* os) { *os << g.period_ms << " ms"; }
+};
+
+class SchedulerPeriod : public ::testing::TestWithParam<Grid> {};
+
+TEST_P(SchedulerPeriod, HybridLatenessAndSpinShareStayWithinBounds) {
+    const std::int64_t g = static_cast<std::int64_t>(GetParam().period_ms * 1e6);
+    // Seed 000's fake sleep: uniform delay up to one period, 2 % preemption of one period each,
+    // plus 20 us of exponential wake-up noise.
+    pacer::SimulatedOs os({.granularity_ns = g, .jitter_mean_ns = 20'000, .preempt_probability = 0.02});
+    pacer::FramePacer fp({.target_hz = 60.0}, &os);
+    const std::int64_t frame_ns = 16'666'667;
+    const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 4000, 4'000'000);
+    const double max_spin_ns = 4e6;
+
+    // The margin the model needs: with 2 % preemption, 0.5 % of wake-ups are later than
+    // 1.75 periods (+ noise).
+    const double needed_ns = 1.75 * static_cast<double>(g) + 20e3 * std::log(200.0);
+    std::printf("period %5.2f ms: lateness p50 %.2f us p99 %.2f us max %.0f us, spin %.2f %%, "
+                "cpu %.2f %%, margin %.0f us, missed %llu\n",
+                GetParam().period_ms, r.lateness_q(0.5), r.lateness_q(0.99), r.lateness_us.back(),
+                100 * r.spin_share, 100 * r.cpu_share, static_cast<double>(r.final_margin_ns) / 1e3,
+                static_cast<unsigned long long>(r.missed));
+
+    if (needed_ns < 0.9 * max_spin_ns) {
+        // The margin fits under the spin cap: frames are on time except the rare wake-up
+        // beyond the learned quantile.
+        EXPECT_LT(r.lateness_q(0.5), 0.2);   // us: one relax of the simulated spin
+        EXPECT_LT(r.lateness_q(0.99), 0.2);
+        EXPECT_LE(r.missed, 4000u / 100u);
+        // Spin costs about the margin minus the average oversleep per frame; never more than
+        // the margin plus noise.
+        EXPECT_LT(r.spin_share, (needed_ns * 1.25 + 50e3) / frame_ns);
+    } else {
+        // Coarser than the cap allows: the spin is capped, lateness is the OS's.
+        EXPECT_LE(r.spin_share, max_spin_ns / frame_ns + 0.005);
+        EXPECT_LT(r.lateness_q(0.5), static_cast<double>(g) / 1e3);
+    }
+    // Sleeping must carry most of the wait whenever the OS can be trusted at all.
+    EXPECT_GT(r.sleep_share, 1.0 - 4e6 / frame_ns - r.spin_share - 0.3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seed000, SchedulerPeriod,
+                         ::testing::Values(Grid{0.05}, Grid{0.1}, Grid{0.25}, Grid{0.5}, Grid{1.0},
+                                           Grid{2.0}, Grid{4.0}, Grid{10.0}),
+                         [](const auto& param_info) {
+                             return "period_us_" + std::to_string(static_cast<int>(param_info.param.period_ms * 1000));
+                         });
+
+}  // namespace
