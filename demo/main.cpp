@@ -5,6 +5,10 @@
 #include <exception>
 #include <string>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -28,6 +32,16 @@ int main(int argc, char** argv) {
         if (r.exit_code != 0) std::fputc('\n', stderr);
         return r.exit_code;
     }
+#if defined(__GLIBC__)
+    // Keep freed heap memory instead of returning it to the OS at once. Mesa's software
+    // rasteriser (Xvfb, no GPU) copies each frame's vertex buffers into fresh allocations; with
+    // glibc's default 128 KiB trim threshold the heap shrank and grew every frame and the page
+    // faults cost about 1-2 ms of CPU per frame, more than the whole UI (measured with perf under
+    // Xvfb, see demo/README.md). 64 MiB of slack is nothing for a game.
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    mallopt(M_TOP_PAD, 16 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
     // One stderr logger for the demo's notices and pacer's own events; stdout stays for the
     // status and summary lines that scripts read.
     auto log = spdlog::stderr_color_mt("pacer_demo");

@@ -26,6 +26,7 @@ const ImVec4 kRed(1.0f, 0.38f, 0.35f, 1.0f);
 const ImVec4 kGreen(0.45f, 0.85f, 0.45f, 1.0f);
 const ImVec4 kGrey(0.62f, 0.62f, 0.66f, 1.0f);
 const ImU32 kTargetLine = IM_COL32(90, 220, 90, 220);
+constexpr std::uint64_t kWarmupFrames = 30;
 const ImU32 kDoubleLine = IM_COL32(255, 150, 40, 220);
 
 double ms(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) * 1e-6; }
@@ -101,7 +102,7 @@ void vertical_marker(const ImVec2& lo, const ImVec2& hi, float frac, ImU32 col, 
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float x = lo.x + frac * (hi.x - lo.x);
     dl->AddLine(ImVec2(x, lo.y), ImVec2(x, hi.y), col, 1.5f);
-    dl->AddText(ImVec2(x + 3, hi.y - ImGui::GetTextLineHeight() - 2), col, label);
+    dl->AddText(ImVec2(x + 3, lo.y + 2), col, label);
 }
 
 void panel(const char* name, float x, float y, float w, float h) {
@@ -116,7 +117,6 @@ void panel(const char* name, float x, float y, float w, float h) {
 }
 
 void section(const char* title) {
-    ImGui::Spacing();
     ImGui::Separator();
     ImGui::TextColored(kGrey, "%s", title);
 }
@@ -150,9 +150,11 @@ void frame_time_panel(Session& s, float x, float y, float w, float h) {
     const float top = static_cast<float>(3.0 * target);
     FrameView view{&s, shown};
     // ImGui 1.86's PlotLines takes no negative ("fill") width: give the sizes explicitly.
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0, 0, 0, 0));
     ImGui::PlotLines("##frametimes", frame_getter, &view, static_cast<int>(shown), 0, nullptr, 0.0f, top,
                      ImVec2(ImGui::GetContentRegionAvail().x,
                             ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing()));
+    ImGui::PopStyleColor();
     const ImVec2 pad = ImGui::GetStyle().FramePadding;
     ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
     lo.x += pad.x; lo.y += pad.y; hi.x -= pad.x; hi.y -= pad.y;
@@ -171,12 +173,11 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     const pacer::StatsSummary& m = s.summary();
     const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
     const float ph = ImGui::GetContentRegionAvail().y - 2 * ImGui::GetTextLineHeightWithSpacing();
-    char over[96];
 
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0, 0, 0, 0));
     ImGui::BeginGroup();
-    ImGui::Text("Frame intervals, %zu frames", m.frames);
-    std::snprintf(over, sizeof over, "p99 %.2f ms", m.interval_ms.p99);
-    ImGui::PlotHistogram("##intervals", s.interval_bins.data(), Session::kIntervalBins, 0, over, 0.0f,
+    ImGui::Text("Frame intervals: %zu frames, p99 %.2f ms", m.frames, m.interval_ms.p99);
+    ImGui::PlotHistogram("##intervals", s.interval_bins.data(), Session::kIntervalBins, 0, nullptr, 0.0f,
                          FLT_MAX, ImVec2(half, ph));
     {
         ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
@@ -189,9 +190,8 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::Text("Deadline lateness (wake - deadline)");
-    std::snprintf(over, sizeof over, "p99 %.3f ms", m.lateness_ms.p99);
-    ImGui::PlotHistogram("##lateness", s.lateness_bins.data(), Session::kLatenessBins, 0, over, 0.0f,
+    ImGui::Text("Deadline lateness (wake - deadline): p99 %.3f ms", m.lateness_ms.p99);
+    ImGui::PlotHistogram("##lateness", s.lateness_bins.data(), Session::kLatenessBins, 0, nullptr, 0.0f,
                          FLT_MAX, ImVec2(half, ph));
     {
         ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
@@ -205,6 +205,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     ImGui::SameLine(half - 60);
     ImGui::TextColored(kGrey, "%.2f ms+", s.lateness_hi_ms);
     ImGui::EndGroup();
+    ImGui::PopStyleColor();
     ImGui::End();
 }
 
@@ -246,7 +247,7 @@ void stats_panel(Session& s, float x, float y, float w, float h) {
 void cpu_panel(Session& s, const UiCost& ui, float x, float y, float w, float h) {
     panel("CPU", x, y, w, h);
     const pacer::StatsSummary& m = s.summary();
-    const float gw = w * 0.42f, gh = 26.0f;
+    const float gw = w * 0.3f, gh = 26.0f;
     const auto graph = [&](const char* id, const Ring<Session::kCpuSamples>& ring, float top) {
         ImGui::SameLine(w - gw - 12);
         ImGui::PlotLines(id, cpu_getter, const_cast<Ring<Session::kCpuSamples>*>(&ring),
@@ -268,7 +269,9 @@ void cpu_panel(Session& s, const UiCost& ui, float x, float y, float w, float h)
     ImGui::TextColored(ui.total.avg < 1.0 ? kGreen : kRed,
                        "Demo UI %.2f + GL draw %.2f = %.2f ms CPU/frame", ui.imgui.avg, ui.draw.avg,
                        ui.total.avg);
-    ImGui::TextColored(kGrey, "peak %.2f ms; swap %.2f ms wall", ui.total.last_peak, ui.swap.avg);
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::TextColored(kGrey, "peak %.2f ms; swap %.2f ms wall; %d vertices", ui.total.last_peak,
+                       ui.swap.avg, io.MetricsRenderVertices);
     ImGui::End();
 }
 
@@ -284,7 +287,7 @@ void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float track_h = std::max(20.0f, avail.y - 18.0f);
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddRectFilled(p, ImVec2(p.x + avail.x, p.y + track_h), IM_COL32(30, 32, 40, 255));
+    dl->AddRect(p, ImVec2(p.x + avail.x, p.y + track_h), IM_COL32(90, 94, 115, 255));
     for (int i = 1; i < 10; ++i) {
         const float gx = p.x + avail.x * static_cast<float>(i) / 10.0f;
         dl->AddLine(ImVec2(gx, p.y), ImVec2(gx, p.y + track_h), IM_COL32(60, 64, 80, 255));
@@ -314,11 +317,9 @@ void status_panel(Session& s, SDL_Window* win, const UiState& ui, float x, float
     ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
     ImGui::TextWrapped("%s", fp.time_source().sleep_primitive());
     ImGui::PopStyleColor();
-    ImGui::Text("Spin margin %.3f ms, cap %.2f ms", ms(t.margin), ms(c.waiter.max_spin));
-    ImGui::TextColored(kGrey, "  learned from %lld OS sleeps",
-                       static_cast<long long>(fp.waiter().estimator().count()));
-    ImGui::Text("Last wait: slept %.2f, spun %.3f ms", ms(t.slept), ms(t.spun));
-    ImGui::TextColored(kGrey, "  OS oversleep %.3f ms", ms(t.oversleep));
+    ImGui::Text("Spin margin %.3f ms (%lld sleeps), cap %.1f ms", ms(t.margin),
+                static_cast<long long>(fp.waiter().estimator().count()), ms(c.waiter.max_spin));
+    ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
     SDL_DisplayMode dm{};
     if (SDL_GetWindowDisplayMode(win, &dm) == 0 && dm.refresh_rate > 0)
         ImGui::Text("Display %dx%d @ %d Hz", dm.w, dm.h, dm.refresh_rate);
@@ -491,7 +492,15 @@ int run_window(const Options& o, std::string* why) {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // fixed layout, nothing to remember
     ImGui::StyleColorsDark();
-    ImGui::GetStyle().WindowRounding = 0;
+    ImGuiStyle& style = ImGui::GetStyle();
+    style.WindowRounding = 0;
+    style.ItemSpacing.y = 3.0f;  // a compact layout: everything fits 1280 x 800 without scrolling
+    style.FramePadding.y = 2.0f;
+    // Plots and inputs get a border instead of a filled frame: under Xvfb every filled pixel is
+    // shaded by the CPU (see NoBackground in panel()).
+    style.FrameBorderSize = 1.0f;
+    style.Colors[ImGuiCol_Border] = ImVec4(0.35f, 0.37f, 0.45f, 0.8f);
+    style.Colors[ImGuiCol_PlotLines] = ImVec4(0.95f, 0.95f, 0.98f, 1.0f);
     ImGui_ImplSDL2_InitForOpenGL(win, gl);
     ImGui_ImplOpenGL3_Init("#version 130");
 
@@ -514,6 +523,9 @@ int run_window(const Options& o, std::string* why) {
         while (running) {
             // 1. Pace: block until this frame's deadline.
             s.begin_frame();
+            // The first frames carry window creation, font upload and shader compilation (tens
+            // of ms each under Mesa): not what the pacer does. Statistics start after them.
+            if (s.frames() == kWarmupFrames) s.reset_stats();
             // 2. Input.
             SDL_Event e;
             while (SDL_PollEvent(&e)) {
@@ -538,7 +550,7 @@ int run_window(const Options& o, std::string* why) {
             const ImVec2 d = io.DisplaySize;
             // Left: controls over status. Right: what is measured, top to bottom.
             const float lw = std::min(330.0f, d.x * 0.3f), rw = d.x - lw, hw = rw * 0.5f;
-            const float hc = std::max(d.y * 0.68f, d.y - 260.0f);
+            const float hc = std::max(d.y * 0.6f, d.y - 245.0f);
             const float h1 = d.y * 0.27f, h2 = d.y * 0.25f, h3 = d.y * 0.28f, h4 = d.y - h1 - h2 - h3;
             controls_panel(s, ui, 0, 0, lw, hc);
             status_panel(s, win, ui, 0, hc, lw, d.y - hc);
