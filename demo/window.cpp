@@ -322,7 +322,8 @@ void status_panel(Session& s, SDL_Window* win, const UiState& ui, float x, float
     ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
     ImGui::TextWrapped("%s", fp.time_source().sleep_primitive());
     ImGui::PopStyleColor();
-    ImGui::Text("Spin margin %.3f ms (%lld sleeps), cap %.1f ms", ms(t.margin),
+    // The waiter's learned margin (what the next hybrid wait subtracts), also in sleep/spin mode.
+    ImGui::Text("Spin margin %.3f ms (%lld sleeps), cap %.1f ms", ms(fp.waiter().margin()),
                 static_cast<long long>(fp.waiter().estimator().count()), ms(c.waiter.max_spin));
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
     SDL_DisplayMode dm{};
