@@ -142,7 +142,11 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
             if (pacer::Status s = pacer::validate(c); !s) return fail("--hz: " + s.message());
             o.hz = c.target_hz;
         } else if (name == "--mode") {
-            if (!pacer::parse_wait_mode(v, &o.mode))
+            // The library also has vsync and auto modes (issue 4); they need the host to report its
+            // presents (FramePacer::report_present), which this demo does not do yet.
+            if (!pacer::parse_wait_mode(v, &o.mode) ||
+                (o.mode != pacer::WaitMode::sleep && o.mode != pacer::WaitMode::spin &&
+                 o.mode != pacer::WaitMode::hybrid))
                 return fail("--mode " + quoted(v) + ": expected sleep, spin or hybrid");
         } else if (name == "--policy") {
             if (!pacer::parse_late_policy(v, &o.policy))

@@ -74,7 +74,7 @@ TEST(DemoOptions, RefusesBadValuesWithExitCode2) {
         {"--hz", "0"},        {"--hz", "-1"},          {"--hz", "nan"},       {"--hz", "10000.5"},
         {"--hz", "1e9"},      {"--hz"},                {"--work-ms", "-0.1"}, {"--work-jitter-ms", "-1"},
         {"--load", "-1"},     {"--load", "65"},        {"--seconds", "-1"},   {"--frames", "-5"},
-        {"--mode", "nap"},    {"--policy", "later"},   {"--vsync", "yes"},    {"--sim-hz", "0"},
+        {"--mode", "nap"},    {"--mode", "vsync"},     {"--mode", "auto"},    {"--policy", "later"},   {"--vsync", "yes"},    {"--sim-hz", "0"},
         {"--coarse-ms", "11"}, {"--screenshot-frame", "0"}, {"--unknown"},   {"-x"},
         {"--headless=1"},     {"--screenshot", "/nonexistent-dir/shot.png"},
         {"--headless", "--screenshot", "shot.png"},
