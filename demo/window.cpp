@@ -262,7 +262,7 @@ void cpu_panel(Session& s, const UiCost& ui, float x, float y, float w, float h)
     ImGui::TextColored(kGrey, "  100 %% = one core");
     graph("##proc", s.cpu_process, 100.0f * cores);
     ImGui::Text("Pacing thread %5.1f %%", s.thread_pct());
-    ImGui::TextColored(kGrey, "  of wall: sleep %.0f %%  spin %.1f %%  work %.0f %%", 100 * m.sleep_share,
+    ImGui::TextColored(kGrey, "  sleep %.0f %%  spin %.1f %%  work %.0f %%", 100 * m.sleep_share,
                        100 * m.spin_share, 100 * m.work_share);
     graph("##spin", s.share_spin, 100.0f);
     if (s.machine_pct() >= 0) ImGui::Text("Machine      %5.1f %%", s.machine_pct());
