@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "pacer/fixed_step.hpp"
+#include "session.hpp"
 
 namespace pacer_demo {
 
@@ -174,10 +176,11 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
             else if (s == "off") o.vsync = false;
             else return fail("--vsync " + quoted(v) + ": expected on or off");
         } else if (name == "--sim-hz") {
-            pacer::FixedStepConfig c;
-            if (!parse_double(v, &c.step_hz)) return fail("--sim-hz " + quoted(v) + ": not a number");
+            double hz = 0;
+            if (!parse_double(v, &hz)) return fail("--sim-hz " + quoted(v) + ": not a number");
+            const pacer::FixedStepConfig c = sim_config(hz, 8, std::chrono::nanoseconds(0));
             if (pacer::Status s = pacer::validate(c); !s) return fail("--sim-hz: " + s.message());
-            o.sim_hz = c.step_hz;
+            o.sim_hz = hz;
         } else if (name == "--coarse-ms") {
             std::uint64_t n = 0;
             if (!parse_uint(v, &n) || n > 10)

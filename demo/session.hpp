@@ -50,6 +50,10 @@ struct Ring {
     void clear() noexcept { head = count = 0; }
 };
 
+// The demo's FixedStep settings: rate and step cap from the user, snapping to the pacing period,
+// and the frame-delta clamp widened to one step for simulations slower than 4 Hz.
+pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::nanoseconds period);
+
 struct Motion {  // the fixed-step simulated object: a box bouncing left-right on [0, 1]
     double prev_x = 0, x = 0, v = 0.5;  // position (track widths), speed (track widths / s)
     void step(double dt) noexcept;

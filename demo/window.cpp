@@ -355,8 +355,14 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
         ImGui::SameLine();
     }
     ImGui::NewLine();
-    if (ImGui::InputDouble("Hz (Enter)", &ui.any_hz, 0, 0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue))
-        report(ui, s.set_rate(ui.any_hz), "rate applied");
+    if (ImGui::InputDouble("Hz (Enter)", &ui.any_hz, 0, 0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue)) {
+        // Events are read once per frame: below 1 Hz the window would stop answering, so the UI
+        // refuses what the library would accept (the command line still takes it).
+        if (ui.any_hz > 0 && ui.any_hz < 1.0)
+            report(ui, pacer::Status::error("the window needs at least 1 Hz to stay responsive"), "");
+        else
+            report(ui, s.set_rate(ui.any_hz), "rate applied");
+    }
 
     section("Wait mode");
     const pacer::WaitMode modes[] = {pacer::WaitMode::sleep, pacer::WaitMode::spin, pacer::WaitMode::hybrid};
