@@ -7,10 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 #include <system_error>
-
-#include <unistd.h>
 
 #include "pacer/fixed_step.hpp"
 #include "session.hpp"
@@ -45,7 +44,8 @@ bool path_writable(const std::string& path, std::string* why) {
         *why = "empty path";
         return false;
     }
-    const bool existed = ::access(path.c_str(), F_OK) == 0;
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(path, ec);
     std::FILE* f = std::fopen(path.c_str(), "ab");  // "a": never truncates an existing file
     if (f == nullptr) {
         *why = std::strerror(errno);

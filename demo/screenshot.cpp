@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include <GL/gl.h>
+#include <SDL_opengl.h>  // the platform's GL 1.x header (GL/gl.h, OpenGL/gl.h)
 #include <stb_image_write.h>
 
 namespace pacer_demo {

@@ -1,7 +1,7 @@
 #include "window.hpp"
 
 #include <SDL.h>
-#include <GL/gl.h>
+#include <SDL_opengl.h>  // the platform's GL 1.x header (GL/gl.h, OpenGL/gl.h)
 #include <imgui.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
