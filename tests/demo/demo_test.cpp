@@ -221,3 +221,23 @@ TEST(Session, ControlsRefuseBadValuesAndKeepRunning) {
     EXPECT_EQ(s.summary().frames_total, 20u);
     EXPECT_EQ(s.frames(), 20u);
 }
+
+TEST(Session, HistogramRangesFollowTheTargetRate) {
+    for (double hz : {60.0, 120.0, 144.0}) {
+        Options o;
+        o.hz = hz;
+        o.work_ms = 0;
+        o.work_jitter_ms = 0;
+        Session s(o);
+        for (int i = 0; i < 12; ++i) s.begin_frame();
+        s.refresh(true);
+        const double target_ms = 1000.0 / hz;
+        EXPECT_NEAR(s.interval_hi_ms, 2 * target_ms, 1e-3) << hz;
+        EXPECT_NEAR(s.lateness_hi_ms, std::max(1.0, target_ms / 4), 1e-3) << hz;
+        // Every frame time of the window is in some bin (out-of-range ones in the edge bins).
+        float in_bins = 0;
+        for (float b : s.interval_bins) in_bins += b;
+        EXPECT_EQ(static_cast<std::size_t>(in_bins), s.summary().frames) << hz;
+        EXPECT_EQ(s.summary().frames, 11u) << hz;  // the first frame has no interval
+    }
+}
