@@ -125,14 +125,27 @@ void section(const char* title) {
     ImGui::TextColored(kGrey, "%s", title);
 }
 
-// PlotLines reads the newest `n` values of a ring through this, without copying.
+// PlotLines reads the newest `n` values of a ring through this, without copying. Frames are
+// taken `bucket` at a time and the longest of each is plotted: at most one point per 2 pixels
+// (fewer vertices for a software GL) and no spike is lost.
 struct FrameView {
     const Session* s;
     std::size_t n;
+    std::size_t bucket;
+    int points() const { return static_cast<int>((n + bucket - 1) / bucket); }
 };
 float frame_getter(void* data, int i) {
     const auto* v = static_cast<const FrameView*>(data);
-    return v->s->frame_ms.last(v->n, static_cast<std::size_t>(i));
+    const std::size_t first = static_cast<std::size_t>(i) * v->bucket;
+    const std::size_t end = std::min(v->n, first + v->bucket);
+    float worst = 0;
+    for (std::size_t k = first; k < end; ++k) worst = std::max(worst, v->s->frame_ms.last(v->n, k));
+    return worst;
+}
+
+void outline_item() {  // a border around the last item: the plots have no filled frame
+    ImGui::GetWindowDrawList()->AddRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+                                        ImGui::GetColorU32(ImGuiCol_Border));
 }
 float cpu_getter(void* data, int i) {
     const auto* r = static_cast<const Ring<Session::kCpuSamples>*>(data);
@@ -152,13 +165,15 @@ void frame_time_panel(Session& s, float x, float y, float w, float h) {
                 static_cast<double>(shown) / hz, shown, shown ? static_cast<double>(s.frame_ms.last(shown, shown - 1)) : 0.0,
                 target, hz);
     const float top = static_cast<float>(3.0 * target);
-    FrameView view{&s, shown};
     // ImGui 1.86's PlotLines takes no negative ("fill") width: give the sizes explicitly.
+    const ImVec2 size(ImGui::GetContentRegionAvail().x,
+                      ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing());
+    const std::size_t half_px = std::max<std::size_t>(1, static_cast<std::size_t>(size.x / 2));
+    FrameView view{&s, shown, std::max<std::size_t>(1, (shown + half_px - 1) / half_px)};
     ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0, 0, 0, 0));
-    ImGui::PlotLines("##frametimes", frame_getter, &view, static_cast<int>(shown), 0, nullptr, 0.0f, top,
-                     ImVec2(ImGui::GetContentRegionAvail().x,
-                            ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing()));
+    ImGui::PlotLines("##frametimes", frame_getter, &view, view.points(), 0, nullptr, 0.0f, top, size);
     ImGui::PopStyleColor();
+    outline_item();
     const ImVec2 pad = ImGui::GetStyle().FramePadding;
     ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
     lo.x += pad.x; lo.y += pad.y; hi.x -= pad.x; hi.y -= pad.y;
@@ -183,6 +198,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     ImGui::Text("Frame intervals: %zu frames, p99 %.2f ms", m.frames, m.interval_ms.p99);
     ImGui::PlotHistogram("##intervals", s.interval_bins.data(), Session::kIntervalBins, 0, nullptr, 0.0f,
                          FLT_MAX, ImVec2(half, ph));
+    outline_item();
     {
         ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
         vertical_marker(lo, hi, 0.5f, kTargetLine, "target");
@@ -197,6 +213,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     ImGui::Text("Deadline lateness (wake - deadline): p99 %.3f ms", m.lateness_ms.p99);
     ImGui::PlotHistogram("##lateness", s.lateness_bins.data(), Session::kLatenessBins, 0, nullptr, 0.0f,
                          FLT_MAX, ImVec2(half, ph));
+    outline_item();
     {
         ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
         const double tol = ms(s.pacer().config().miss_tolerance);
@@ -508,9 +525,8 @@ int run_window(const Options& o, std::string* why) {
     style.WindowRounding = 0;
     style.ItemSpacing.y = 3.0f;  // a compact layout: everything fits 1280 x 800 without scrolling
     style.FramePadding.y = 2.0f;
-    // Plots and inputs get a border instead of a filled frame: under Xvfb every filled pixel is
+    // The big plots get a border instead of a filled frame: under Xvfb every filled pixel is
     // shaded by the CPU (see NoBackground in panel()).
-    style.FrameBorderSize = 1.0f;
     style.Colors[ImGuiCol_Border] = ImVec4(0.35f, 0.37f, 0.45f, 0.8f);
     style.Colors[ImGuiCol_PlotLines] = ImVec4(0.95f, 0.95f, 0.98f, 1.0f);
     ImGui_ImplSDL2_InitForOpenGL(win, gl);
