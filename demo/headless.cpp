@@ -6,13 +6,20 @@
 
 namespace pacer_demo {
 
-void print_status(Session& s) {
+StatusLine::StatusLine(const Session& s) : frames_(s.frames()), t_(s.elapsed_s()) { (void)cpu_.sample(); }
+
+void StatusLine::print(Session& s) {
+    const double t = s.elapsed_s();
+    const double rate = t > t_ ? static_cast<double>(s.frames() - frames_) / (t - t_) : 0.0;
+    frames_ = s.frames();
+    t_ = t;
+    const pacer::CpuUsage u = cpu_.sample();
     const pacer::StatsSummary& m = s.summary();
-    std::printf("t=%.1fs frames=%llu rate=%.2f/s target=%.2fHz p99_lateness_ms=%.3f missed=%llu "
+    std::printf("t=%.1fs frames=%llu rate=%.1f/s target=%gHz p99_lateness_ms=%.3f missed=%llu "
                 "cpu_pct=%.1f machine_pct=%.0f\n",
-                s.elapsed_s(), static_cast<unsigned long long>(s.frames()), m.avg_fps,
-                s.pacer().config().target_hz, m.lateness_ms.p99,
-                static_cast<unsigned long long>(m.missed_total), s.process_pct(), s.machine_pct());
+                t, static_cast<unsigned long long>(s.frames()), rate, s.pacer().config().target_hz,
+                m.lateness_ms.p99, static_cast<unsigned long long>(m.missed_total),
+                u.valid ? u.process_pct : -1.0, s.machine_pct());
     std::fflush(stdout);
 }
 
@@ -36,6 +43,7 @@ int run_headless(const Options& o) {
     double seconds = o.seconds;
     if (seconds <= 0 && o.frames == 0) seconds = kDefaultHeadlessSeconds;
     double next_status = 1.0;
+    StatusLine status(s);
     for (;;) {
         s.begin_frame();
         s.simulate();
@@ -43,7 +51,7 @@ int run_headless(const Options& o) {
         if (s.refresh_due()) s.refresh(false);
         const double t = s.elapsed_s();
         if (t >= next_status) {
-            print_status(s);
+            status.print(s);
             next_status += 1.0;
             if (next_status < t) next_status = t + 1.0;  // after a stall, don't print a burst
         }

@@ -1,7 +1,10 @@
 // demo/headless.hpp - the paced loop without a window.
 #pragma once
 
+#include <cstdint>
+
 #include "options.hpp"
+#include "pacer/stats.hpp"
 
 namespace pacer_demo {
 
@@ -15,6 +18,20 @@ int run_headless(const Options& o);
 //            p99_lateness_ms=0.041 missed=0 stutters=0 cpu_pct=23.5 (one line)
 class Session;
 void print_summary(Session& s, const char* ui);
-void print_status(Session& s);
+
+// The once-a-second line: frame rate and process CPU over the time since the previous line,
+// p99 lateness over the statistics window, e.g.
+//   t=3.0s frames=433 rate=144.0/s target=144Hz p99_lateness_ms=0.061 missed=0 cpu_pct=18.3 machine_pct=21
+// Construct on the pacing thread.
+class StatusLine {
+public:
+    explicit StatusLine(const Session& s);
+    void print(Session& s);
+
+private:
+    std::uint64_t frames_ = 0;
+    double t_ = 0;
+    pacer::CpuMeter cpu_;
+};
 
 }  // namespace pacer_demo

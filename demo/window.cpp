@@ -97,8 +97,12 @@ void plot_marker(const ImVec2& lo, const ImVec2& hi, float frac, ImU32 col, cons
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float y = hi.y - frac * (hi.y - lo.y);
     dl->AddLine(ImVec2(lo.x, y), ImVec2(hi.x, y), col, 1.5f);
-    dl->AddText(ImVec2(hi.x - ImGui::CalcTextSize(label).x - 4, y - ImGui::GetTextLineHeight()), col,
-                label);
+    // The label sits on a small dark box so the graph's line does not run through it.
+    const ImVec2 ts = ImGui::CalcTextSize(label);
+    const ImVec2 at(hi.x - ts.x - 4, y - ts.y - 1);
+    dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + ts.x + 2, at.y + ts.y),
+                      ImGui::GetColorU32(ImGuiCol_WindowBg));
+    dl->AddText(at, col, label);
 }
 
 void vertical_marker(const ImVec2& lo, const ImVec2& hi, float frac, ImU32 col, const char* label) {
@@ -205,7 +209,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     }
     ImGui::TextColored(kGrey, "0 ms");
     ImGui::SameLine(half - 60);
-    ImGui::TextColored(kGrey, "%.1f ms", s.interval_hi_ms);
+    ImGui::TextColored(kGrey, "%.1f ms+", s.interval_hi_ms);
     ImGui::EndGroup();
 
     ImGui::SameLine();
@@ -548,6 +552,7 @@ int run_window(const Options& o, std::string* why) {
         pacer::TimeSource& os = pacer::system_time_source();
         bool running = true;
         double next_status = 1.0;
+        StatusLine status(s);
         while (running) {
             // 1. Pace: block until this frame's deadline.
             s.begin_frame();
@@ -620,7 +625,7 @@ int run_window(const Options& o, std::string* why) {
 
             const double t = s.elapsed_s();
             if (t >= next_status) {  // the same once-a-second line as headless, for logs and tests
-                print_status(s);
+                status.print(s);
                 next_status = std::max(next_status + 1.0, t);
             }
             if (o.frames != 0 && s.frames() >= o.frames) running = false;
