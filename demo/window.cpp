@@ -26,8 +26,8 @@ const ImVec4 kRed(1.0f, 0.38f, 0.35f, 1.0f);
 const ImVec4 kGreen(0.45f, 0.85f, 0.45f, 1.0f);
 const ImVec4 kGrey(0.62f, 0.62f, 0.66f, 1.0f);
 const ImU32 kTargetLine = IM_COL32(90, 220, 90, 220);
-constexpr std::uint64_t kWarmupFrames = 30;
 const ImU32 kDoubleLine = IM_COL32(255, 150, 40, 220);
+constexpr std::uint64_t kWarmupFrames = 30;  // left out of the statistics, see the loop
 
 double ms(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) * 1e-6; }
 
@@ -71,7 +71,6 @@ struct UiState {
     int mode = 2;
     int policy = 0;
     int max_catch_up = 1;
-    pacer::WaiterConfig waiter;
     double quantile = 0.995, half_life = 500, initial_us = 1000, min_us = 20, max_spin_us = 4000;
     double sim_hz = 60.0;
     int max_steps = 8;
