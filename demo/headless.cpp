@@ -26,19 +26,25 @@ void StatusLine::print(Session& s) {
 void print_summary(Session& s, const char* ui) {
     const double cpu = s.run_process_pct();
     const pacer::StatsSummary m = s.stats().summarize();  // the window (last 4096 frames)
+    const pacer::VsyncStatus vs = s.pacer().vsync_status();
     std::printf("summary: frames=%llu seconds=%.2f ui=%s hz=%g mode=%s policy=%s avg_fps=%.2f "
                 "p50_interval_ms=%.3f p99_interval_ms=%.3f p99_lateness_ms=%.3f max_lateness_ms=%.3f "
-                "missed=%llu stutters=%llu cpu_pct=%.1f\n",
+                "missed=%llu stutters=%llu cpu_pct=%.1f vsync_requested=%d vsync_detected=%d "
+                "vsync_in_use=%d source=%s vsync_reason=\"%s\"\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, m.interval_ms.p50,
                 m.interval_ms.p99, m.lateness_ms.p99, m.lateness_ms.max,
                 static_cast<unsigned long long>(m.missed_total),
-                static_cast<unsigned long long>(s.stutters()), cpu);
+                static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
+                pacer::to_string(s.timing().source), vs.reason);
     std::fflush(stdout);
 }
 
 int run_headless(const Options& o) {
+    if (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic)
+        std::fprintf(stderr, "pacer_demo: headless: no swap to pace with; %s mode paces with hybrid sleep\n",
+                     pacer::to_string(o.mode));
     Session s(o);
     double seconds = o.seconds;
     if (seconds <= 0 && o.frames == 0) seconds = kDefaultHeadlessSeconds;

@@ -64,14 +64,18 @@ std::string usage() {
         "loop without a window, prints a status line every second and a summary line at the end.\n"
         "\n"
         "  --hz RATE              target frame rate, (0, 10000]                    [60]\n"
-        "  --mode MODE            wait mode: sleep | spin | hybrid                  [hybrid]\n"
+        "  --mode MODE            wait mode: sleep | spin | hybrid | vsync | auto   [hybrid]\n"
+        "                         (vsync: the swap paces; auto: vsync when verified, else hybrid)\n"
         "  --policy POLICY        late-frame policy: catch_up | skip | resync       [catch_up]\n"
         "  --seconds S            stop after S seconds (0 = no bound)               [window: 0, headless: 10]\n"
         "  --frames N             stop after N frames (0 = no bound)                [0]\n"
         "  --load N               background busy threads, 0..64                    [0]\n"
         "  --work-ms MS           simulated work per frame (busy spin), 0..1000     [1.0]\n"
         "  --work-jitter-ms MS    +- uniform jitter of the work, 0..1000            [0.5]\n"
-        "  --vsync on|off         request vsync (SDL_GL_SetSwapInterval)            [off]\n"
+        "  --vsync on|off         request vsync in sleep/spin/hybrid modes; vsync and auto\n"
+        "                         modes set the swap interval themselves        [off]\n"
+        "  --refresh-hz RATE      display refresh rate when the display cannot tell (Xvfb),\n"
+        "                         0 = ask the display                           [0]\n"
         "  --sim-hz RATE          fixed simulation rate, (0, 100000]                [60]\n"
         "  --coarse-ms P          fake coarse scheduler of period P ms, 0..10 (0 = real OS sleep) [0]\n"
         "  --headless             no window, even if a display is available\n"
@@ -131,7 +135,7 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
         static const char* const kValued[] = {
             "--hz",   "--mode",   "--policy", "--seconds", "--frames", "--load",
             "--work-ms", "--work-jitter-ms", "--vsync", "--sim-hz", "--coarse-ms",
-            "--screenshot", "--screenshot-frame"};
+            "--screenshot", "--screenshot-frame", "--refresh-hz"};
         bool known = false;
         for (const char* k : kValued) known = known || name == k;
         if (!known) return fail("unknown option " + quoted(argv[i]));
@@ -144,12 +148,8 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
             if (pacer::Status s = pacer::validate(c); !s) return fail("--hz: " + s.message());
             o.hz = c.target_hz;
         } else if (name == "--mode") {
-            // The library also has vsync and auto modes (issue 4); they need the host to report its
-            // presents (FramePacer::report_present), which this demo does not do yet.
-            if (!pacer::parse_wait_mode(v, &o.mode) ||
-                (o.mode != pacer::WaitMode::sleep && o.mode != pacer::WaitMode::spin &&
-                 o.mode != pacer::WaitMode::hybrid))
-                return fail("--mode " + quoted(v) + ": expected sleep, spin or hybrid");
+            if (!pacer::parse_wait_mode(v, &o.mode))
+                return fail("--mode " + quoted(v) + ": expected sleep, spin, hybrid, vsync or auto");
         } else if (name == "--policy") {
             if (!pacer::parse_late_policy(v, &o.policy))
                 return fail("--policy " + quoted(v) + ": expected catch_up, skip or resync");
@@ -175,6 +175,10 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
             if (s == "on") o.vsync = true;
             else if (s == "off") o.vsync = false;
             else return fail("--vsync " + quoted(v) + ": expected on or off");
+        } else if (name == "--refresh-hz") {
+            if (!parse_double(v, &o.refresh_hz) || (o.refresh_hz != 0 && (o.refresh_hz < pacer::kMinRefreshHz ||
+                                                                          o.refresh_hz > pacer::kMaxRefreshHz)))
+                return fail("--refresh-hz " + quoted(v) + ": expected 0 (ask the display) or a rate in [20, 1000]");
         } else if (name == "--sim-hz") {
             double hz = 0;
             if (!parse_double(v, &hz)) return fail("--sim-hz " + quoted(v) + ": not a number");

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "pacer/frame_pacer.hpp"
+#include "pacer/vsync.hpp"
 #include "pacer/waiter.hpp"
 
 namespace pacer_demo {
@@ -29,7 +30,8 @@ struct Options {
     int load = 0;                // background busy threads
     double work_ms = 1.0;        // simulated work per frame: mean ...
     double work_jitter_ms = 0.5; // ... +- uniform jitter
-    bool vsync = false;
+    bool vsync = false;          // sleep/spin/hybrid: ask for swap interval 1
+    double refresh_hz = 0;       // display refresh override; 0 = what SDL reports
     double sim_hz = 60.0;
     int coarse_ms = 0;           // fake coarse scheduler period; 0 = real OS sleep
     bool headless = false;

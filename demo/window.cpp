@@ -64,6 +64,51 @@ struct UiCost {
     double run_avg(const Acc& a) const { return run_n ? a.run_sum / static_cast<double>(run_n) : 0.0; }
 };
 
+constexpr pacer::WaitMode kModes[] = {pacer::WaitMode::sleep, pacer::WaitMode::spin, pacer::WaitMode::hybrid,
+                                      pacer::WaitMode::vsync, pacer::WaitMode::automatic};
+constexpr int kModeCount = 5;
+
+// The display's refresh rate: --refresh-hz if given, else what SDL reports (0 = unknown; SDL
+// reports 0 under Xvfb).
+double display_refresh_hz(SDL_Window* win, const Options& o) {
+    if (o.refresh_hz > 0) return o.refresh_hz;
+    SDL_DisplayMode dm{};
+    if (SDL_GetWindowDisplayMode(win, &dm) == 0 && dm.refresh_rate > 0) return dm.refresh_rate;
+    return 0.0;
+}
+
+// Sets the swap interval and reports every present to the pacer, which decides whether vsync
+// really paces the frames (pacer/vsync.hpp). In vsync and auto modes the pacer chooses the
+// interval; in the other modes the user's checkbox does.
+struct Presenter {
+    int requested = 0;       // the interval last asked for
+    int in_effect = -2;      // what the driver accepted; -1 refused, -2 never set
+    double refresh_hz = 0;
+
+    void present(SDL_Window* win, pacer::FramePacer& fp, bool manual_vsync) {
+        const pacer::WaitMode m = fp.config().mode;
+        const int want = m == pacer::WaitMode::vsync || m == pacer::WaitMode::automatic
+                             ? fp.desired_swap_interval()
+                             : (manual_vsync ? 1 : 0);
+        if (want != requested || in_effect == -2) {
+            requested = want;
+            if (SDL_GL_SetSwapInterval(want) == 0) {
+                in_effect = want;
+            } else {
+                in_effect = -1;
+                spdlog::warn("swap interval {} refused by the driver: {}", want, SDL_GetError());
+            }
+        }
+        pacer::TimeSource& clock = pacer::system_time_source();  // the pacer's clock
+        const std::int64_t b = clock.now_ns();
+        SDL_GL_SwapWindow(win);
+        const std::int64_t e = clock.now_ns();
+        using tp = std::chrono::steady_clock::time_point;
+        fp.report_present({tp(std::chrono::nanoseconds(b)), tp(std::chrono::nanoseconds(e)), in_effect,
+                           refresh_hz, true});
+    }
+};
+
 // What the controls edit before it is applied; refused values stay here and the status line says
 // why, so the user sees both the value and the library's verdict.
 struct UiState {
@@ -80,8 +125,7 @@ struct UiState {
     int load = 0;
     bool coarse = false;
     int coarse_ms = 4;
-    bool vsync = false;
-    int vsync_result = 0;      // SDL_GL_SetSwapInterval's return
+    bool vsync = false;        // manual vsync request (sleep, spin and hybrid modes)
     std::string message;       // last refusal (red) or confirmation
     bool message_error = false;
 };
@@ -332,7 +376,7 @@ void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     ImGui::End();
 }
 
-void status_panel(Session& s, SDL_Window* win, const UiState& ui, float x, float y, float w, float h) {
+void status_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h) {
     panel("Status", x, y, w, h);
     pacer::FramePacer& fp = s.pacer();
     const pacer::PacerConfig& c = fp.config();
@@ -346,15 +390,24 @@ void status_panel(Session& s, SDL_Window* win, const UiState& ui, float x, float
     ImGui::Text("Spin margin %.3f ms (%lld sleeps), cap %.1f ms", ms(fp.waiter().margin()),
                 static_cast<long long>(fp.waiter().estimator().count()), ms(c.waiter.max_spin));
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
-    SDL_DisplayMode dm{};
-    if (SDL_GetWindowDisplayMode(win, &dm) == 0 && dm.refresh_rate > 0)
-        ImGui::Text("Display %dx%d @ %d Hz", dm.w, dm.h, dm.refresh_rate);
+    if (p.refresh_hz > 0)
+        ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0 ? " (--refresh-hz)" : "");
     else
         ImGui::Text("Display refresh rate: unknown");
-    ImGui::Text("Vsync requested: %s", ui.vsync ? "on" : "off");
-    ImGui::TextColored(kGrey, "  driver swap interval %d%s", SDL_GL_GetSwapInterval(),
-                       ui.vsync_result != 0 ? " (request refused)" : "");
-    ImGui::TextColored(kGrey, "Vsync in effect: not measured yet");
+    const pacer::VsyncStatus vs = fp.vsync_status();
+    const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
+    ImGui::Text("Vsync requested: %s", p.requested > 0 ? "yes" : "no");
+    ImGui::SameLine();
+    if (p.in_effect >= 0)
+        ImGui::TextColored(kGrey, "(%s, interval %d)", manual ? "by you" : "by the pacer", p.in_effect);
+    else
+        ImGui::TextColored(kRed, "(interval %d refused)", p.requested);
+    ImGui::Text("Detected: %s   In use: %s", vs.detected ? "yes" : "no", vs.in_use ? "yes" : "no");
+    ImGui::SameLine();
+    ImGui::TextColored(kGrey, "(%d/%d locked)", fp.vsync_detector().locked_streak(), pacer::VsyncDetector::kTrustAfter);
+    ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
+    ImGui::TextWrapped("%s; this frame paced by %s", vs.reason, pacer::to_string(t.source));
+    ImGui::PopStyleColor();
     if (s.coarse_ms() > 0)
         ImGui::TextColored(kRed, "Coarse scheduler injected: %d ms", s.coarse_ms());
     ImGui::End();
@@ -385,11 +438,10 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
     }
 
     section("Wait mode");
-    const pacer::WaitMode modes[] = {pacer::WaitMode::sleep, pacer::WaitMode::spin, pacer::WaitMode::hybrid};
-    for (int i = 0; i < 3; ++i) {
-        if (ImGui::RadioButton(pacer::to_string(modes[i]), &ui.mode, i))
-            report(ui, s.set_mode(modes[i]), std::string("mode ") + pacer::to_string(modes[i]));
-        if (i < 2) ImGui::SameLine();
+    for (int i = 0; i < kModeCount; ++i) {
+        if (ImGui::RadioButton(pacer::to_string(kModes[i]), &ui.mode, i))
+            report(ui, s.set_mode(kModes[i]), std::string("mode ") + pacer::to_string(kModes[i]));
+        if (i != 2 && i + 1 < kModeCount) ImGui::SameLine();
     }
     const char* policies[] = {"catch_up", "skip", "resync"};
     const pacer::LatePolicy pol[] = {pacer::LatePolicy::catch_up, pacer::LatePolicy::skip,
@@ -440,12 +492,14 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
     if (coarse) report(ui, s.set_coarse(ui.coarse ? ui.coarse_ms : 0),
                        ui.coarse ? "fake scheduler period " + std::to_string(ui.coarse_ms) + " ms"
                                  : "real OS sleep");
-    if (ImGui::Checkbox("vsync (SDL_GL_SetSwapInterval)", &ui.vsync)) {
-        ui.vsync_result = SDL_GL_SetSwapInterval(ui.vsync ? 1 : 0);
-        ui.message_error = ui.vsync_result != 0;
-        ui.message = ui.vsync_result != 0 ? std::string("vsync refused by the driver: ") + SDL_GetError()
-                                           : std::string("vsync ") + (ui.vsync ? "on" : "off");
-    }
+    // In vsync and auto modes the pacer chooses the swap interval (Presenter below).
+    const pacer::WaitMode m = s.pacer().config().mode;
+    const bool pacer_owns_vsync = m == pacer::WaitMode::vsync || m == pacer::WaitMode::automatic;
+    ImGui::BeginDisabled(pacer_owns_vsync);
+    if (ImGui::Checkbox(pacer_owns_vsync ? "vsync (set by the pacer in this mode)" : "vsync (SDL_GL_SetSwapInterval)",
+                        &ui.vsync))
+        report(ui, {}, std::string("vsync ") + (ui.vsync ? "requested" : "off"));
+    ImGui::EndDisabled();
 
     ImGui::Separator();
     if (ImGui::Button("Reset statistics", ImVec2(-1, 0))) {
@@ -507,7 +561,8 @@ int run_window(const Options& o, std::string* why) {
 
     UiState ui;
     ui.any_hz = o.hz;
-    ui.mode = o.mode == pacer::WaitMode::sleep ? 0 : o.mode == pacer::WaitMode::spin ? 1 : 2;
+    for (int i = 0; i < kModeCount; ++i)
+        if (kModes[i] == o.mode) ui.mode = i;
     ui.policy = o.policy == pacer::LatePolicy::catch_up ? 0 : o.policy == pacer::LatePolicy::skip ? 1 : 2;
     ui.sim_hz = o.sim_hz;
     ui.work_ms = static_cast<float>(o.work_ms);
@@ -516,8 +571,7 @@ int run_window(const Options& o, std::string* why) {
     ui.coarse = o.coarse_ms > 0;
     ui.coarse_ms = o.coarse_ms > 0 ? o.coarse_ms : 4;
     ui.vsync = o.vsync;
-    ui.vsync_result = SDL_GL_SetSwapInterval(o.vsync ? 1 : 0);
-    if (ui.vsync_result != 0) spdlog::warn("vsync {}: refused by the driver: {}", o.vsync ? "on" : "off", SDL_GetError());
+    Presenter presenter;
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -586,7 +640,7 @@ int run_window(const Options& o, std::string* why) {
             const float hc = std::max(d.y * 0.6f, d.y - 245.0f);
             const float h1 = d.y * 0.27f, h2 = d.y * 0.25f, h3 = d.y * 0.28f, h4 = d.y - h1 - h2 - h3;
             controls_panel(s, ui, 0, 0, lw, hc);
-            status_panel(s, win, ui, 0, hc, lw, d.y - hc);
+            status_panel(s, presenter, o, 0, hc, lw, d.y - hc);
             frame_time_panel(s, lw, 0, rw, h1);
             histogram_panel(s, lw, h1, rw, h2);
             stats_panel(s, lw, h1 + h2, hw, h3);
@@ -612,10 +666,10 @@ int run_window(const Options& o, std::string* why) {
                     exit_code = 1;
                 }
             }
-            // 6. Present. Issue 4 (vsync detection): report the present to the pacer here, e.g.
-            //    s.pacer().on_present(...), once the library can take it.
+            // 6. Present, and tell the pacer how it went (vsync detection).
+            if (s.frames() == 1 || s.refresh_due()) presenter.refresh_hz = display_refresh_hz(win, o);
             const std::int64_t w0 = os.now_ns();
-            SDL_GL_SwapWindow(win);
+            presenter.present(win, s.pacer(), ui.vsync);
             const std::int64_t w1 = os.now_ns();
             const pacer::CpuTimes t3 = os.cpu_times();
             cost.add(static_cast<double>(c1 - c0) * 1e-6, static_cast<double>(c2 - c1) * 1e-6,

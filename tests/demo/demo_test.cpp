@@ -61,6 +61,16 @@ TEST(DemoOptions, AcceptsTheDocumentedOptions) {
     EXPECT_EQ(o.screenshot_frame, 10u);
 }
 
+TEST(DemoOptions, AcceptsTheVsyncModesAndARefreshOverride) {
+    Options o;
+    ASSERT_FALSE(parse({"--mode", "auto", "--refresh-hz", "59.94"}, &o).exit);
+    EXPECT_EQ(o.mode, pacer::WaitMode::automatic);
+    EXPECT_DOUBLE_EQ(o.refresh_hz, 59.94);
+    ASSERT_FALSE(parse({"--mode", "vsync", "--refresh-hz", "0"}, &o).exit);
+    EXPECT_EQ(o.mode, pacer::WaitMode::vsync);
+    EXPECT_DOUBLE_EQ(o.refresh_hz, 0.0);
+}
+
 TEST(DemoOptions, HelpExitsZero) {
     Options o;
     const ParseResult r = parse({"--help"}, &o);
@@ -74,7 +84,7 @@ TEST(DemoOptions, RefusesBadValuesWithExitCode2) {
         {"--hz", "0"},        {"--hz", "-1"},          {"--hz", "nan"},       {"--hz", "10000.5"},
         {"--hz", "1e9"},      {"--hz"},                {"--work-ms", "-0.1"}, {"--work-jitter-ms", "-1"},
         {"--load", "-1"},     {"--load", "65"},        {"--seconds", "-1"},   {"--frames", "-5"},
-        {"--mode", "nap"},    {"--mode", "vsync"},     {"--mode", "auto"},    {"--policy", "later"},   {"--vsync", "yes"},    {"--sim-hz", "0"},
+        {"--mode", "nap"},    {"--mode", "Auto"},      {"--refresh-hz", "5000"},    {"--policy", "later"},   {"--vsync", "yes"},    {"--sim-hz", "0"},
         {"--coarse-ms", "11"}, {"--screenshot-frame", "0"}, {"--unknown"},   {"-x"},
         {"--headless=1"},     {"--screenshot", "/nonexistent-dir/shot.png"},
         {"--headless", "--screenshot", "shot.png"},
