@@ -147,7 +147,7 @@ Status CaptureReader::start() {
     for (int i = 0; i < kMaxHeaderLines; ++i) {
         if (!read_line(line)) {
             if (!error_.ok()) return error_;
-            if (line_ == 0) fail("empty file");
+            if (line_ == 0) error_ = Status::error(name_ + ": empty file");
             else fail("no header with a frame-time column (MsBetweenPresents, FrameTime, "
                       "MsBetweenAppStart or frametime)");
             return error_;
@@ -214,7 +214,7 @@ bool CaptureReader::next(FrameRecord& f) {
         if (!line.empty()) break;  // blank lines (a trailing one, say) carry nothing
     }
     if (!split(line)) return false;
-    if (fields_.size() < columns_.size())
+    if (fields_.size() != columns_.size())
         return fail("row has " + std::to_string(fields_.size()) + " fields, the header has " +
                     std::to_string(columns_.size()));
     f.line = line_;

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <thread>
 
 #include "pacer/version.hpp"
@@ -138,6 +140,9 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     std::setvbuf(f, nullptr, _IONBF, 0);
     file_ = f;
     path_ = path;
+    // A device or a pipe (/dev/null, /dev/full, a FIFO) gets no sidecar beside it.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) opt_.write_stats = false;
     buf_ = std::make_unique<char[]>(cap_);
     window_ = opt_.write_stats ? std::make_unique<FrameStats>(opt_.stats_window) : nullptr;
 

@@ -87,7 +87,7 @@ struct CaptureOptions {
     std::string application = "pacer";
     std::string runtime = "Other";        // Runtime column (PresentMon: DXGI, D3D9, Other, ...)
     std::size_t buffer_bytes = 64 * 1024; // row buffer, clamped to [4 KiB, 64 MiB]
-    bool write_stats = true;              // write <name>-stats.csv at close()
+    bool write_stats = true;              // write <name>-stats.csv at close() (regular files only)
     std::size_t stats_window = 65'536;    // frames kept for the sidecar's percentiles, >= 2
     std::optional<PacerConfig> config;    // settings written to the sidecar, if given
     std::string notes;                    // free text for the sidecar (e.g. the load), sanitized
