@@ -436,6 +436,17 @@ TEST(Mutation, ReaderSurvivesRandomEdits) {
                 case 3: s.resize(pos); break;
             }
         }
+        {
+            CaptureReader full;  // every column parsed
+            if (full.open_memory(s, "mem.csv").ok()) {
+                FrameRecord f;
+                while (full.next(f)) {
+                }
+                if (!full.error().ok()) {
+                    EXPECT_EQ(full.error().message().rfind("mem.csv", 0), 0u);
+                }
+            }
+        }
         Analysis a;
         const pacer::Status st = analyze_text(s, a);
         if (st.ok()) {

@@ -150,6 +150,7 @@ void compute(const std::vector<double>& ft, const std::vector<double>& target,
 }
 
 Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
+    r.set_summary_only(true);
     a.file = r.name();
     a.format = to_string(r.format());
     std::vector<double> ft, target, lateness;

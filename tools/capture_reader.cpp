@@ -30,9 +30,7 @@ const char* to_string(CaptureFormat f) noexcept {
     return "?";
 }
 
-CaptureReader::CaptureReader() : buf_(std::make_unique<char[]>(kBufferBytes)) {
-    fields_.reserve(64);
-}
+CaptureReader::CaptureReader() { fields_.reserve(64); }
 
 CaptureReader::~CaptureReader() {
     if (file_) std::fclose(file_);
@@ -40,6 +38,8 @@ CaptureReader::~CaptureReader() {
 
 Status CaptureReader::open(const std::string& path) {
     name_ = path;
+    cap_ = kBufferBytes;
+    buf_.reset(new char[cap_]);
     file_ = std::fopen(path.c_str(), "rb");
     if (!file_) {
         error_ = Status::error(path + ": cannot open: " + std::strerror(errno));
@@ -51,6 +51,9 @@ Status CaptureReader::open(const std::string& path) {
 Status CaptureReader::open_memory(std::string_view data, const std::string& name) {
     name_ = name;
     mem_ = data;
+    // All of a small input fits at once; a large one streams through kBufferBytes like a file.
+    cap_ = std::min(kBufferBytes, data.size() + 1);
+    buf_.reset(new char[cap_]);
     return start();
 }
 
@@ -86,13 +89,13 @@ bool CaptureReader::read_line(std::string_view& line) {
             line = std::string_view(b, len);
             return true;
         }
-        // Compact and refill. The buffer is 16 x kMaxLine, so a line always fits.
+        // Compact and refill. The buffer is 16 x kMaxLine (or holds the whole input), so a line fits.
         if (begin_ > 0) {
             std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
             end_ -= begin_;
             begin_ = 0;
         }
-        const std::size_t room = kBufferBytes - end_;
+        const std::size_t room = cap_ - end_;
         std::size_t got = 0;
         if (file_) {
             got = std::fread(buf_.get() + end_, 1, room, file_);
@@ -195,7 +198,7 @@ bool CaptureReader::number(int col, double& out, bool duration, double max) {
     if (s.empty() || s == "NA") return true;
     double v = 0;
     const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    const std::string name = columns_[static_cast<std::size_t>(k)];
+    const std::string& name = columns_[static_cast<std::size_t>(k)];
     auto shown = [&] { return std::string(s.substr(0, 40)) + (s.size() > 40 ? "..." : ""); };
     if (r.ec == std::errc::result_out_of_range) return fail(name + " = " + shown() + ": number out of range");
     if (r.ec != std::errc() || r.ptr != s.data() + s.size())
@@ -229,7 +232,14 @@ bool CaptureReader::next(FrameRecord& f) {
     }
     f.frame_ms *= frame_scale_;
     if (f.frame_ms > ms) return fail(columns_[static_cast<std::size_t>(col_[kFrame])] + ": frame time above one hour");
-    if (!number(kBusy, f.busy_ms, true, ms) || !number(kWait, f.wait_ms, true, ms) ||
+    if (summary_only_) {
+        f.busy_ms = f.wait_ms = f.display_change_ms = f.in_present_ms = f.until_render_complete_ms =
+            f.until_displayed_ms = f.dropped = f.frame_index = f.sleep_ms = f.spin_ms = f.oversleep_ms =
+                f.margin_ms = f.skipped = f.sync_interval = kNaN;
+        if (!number(kTarget, f.target_ms, true, ms) || !number(kLateness, f.lateness_ms, true, ms) ||
+            !number(kMissed, f.missed, true, 1))
+            return false;
+    } else if (!number(kBusy, f.busy_ms, true, ms) || !number(kWait, f.wait_ms, true, ms) ||
         !number(kDisplayChange, f.display_change_ms, true, ms) || !number(kInPresent, f.in_present_ms, true, ms) ||
         !number(kRenderComplete, f.until_render_complete_ms, true, ms) ||
         !number(kDisplayed, f.until_displayed_ms, true, ms) || !number(kDropped, f.dropped, true, 1e18) ||

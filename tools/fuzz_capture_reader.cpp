@@ -9,8 +9,17 @@
 #include "capture_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    pacer::tools::CaptureReader r;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    {
+        // Every column parsed ...
+        pacer::tools::CaptureReader full;
+        if (!full.open_memory(text, "fuzz").ok()) return 0;
+        pacer::tools::FrameRecord f;
+        while (full.next(f)) {
+        }
+    }
+    // ... and the summary path (summary-only parsing, metrics).
+    pacer::tools::CaptureReader r;
     if (!r.open_memory(text, "fuzz").ok()) return 0;
     pacer::tools::AnalyzeOptions o;
     o.max_frames = 100000;
