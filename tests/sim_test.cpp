@@ -25,9 +25,9 @@ TEST(SimulatedOs, TickAlignedWakesLandOnTicks) {
     EXPECT_EQ(os.now_ns(), 12'000'000);
 }
 
-TEST(SimulatedOs, PreemptionRateMatchesTheModel) {
-    // With probability 0.1 of each (repeated) preemption, the mean extra delay is 0.1/0.9 periods.
-    pacer::SimulatedOs os({.granularity_ns = 0, .preempt_probability = 0.1, .preempt_ns = 1'000'000});
+// Mean oversleep of 100'000 short sleeps, in ns.
+double mean_oversleep(const pacer::SimModel& model) {
+    pacer::SimulatedOs os(model);
     std::int64_t extra = 0;
     const int n = 100'000;
     for (int i = 0; i < n; ++i) {
@@ -35,20 +35,17 @@ TEST(SimulatedOs, PreemptionRateMatchesTheModel) {
         os.sleep_until_ns(want);
         extra += os.now_ns() - want;
     }
-    const double mean_periods = static_cast<double>(extra) / n / 1e6;
-    EXPECT_NEAR(mean_periods, 0.1 / 0.9, 0.01);
+    return static_cast<double>(extra) / n;
+}
+
+TEST(SimulatedOs, PreemptionRateMatchesTheModel) {
+    // With probability 0.1 of each (repeated) preemption, the mean extra delay is 0.1/0.9 periods.
+    const double mean = mean_oversleep({.granularity_ns = 0, .preempt_probability = 0.1, .preempt_ns = 1'000'000});
+    EXPECT_NEAR(mean / 1e6, 0.1 / 0.9, 0.01);
 }
 
 TEST(SimulatedOs, ExponentialJitterHasTheRequestedMean) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 50'000});
-    std::int64_t extra = 0;
-    const int n = 100'000;
-    for (int i = 0; i < n; ++i) {
-        const std::int64_t want = os.now_ns() + 1000;
-        os.sleep_until_ns(want);
-        extra += os.now_ns() - want;
-    }
-    EXPECT_NEAR(static_cast<double>(extra) / n, 50'000.0, 1'000.0);
+    EXPECT_NEAR(mean_oversleep({.granularity_ns = 0, .jitter_mean_ns = 50'000}), 50'000.0, 1'000.0);
 }
 
 TEST(SimulatedOs, SameSeedSameRun) {

@@ -1,5 +1,6 @@
 #include "pacer/frame_pacer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -34,7 +35,8 @@ Status validate(const PacerConfig& c) {
     if (!std::isfinite(c.target_hz) || c.target_hz <= 0.0 || c.target_hz > kMaxTargetHz)
         return Status::error(fmt::format("target_hz = {}: must be a finite number in (0, {}]",
                                          c.target_hz, kMaxTargetHz));
-    if (c.mode != WaitMode::sleep && c.mode != WaitMode::spin && c.mode != WaitMode::hybrid)
+    if (c.mode != WaitMode::sleep && c.mode != WaitMode::spin && c.mode != WaitMode::hybrid &&
+        c.mode != WaitMode::vsync && c.mode != WaitMode::automatic)
         return Status::error(fmt::format("mode = {}: not a WaitMode", static_cast<int>(c.mode)));
     if (c.late_policy != LatePolicy::catch_up && c.late_policy != LatePolicy::skip &&
         c.late_policy != LatePolicy::resync)
@@ -100,6 +102,7 @@ void FramePacer::apply_config() noexcept {
     }
     (void)waiter_.set_config(cfg_.waiter);  // validated with cfg_
     pending_ = false;
+    decide_vsync(ts_->now_ns());
 }
 
 std::int64_t FramePacer::deadline_of(std::uint64_t k) const noexcept {
@@ -160,51 +163,76 @@ FrameTiming FramePacer::wait() noexcept {
 
     FrameTiming t;
     t.mode = cfg_.mode;
+    t.source = cfg_.mode == WaitMode::sleep ? PacingSource::sleep
+             : cfg_.mode == WaitMode::spin  ? PacingSource::spin
+                                            : PacingSource::hybrid;
     t.period = nanoseconds(period_whole_ + (period_frac_ >= (1u << 31) ? 1 : 0));
     std::int64_t now = ts.now_ns();
     ++frames_;
+    const bool swap_paces = vs_.in_use || vstate_ == Vsync::probing;
 
-    // First frame, or a clock that went backwards (only an injected clock can): anchor here.
+    // The swap paced the frames until now: start a grid one period after the last wake, so the
+    // hand-over frame gets a whole period like any other.
+    if (started_ && grid_dirty_ && !swap_paces && now >= last_wake_) {
+        index_base_ += k_;
+        anchor_ = last_wake_;
+        k_ = 0;
+        grid_dirty_ = false;
+    }
+    // First frame, or a clock that went backwards (only an injected clock can): anchor here and
+    // return at once. There is no frame time yet.
     if (!started_ || now < last_wake_) {
         if (started_) index_base_ += k_ + 1;
         started_ = true;
+        grid_dirty_ = false;
         anchor_ = now;
         k_ = 0;
-        last_deadline_ = now;
-        last_wake_ = now;
         t.index = index_base_;
         t.deadline = t.wake = tp(nanoseconds(now));
+        last_deadline_ = now;
+        last_wake_ = now;
         return t;
     }
 
     t.work = nanoseconds(now - last_wake_);
     std::uint64_t k = k_ + 1;
-    std::int64_t deadline = deadline_of(k);
-    if (now >= deadline) {
-        // Slots whose time has come, this frame's included.
-        const std::int64_t p = period_whole_ > 0 ? period_whole_ : 1;
-        std::uint64_t behind = static_cast<std::uint64_t>((now - deadline) / p) + 1;
-        while (behind > 1 && deadline_of(k + behind - 1) > now) --behind;  // period rounding
-        std::uint64_t skip = 0;
-        switch (cfg_.late_policy) {
-            case LatePolicy::catch_up: {
-                const auto m = static_cast<std::uint64_t>(cfg_.max_catch_up);
-                skip = behind > m ? behind - m : 0;
-                break;
-            }
-            case LatePolicy::skip: skip = behind; break;
-            case LatePolicy::resync:
-                index_base_ += k;
-                anchor_ = now;
-                k = 0;
-                break;
-        }
-        k += skip;
-        t.skipped = static_cast<std::uint32_t>(skip > 0xffffffffu ? 0xffffffffu : skip);
+    std::int64_t deadline = 0;
+    WaitMode how = cfg_.mode;
+    if (swap_paces) {
+        // The swap paced this frame. Nominal deadline one period after the last wake; the wait
+        // only enforces the floor of half a period (at most twice the target rate).
+        grid_dirty_ = true;
+        deadline = last_wake_ + t.period.count();
+        how = WaitMode::hybrid;
+        if (last_locked_) t.source = PacingSource::vsync;
+    } else {
         deadline = deadline_of(k);
+        if (now >= deadline) {
+            // Slots whose time has come, this frame's included.
+            const std::int64_t p = period_whole_ > 0 ? period_whole_ : 1;
+            std::uint64_t behind = static_cast<std::uint64_t>((now - deadline) / p) + 1;
+            while (behind > 1 && deadline_of(k + behind - 1) > now) --behind;  // period rounding
+            std::uint64_t skip = 0;
+            switch (cfg_.late_policy) {
+                case LatePolicy::catch_up: {
+                    const auto m = static_cast<std::uint64_t>(cfg_.max_catch_up);
+                    skip = behind > m ? behind - m : 0;
+                    break;
+                }
+                case LatePolicy::skip: skip = behind; break;
+                case LatePolicy::resync:
+                    index_base_ += k;
+                    anchor_ = now;
+                    k = 0;
+                    break;
+            }
+            k += skip;
+            t.skipped = static_cast<std::uint32_t>(skip > 0xffffffffu ? 0xffffffffu : skip);
+            deadline = deadline_of(k);
+        }
     }
 
-    const WaitResult r = waiter_.wait_until_ns(deadline, cfg_.mode);
+    const WaitResult r = waiter_.wait_until_ns(swap_paces ? last_wake_ + t.period.count() / 2 : deadline, how);
     const std::int64_t wake = r.end_ns;
 
     t.index = index_base_ + k;
@@ -222,12 +250,150 @@ FrameTiming FramePacer::wait() noexcept {
     last_deadline_ = deadline;
     last_wake_ = wake;
     k_ = k;
-    if (k_ >= (std::uint64_t{1} << 31)) {  // keep k * frac inside 64 bits; loses < 1 ns per 2^31 frames
+    if (!swap_paces && k_ >= (std::uint64_t{1} << 31)) {  // keep k * frac in 64 bits; < 1 ns lost
         anchor_ = deadline;
         index_base_ += k_;
         k_ = 0;
     }
     return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vsync decisions
+
+namespace {
+constexpr std::int64_t kFirstReprobeNs = 10'000'000'000;   // 10 s after a fallback ...
+constexpr std::int64_t kMaxReprobeNs = 160'000'000'000;    // ... doubling up to 160 s
+constexpr int kMaxProbePresents = 48;                      // 3 x the 16 needed to trust
+constexpr double kMaxMissedShare = 0.10;                   // Swappy's threshold
+
+bool refresh_ok(double hz) { return std::isfinite(hz) && hz >= kMinRefreshHz && hz <= kMaxRefreshHz; }
+}  // namespace
+
+void FramePacer::set_vsync(Vsync state, int interval, const char* reason, bool warn) noexcept {
+    if (interval != vs_.swap_interval) {
+        settle_ = 2;  // the first presents after a change may still follow the old interval
+        detector_.reset();
+        probe_presents_ = 0;
+        last_locked_ = false;
+    }
+    const bool changed = state != vstate_ || reason != vs_.reason;
+    vstate_ = state;
+    vs_.swap_interval = interval;
+    vs_.requested = interval > 0;
+    vs_.detected = detector_.verified();
+    vs_.in_use = cfg_.mode == WaitMode::vsync || state == Vsync::verified;
+    vs_.refresh_hz = refresh_hz_;
+    vs_.reason = reason;
+    if (changed) {
+        if (auto lg = logger()) {
+            if (warn)
+                lg->warn("{} (refresh {} Hz, target {} Hz, swap interval {})", reason, refresh_hz_, cfg_.target_hz, interval);
+            else
+                lg->info("{} (refresh {} Hz, target {} Hz, swap interval {})", reason, refresh_hz_, cfg_.target_hz, interval);
+        }
+    }
+}
+
+void FramePacer::decide_vsync(std::int64_t now) noexcept {
+    const WaitMode m = cfg_.mode;
+    if (m == WaitMode::sleep || m == WaitMode::spin || m == WaitMode::hybrid) {
+        set_vsync(Vsync::off, 0, "vsync off: the pacer's wait paces the frames");
+        return;
+    }
+    const int n = compatible_swap_interval(refresh_hz_, cfg_.target_hz);
+    if (m == WaitMode::vsync) {
+        int want = n;
+        if (want == 0) {
+            want = refresh_ok(refresh_hz_)
+                       ? std::max(1, static_cast<int>(std::lround(refresh_hz_ / cfg_.target_hz)))
+                       : 1;
+            want = std::min(want, 8);
+        }
+        if (detector_.verified())
+            set_vsync(Vsync::verified, want, "vsync mode: the swap paces the frames (verified)");
+        else if (probe_presents_ >= VsyncDetector::kTrustAfter)
+            set_vsync(Vsync::probing, want, "vsync mode: the swap paces the frames, but presents do not show vsync", true);
+        else
+            set_vsync(Vsync::probing, want, "vsync mode: the swap paces the frames (not yet verified)");
+        return;
+    }
+    // automatic
+    auto fall_back = [&](const char* reason, bool schedule) {
+        if (schedule) {
+            if (probe_backoff_ns_ == 0) probe_backoff_ns_ = kFirstReprobeNs;
+            next_probe_ns_ = now + probe_backoff_ns_;
+            probe_backoff_ns_ = std::min(probe_backoff_ns_ * 2, kMaxReprobeNs);
+        }
+        set_vsync(Vsync::fallback, 0, reason);
+    };
+    if (vstate_ == Vsync::off && refresh_hz_ == 0 && interval_in_effect_ < 0) {
+        set_vsync(Vsync::waiting, 0, "auto: hybrid sleep until a present reports the display");
+        return;
+    }
+    if (vstate_ == Vsync::waiting && refresh_hz_ == 0 && interval_in_effect_ < 0) return;
+    if (!refresh_ok(refresh_hz_)) {
+        fall_back("auto: display refresh rate unknown or absurd, hybrid sleep with vsync off", false);
+        return;
+    }
+    if (n == 0) {
+        fall_back("auto: the refresh rate is not a whole multiple of the target rate, hybrid sleep with vsync off", false);
+        return;
+    }
+    switch (vstate_) {
+        case Vsync::off:
+        case Vsync::waiting:
+        case Vsync::fallback:
+            if (now >= next_probe_ns_ || vs_.swap_interval != 0)
+                set_vsync(Vsync::probing, n, "auto: probing vsync (pacing capped at twice the target rate)");
+            break;
+        case Vsync::probing:
+            if (vs_.swap_interval != n) {
+                set_vsync(Vsync::probing, n, "auto: probing vsync (pacing capped at twice the target rate)");
+            } else if (settle_ == 0 && interval_in_effect_ != n && probe_presents_ > 0) {
+                fall_back("auto: the driver refused the swap interval, hybrid sleep with vsync off", true);
+            } else if (detector_.verified()) {
+                probe_backoff_ns_ = 0;
+                set_vsync(Vsync::verified, n, "auto: vsync verified at the target rate, the swap paces the frames");
+            } else if (detector_.unlocked_streak() >= VsyncDetector::kDropAfter ||
+                       probe_presents_ >= kMaxProbePresents) {
+                fall_back("auto: the swap does not wait for vblank (vsync off, ignored by the driver or a "
+                          "virtual display), hybrid sleep with vsync off", true);
+            }
+            break;
+        case Vsync::verified:
+            if (vs_.swap_interval != n) {
+                set_vsync(Vsync::probing, n, "auto: probing vsync (pacing capped at twice the target rate)");
+            } else if (!detector_.verified()) {
+                probe_backoff_ns_ = 0;
+                fall_back("auto: vsync lost, hybrid sleep with vsync off", true);
+            } else if (detector_.locked_in_window() >= 32 && detector_.missed_share() > kMaxMissedShare) {
+                fall_back("auto: vsync missed more than 10 % of refreshes, hybrid sleep with vsync off", true);
+            }
+            break;
+    }
+}
+
+void FramePacer::report_present(const PresentInfo& p) noexcept {
+    const std::int64_t b = p.begin.time_since_epoch().count();
+    const std::int64_t e = p.end.time_since_epoch().count();
+    if (!p.ok && !present_failed_) {
+        if (auto lg = logger()) lg->warn("a present failed; counted as an unlocked present");
+    }
+    present_failed_ = !p.ok;
+    refresh_hz_ = std::isfinite(p.refresh_hz) && p.refresh_hz > 0 ? p.refresh_hz : 0.0;
+    interval_in_effect_ = p.swap_interval;
+    if (settle_ > 0) {
+        --settle_;
+        detector_.reset();
+        detector_.add(b, e, p.swap_interval, refresh_hz_, p.ok);  // keeps the time of this present
+        last_locked_ = false;
+    } else {
+        last_locked_ = detector_.add(b, e, p.swap_interval, refresh_hz_, p.ok);
+        ++probe_presents_;
+    }
+    decide_vsync(e);
+    vs_.detected = detector_.verified();
 }
 
 }  // namespace pacer

@@ -14,13 +14,16 @@ const char* to_string(WaitMode mode) noexcept {
         case WaitMode::sleep: return "sleep";
         case WaitMode::spin: return "spin";
         case WaitMode::hybrid: return "hybrid";
+        case WaitMode::vsync: return "vsync";
+        case WaitMode::automatic: return "auto";
     }
     return "?";
 }
 
 bool parse_wait_mode(const char* text, WaitMode* out) noexcept {
     if (!text || !out) return false;
-    for (WaitMode m : {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid}) {
+    for (WaitMode m : {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid, WaitMode::vsync,
+                       WaitMode::automatic}) {
         if (std::strcmp(text, to_string(m)) == 0) {
             *out = m;
             return true;
@@ -152,6 +155,7 @@ WaitResult HybridWaiter::wait_until_ns(std::int64_t deadline, WaitMode mode) noe
     using std::chrono::nanoseconds;
     WaitResult r;
     TimeSource& ts = *ts_;
+    if (mode == WaitMode::vsync || mode == WaitMode::automatic) mode = WaitMode::hybrid;
     std::int64_t now = ts.now_ns();
 
     std::int64_t m = 0;

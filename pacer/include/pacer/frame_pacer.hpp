@@ -21,6 +21,19 @@
 //   resync: the grid restarts at the late wake-up (spin_sleep's "Delay", DXVK beyond one frame).
 // A clock jump (suspend, debugger) is a very late frame and is handled by the same rule.
 //
+// Vsync (WaitMode::vsync and WaitMode::automatic; pacer/vsync.hpp). The host reports each present
+// with report_present() and sets the swap interval desired_swap_interval() asks for. While the
+// swap paces, wait() does not wait on the grid; it only refuses to let the loop run faster than
+// twice the target rate, so a swap that does not block cannot turn the loop into a busy loop.
+//   vsync:     the swap paces, always; vsync_status() says whether presents show it working, and a
+//              warning is logged when they do not.
+//   automatic: asks for vsync when the display's refresh serves the target (refresh / N within
+//              0.5 % of it), trusts it after 16 locked presents, drops it after 4 unlocked ones or
+//              when more than 10 % of the last 64 presents missed a vblank, and then paces with
+//              hybrid sleep, vsync off. Vsync is probed again 10 s after a fallback (doubling up to
+//              160 s while it keeps failing); a probe caps the loop at twice the target rate for
+//              the few frames it takes. A refresh change is acted on at the next present.
+//
 // Run-time changes (set_target_hz, set_mode, set_late_policy, set_config) take effect at the next
 // wait(): a new rate re-anchors the grid at the last deadline, so the next frame is one new period
 // after the previous deadline.
@@ -39,6 +52,7 @@
 
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"
+#include "pacer/vsync.hpp"
 #include "pacer/waiter.hpp"
 
 namespace pacer {
@@ -82,7 +96,8 @@ struct FrameTiming {
     std::chrono::nanoseconds oversleep{0};  // OS wake-up past the requested wake-up
     std::chrono::nanoseconds margin{0};     // hybrid margin in force
     std::uint32_t skipped = 0;              // grid slots skipped before this frame
-    WaitMode mode = WaitMode::hybrid;       // how this frame waited
+    WaitMode mode = WaitMode::hybrid;       // the configured mode
+    PacingSource source = PacingSource::hybrid;  // what actually paced this frame
     bool missed = false;                    // lateness > miss_tolerance, or skipped > 0
 };
 
@@ -104,6 +119,13 @@ public:
     Status set_late_policy(LatePolicy policy, int max_catch_up = 1);
     Status set_config(const PacerConfig& config);
 
+    // Vsync: report each present (see pacer/vsync.hpp); what the host should set as swap
+    // interval (0 = vsync off); the current decision and its reason.
+    void report_present(const PresentInfo& present) noexcept;
+    int desired_swap_interval() const noexcept { return vs_.swap_interval; }
+    VsyncStatus vsync_status() const noexcept { return vs_; }
+    const VsyncDetector& vsync_detector() const noexcept { return detector_; }
+
     // Forget the grid: the next wait() returns at once and anchors a new one. Frame indices
     // continue. The learned margin is kept.
     void reset() noexcept;
@@ -118,7 +140,10 @@ public:
     TimeSource& time_source() const noexcept { return *ts_; }
 
 private:
+    enum class Vsync { off, waiting, probing, verified, fallback };
     void apply_config() noexcept;
+    void decide_vsync(std::int64_t now) noexcept;
+    void set_vsync(Vsync state, int interval, const char* reason, bool warn = false) noexcept;
     std::int64_t deadline_of(std::uint64_t k) const noexcept;
 
     PacerConfig cfg_;
@@ -138,6 +163,19 @@ private:
     bool pending_ = false;         // config changed since the last wait()
     bool pacing_ = false;          // begin_pacing() was called ...
     std::thread::id pacing_thread_;  // ... on this thread
+    // Vsync
+    VsyncDetector detector_;
+    VsyncStatus vs_;
+    Vsync vstate_ = Vsync::off;
+    double refresh_hz_ = 0;
+    int interval_in_effect_ = -1;
+    int settle_ = 0;                    // presents to ignore after a swap-interval change
+    int probe_presents_ = 0;
+    std::int64_t next_probe_ns_ = 0;
+    std::int64_t probe_backoff_ns_ = 0;
+    bool last_locked_ = false;
+    bool present_failed_ = false;
+    bool grid_dirty_ = false;           // the swap paced: re-anchor the grid before using it
 };
 
 }  // namespace pacer

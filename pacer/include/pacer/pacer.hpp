@@ -6,6 +6,7 @@
 //   frame_pacer.hpp  FramePacer, PacerConfig, LatePolicy, FrameTiming
 //   fixed_step.hpp   FixedStep: fixed simulation rate, interpolation alpha
 //   stats.hpp        FrameStats (window, percentiles, histograms), CpuMeter
+//   vsync.hpp        PresentInfo, VsyncDetector, VsyncStatus: is vsync really pacing?
 //   sim.hpp          SimulatedOs: a virtual-time OS for tests and tuning
 //   log.hpp          routing or silencing pacer's spdlog output
 #pragma once
@@ -20,3 +21,4 @@
 #include "pacer/time_source.hpp"
 #include "pacer/waiter.hpp"
 #include "pacer/version.hpp"
+#include "pacer/vsync.hpp"

@@ -19,6 +19,10 @@
 // when the OS is coarse (a 15.6 ms Windows tick must not turn into 15.6 ms of spinning per frame)
 // at the price of lateness on such a machine.
 //
+// A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
+// makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
+// per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
+//
 // The free functions keep one HybridWaiter per thread (thread_local) and bracket each call with
 // TimeSource::begin/end_pacing(); hold a pacer::PacingScope around a loop of calls to avoid that.
 //
@@ -36,12 +40,15 @@ namespace pacer {
 
 // How a wait is done. Names are part of the stable API.
 enum class WaitMode {
-    sleep,   // OS sleep only: no CPU, late by whatever the OS adds
-    spin,    // busy-wait only: exact, burns a core
-    hybrid,  // OS sleep to deadline - learned margin, then spin (default)
+    sleep,      // OS sleep only: no CPU, late by whatever the OS adds
+    spin,       // busy-wait only: exact, burns a core
+    hybrid,     // OS sleep to deadline - learned margin, then spin (default)
+    vsync,      // FramePacer only: the swap paces, the pacer measures (pacer/vsync.hpp)
+    automatic,  // FramePacer only: vsync when verified at the target rate, else hybrid ("auto")
 };
+// "sleep", "spin", "hybrid", "vsync", "auto".
 const char* to_string(WaitMode mode) noexcept;
-// Parses "sleep", "spin", "hybrid"; false (and *out untouched) for anything else.
+// Parses the names above; false (and *out untouched) for anything else.
 bool parse_wait_mode(const char* text, WaitMode* out) noexcept;
 
 struct WaiterConfig {
@@ -97,7 +104,8 @@ public:
     // Throws ConfigError for an invalid config. ts = nullptr: the real OS.
     explicit HybridWaiter(const WaiterConfig& config = {}, TimeSource* ts = nullptr);
 
-    // Waits until ts.now_ns() >= deadline_ns with the given mode.
+    // Waits until ts.now_ns() >= deadline_ns with the given mode (vsync and automatic wait as
+    // hybrid: the waiter has no swap to wait on).
     WaitResult wait_until_ns(std::int64_t deadline_ns, WaitMode mode = WaitMode::hybrid) noexcept;
 
     // Current margin: what the next hybrid wait would subtract from its deadline.

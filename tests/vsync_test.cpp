@@ -1,0 +1,335 @@
+// Vsync detection and hand-over, against simulated presenters in virtual time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "pacer/pacer.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using tp = std::chrono::steady_clock::time_point;
+
+// A display with a vblank every 1/refresh s and a swap that, when the driver honours the
+// interval, blocks until the first vblank at least `interval` vblanks after the previous flip.
+class SimPresenter {
+public:
+    SimPresenter(pacer::SimulatedOs& os, double refresh_hz) : os_(os), refresh_hz_(refresh_hz) {}
+
+    bool honours = true;        // false: the driver ignores the swap interval (never blocks)
+    bool accepts = true;        // false: SetSwapInterval fails for anything but 0
+    bool fails = false;         // the swap call reports failure
+    std::optional<double> reported_hz;  // what the host reports as refresh, if not the real one
+
+    // What the host's SDL_GL_SetSwapInterval would do; returns the interval in effect.
+    int set_interval(int n) {
+        if (n != 0 && !accepts) return -1;
+        interval_ = n;
+        return n;
+    }
+
+    pacer::PresentInfo present(int in_effect) {
+        const std::int64_t b = os_.now_ns();
+        const double t = 1e9 / refresh_hz_;
+        if (honours && interval_ > 0) {
+            auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(b) / t));
+            if (last_flip_ >= 0) idx = std::max(idx, last_flip_ + interval_);
+            last_flip_ = idx;
+            os_.jump(static_cast<std::int64_t>(std::llround(static_cast<double>(idx) * t)) - b);
+        } else {
+            os_.advance(300'000);  // a copy to the front buffer, no wait
+            last_flip_ = -1;
+        }
+        return {tp(std::chrono::nanoseconds(b)), tp(std::chrono::nanoseconds(os_.now_ns())), in_effect,
+                reported_hz.value_or(refresh_hz_), !fails};
+    }
+
+private:
+    pacer::SimulatedOs& os_;
+    double refresh_hz_;
+    int interval_ = 0;
+    std::int64_t last_flip_ = -1;
+};
+
+struct Frame {
+    pacer::FrameTiming t;
+    pacer::VsyncStatus vs;
+};
+
+// The host's loop: wait, work, set the swap interval the pacer asks for, present, report.
+std::vector<Frame> run(pacer::SimulatedOs& os, pacer::FramePacer& fp, SimPresenter& pr, int frames,
+                       const std::function<std::int64_t(int)>& work_ns,
+                       const std::function<void(int)>& before = {}) {
+    std::vector<Frame> out;
+    int in_effect = 0;
+    for (int i = 0; i < frames; ++i) {
+        if (before) before(i);
+        const pacer::FrameTiming t = fp.wait();
+        os.advance(work_ns(i));
+        const int want = fp.desired_swap_interval();
+        if (want != in_effect) in_effect = pr.set_interval(want);
+        fp.report_present(pr.present(in_effect));
+        out.push_back({t, fp.vsync_status()});
+    }
+    return out;
+}
+
+auto constant(std::int64_t ns) {
+    return [ns](int) { return ns; };
+}
+
+// An exact OS: these tests are about vsync decisions; hybrid accuracy is tested elsewhere.
+pacer::SimModel quiet() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 100}; }
+
+// Index of the first frame from which `pred` holds to the end; -1 if none.
+int holds_from(const std::vector<Frame>& f, const std::function<bool(const Frame&)>& pred) {
+    int from = -1;
+    for (int i = 0; i < static_cast<int>(f.size()); ++i) {
+        if (pred(f[static_cast<std::size_t>(i)])) {
+            if (from < 0) from = i;
+        } else {
+            from = -1;
+        }
+    }
+    return from;
+}
+
+bool vsync_paced(const Frame& f) { return f.vs.in_use && f.t.source == pacer::PacingSource::vsync; }
+bool hybrid_paced(const Frame& f) {
+    return !f.vs.in_use && f.vs.swap_interval == 0 && f.t.source == pacer::PacingSource::hybrid;
+}
+
+TEST(Vsync, CompatibleSwapIntervals) {
+    EXPECT_EQ(pacer::compatible_swap_interval(60, 60), 1);
+    EXPECT_EQ(pacer::compatible_swap_interval(59.94, 60), 1);
+    EXPECT_EQ(pacer::compatible_swap_interval(120, 60), 2);
+    EXPECT_EQ(pacer::compatible_swap_interval(240, 60), 4);
+    EXPECT_EQ(pacer::compatible_swap_interval(144, 60), 0);  // 72 Hz at interval 2
+    EXPECT_EQ(pacer::compatible_swap_interval(60, 144), 0);
+    EXPECT_EQ(pacer::compatible_swap_interval(0, 60), 0);
+    EXPECT_EQ(pacer::compatible_swap_interval(std::nan(""), 60), 0);
+    EXPECT_EQ(pacer::compatible_swap_interval(5000, 60), 0);  // absurd refresh
+}
+
+TEST(Vsync, DetectorNeedsSixteenLockedToTrustAndFourUnlockedToDrop) {
+    pacer::VsyncDetector d;
+    const std::int64_t t = 16'666'667;
+    std::int64_t now = 0;
+    d.add(now, now, 1, 60, true);
+    for (int i = 0; i < 15; ++i) {
+        now += t;
+        EXPECT_TRUE(d.add(now - 100'000, now, 1, 60, true));
+    }
+    EXPECT_FALSE(d.verified());
+    now += t;
+    d.add(now - 100'000, now, 1, 60, true);
+    EXPECT_TRUE(d.verified());
+    for (int i = 0; i < 3; ++i) {
+        now += 5'000'000;  // unlocked
+        EXPECT_FALSE(d.add(now, now, 1, 60, true));
+    }
+    EXPECT_TRUE(d.verified());  // three odd presents do not flip it
+    now += 5'000'000;
+    d.add(now, now, 1, 60, true);
+    EXPECT_FALSE(d.verified());
+}
+
+TEST(Vsync, AHitchIsStillLockedButCountsAsMissed) {
+    pacer::VsyncDetector d;
+    const std::int64_t t = 16'666'667;
+    d.add(0, 0, 1, 60, true);
+    EXPECT_TRUE(d.add(0, 3 * t, 1, 60, true));  // shown two vblanks late
+    EXPECT_DOUBLE_EQ(d.missed_share(), 1.0);
+    EXPECT_TRUE(d.add(0, 4 * t, 1, 60, true));
+    EXPECT_DOUBLE_EQ(d.missed_share(), 0.5);
+    // With interval 2 on 120 Hz, one vblank is too early: not locked.
+    pacer::VsyncDetector e;
+    e.add(0, 0, 2, 120, true);
+    EXPECT_FALSE(e.add(0, 8'333'333, 2, 120, true));
+}
+
+TEST(Vsync, HonestSixtyHertzIsVerifiedAndPacesTheFrames) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 60.0);
+    const auto f = run(os, fp, pr, 300, constant(4'000'000));
+    const int from = holds_from(f, vsync_paced);
+    ASSERT_GE(from, 0) << f.back().vs.reason;
+    EXPECT_LE(from, 30);  // 1 present to learn the display, 2 to settle, 16 to trust
+    EXPECT_EQ(fp.desired_swap_interval(), 1);
+    EXPECT_TRUE(f.back().vs.detected);
+    EXPECT_NE(std::strstr(f.back().vs.reason, "verified"), nullptr);
+    for (std::size_t i = static_cast<std::size_t>(from) + 1; i < f.size(); ++i) {
+        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 2.0);
+        ASSERT_EQ(f[i].t.slept + f[i].t.spun, 0ns) << "the swap paces: the pacer must not wait";
+    }
+}
+
+TEST(Vsync, DriverIgnoringTheIntervalFallsBackToHybridAtTheTargetRate) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 60.0);
+    pr.honours = false;
+    const auto f = run(os, fp, pr, 500, constant(4'000'000));  // 8.3 s: before the re-probe
+    const int from = holds_from(f, hybrid_paced);
+    ASSERT_GE(from, 0);
+    EXPECT_LE(from, 12) << "4 unlocked presents after the probe starts";
+    EXPECT_EQ(fp.desired_swap_interval(), 0);
+    EXPECT_FALSE(f.back().vs.detected);
+    EXPECT_NE(std::strstr(f.back().vs.reason, "does not wait for vblank"), nullptr) << f.back().vs.reason;
+    // The probe never let the loop run faster than twice the target rate.
+    for (const Frame& x : f)
+        if (x.t.interval.count() > 0) {
+            ASSERT_GE(x.t.interval, 8'333'333ns - 1ns);
+        }
+    // After the fallback the target rate holds.
+    for (std::size_t i = static_cast<std::size_t>(from) + 2; i < f.size(); ++i)
+        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 5'000.0) << i;
+}
+
+TEST(Vsync, FailedProbesAreRetriedWithBackoff) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 60.0);
+    pr.honours = false;
+    std::vector<double> probe_starts;
+    bool probing = false;
+    const std::int64_t t0 = os.now_ns();
+    run(os, fp, pr, 60 * 80, constant(2'000'000), [&](int) {
+        const bool p = fp.desired_swap_interval() > 0;
+        if (p && !probing) probe_starts.push_back(static_cast<double>(os.now_ns() - t0) / 1e9);
+        probing = p;
+    });
+    // Probes at ~0 s, then 10, 20 and 40 s after each failure: 0, 10, 30, 70 s.
+    ASSERT_EQ(probe_starts.size(), 4u);
+    EXPECT_NEAR(probe_starts[1], 10.0, 0.5);
+    EXPECT_NEAR(probe_starts[2], 30.0, 0.5);
+    EXPECT_NEAR(probe_starts[3], 70.0, 0.5);
+}
+
+TEST(Vsync, FastDisplayWithoutAWholeDivisorIsNeverUsed) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 144.0);
+    const auto f = run(os, fp, pr, 300, constant(4'000'000));
+    for (const Frame& x : f) ASSERT_EQ(x.vs.swap_interval, 0);
+    EXPECT_NE(std::strstr(f.back().vs.reason, "not a whole multiple"), nullptr) << f.back().vs.reason;
+    EXPECT_EQ(holds_from(f, hybrid_paced), 0);
+    for (std::size_t i = 2; i < f.size(); ++i)
+        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 5'000.0);
+}
+
+TEST(Vsync, OneHundredTwentyHertzServesSixtyWithIntervalTwo) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 120.0);
+    const auto f = run(os, fp, pr, 300, constant(4'000'000));
+    const int from = holds_from(f, vsync_paced);
+    ASSERT_GE(from, 0) << f.back().vs.reason;
+    EXPECT_LE(from, 30);
+    EXPECT_EQ(fp.desired_swap_interval(), 2);
+    for (std::size_t i = static_cast<std::size_t>(from) + 1; i < f.size(); ++i)
+        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 2.0);
+}
+
+TEST(Vsync, LostMidwayFallsBackAtOnceAndIsRetakenWhenItComesBack) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 60.0);
+    const auto f = run(os, fp, pr, 1800, constant(4'000'000), [&](int i) {
+        if (i == 600) pr.honours = false;  // e.g. the compositor took over
+        if (i == 900) pr.honours = true;
+    });
+    EXPECT_TRUE(vsync_paced(f[599]));
+    int lost_at = -1;
+    for (int i = 600; i < 700 && lost_at < 0; ++i)
+        if (hybrid_paced(f[static_cast<std::size_t>(i)])) lost_at = i;
+    ASSERT_GE(lost_at, 0);
+    EXPECT_LE(lost_at, 607) << "4 unlocked presents, then the next frame";
+    EXPECT_NE(std::strstr(f[static_cast<std::size_t>(lost_at)].vs.reason, "lost"), nullptr);
+    // While lost, hybrid holds the rate.
+    for (int i = lost_at + 2; i < 900; ++i)
+        ASSERT_NEAR(static_cast<double>(f[static_cast<std::size_t>(i)].t.interval.count()), 16'666'667.0, 5'000.0);
+    // Re-probed 10 s (600 frames) after the loss; vsync is back by then.
+    const int back = holds_from(f, vsync_paced);
+    ASSERT_GE(back, 0);
+    EXPECT_GT(back, 1150);
+    EXPECT_LT(back, 1260);
+}
+
+TEST(Vsync, OccasionalLongFramesDoNotFlipTheDecision) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 60.0);
+    const auto f = run(os, fp, pr, 1200, [](int i) -> std::int64_t { return i % 50 == 49 ? 25'000'000 : 4'000'000; });
+    const int from = holds_from(f, [](const Frame& x) { return x.vs.in_use; });
+    ASSERT_GE(from, 0);
+    EXPECT_LE(from, 30);
+    int long_frames = 0;
+    for (const Frame& x : f) long_frames += x.t.interval > 30ms;
+    EXPECT_GE(long_frames, 20);  // the hitches did happen, and were shown at the next vblank
+}
+
+TEST(Vsync, ExplicitVsyncModeHandsPacingToTheSwapEvenIfItDoesNotBlock) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::vsync}, &os);
+    SimPresenter pr(os, 60.0);
+    pr.honours = false;
+    const auto f = run(os, fp, pr, 200, constant(1'000'000));
+    EXPECT_TRUE(f.back().vs.in_use);
+    EXPECT_FALSE(f.back().vs.detected);
+    EXPECT_NE(std::strstr(f.back().vs.reason, "do not show vsync"), nullptr) << f.back().vs.reason;
+    // The floor: never faster than twice the target rate.
+    for (std::size_t i = 1; i < f.size(); ++i) ASSERT_GE(f[i].t.interval, 8'333'333ns - 1ns);
+}
+
+TEST(Vsync, BadDisplayReportsFallBackToHybridWithAReason) {
+    for (double hz : {0.0, std::nan(""), -60.0, 5000.0}) {
+        pacer::SimulatedOs os(quiet());
+        pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+        SimPresenter pr(os, 60.0);
+        pr.reported_hz = hz;
+        const auto f = run(os, fp, pr, 120, constant(2'000'000));
+        EXPECT_EQ(fp.desired_swap_interval(), 0) << hz;
+        EXPECT_NE(std::strstr(f.back().vs.reason, "refresh rate unknown"), nullptr) << hz << f.back().vs.reason;
+        EXPECT_TRUE(hybrid_paced(f.back()));
+    }
+}
+
+TEST(Vsync, RefusedIntervalAndFailingSwapsNeverStall) {
+    {
+        pacer::SimulatedOs os(quiet());
+        pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+        SimPresenter pr(os, 60.0);
+        pr.accepts = false;
+        const auto f = run(os, fp, pr, 200, constant(2'000'000));
+        EXPECT_EQ(fp.desired_swap_interval(), 0);
+        EXPECT_NE(std::strstr(f.back().vs.reason, "refused"), nullptr) << f.back().vs.reason;
+        EXPECT_NEAR(static_cast<double>(f.back().t.interval.count()), 16'666'667.0, 5'000.0);
+    }
+    {
+        pacer::SimulatedOs os(quiet());
+        pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+        SimPresenter pr(os, 60.0);
+        pr.fails = true;
+        const auto f = run(os, fp, pr, 200, constant(2'000'000));
+        EXPECT_FALSE(f.back().vs.in_use);
+        EXPECT_NEAR(static_cast<double>(f.back().t.interval.count()), 16'666'667.0, 5'000.0);
+    }
+}
+
+TEST(Vsync, PlainModesNeverAskForVsyncButStillReportWhatTheySee) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0}, &os);  // hybrid
+    SimPresenter pr(os, 60.0);
+    const auto f = run(os, fp, pr, 100, constant(2'000'000));
+    for (const Frame& x : f) ASSERT_EQ(x.vs.swap_interval, 0);
+    EXPECT_FALSE(f.back().vs.in_use);
+    EXPECT_STREQ(f.back().vs.reason, "vsync off: the pacer's wait paces the frames");
+}
+
+}  // namespace
