@@ -114,7 +114,7 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
         EXPECT_EQ(static_cast<std::uint32_t>(f.skipped), t.skipped);
         EXPECT_EQ(f.missed != 0, t.missed);
         EXPECT_EQ(f.wait_mode, pacer::to_string(t.mode));
-        EXPECT_EQ(f.pacing_source, pacer::to_string(t.mode));
+        EXPECT_EQ(f.pacing_source, pacer::to_string(t.source));
         EXPECT_TRUE(std::isnan(f.display_change_ms));
         EXPECT_TRUE(std::isnan(f.dropped));
         ++i;

@@ -55,7 +55,9 @@ int run_main(int argc, char** argv) {
         else if (a == "--capture") capture = v;
         else if (a == "--app") app = v;
         else if (a == "--mode") {
-            if (!parse_wait_mode(v, &cfg.mode)) st = Status::error(std::string("--mode: \"") + v + "\" is not sleep, spin or hybrid");
+            // Headless there is no swap to pace by: vsync and auto have nothing to measure.
+            if (!parse_wait_mode(v, &cfg.mode) || cfg.mode == WaitMode::vsync || cfg.mode == WaitMode::automatic)
+                st = Status::error(std::string("--mode: \"") + v + "\" is not sleep, spin or hybrid");
         } else if (a == "--late-policy") {
             if (!parse_late_policy(v, &cfg.late_policy))
                 st = Status::error(std::string("--late-policy: \"") + v + "\" is not catch_up, skip or resync");

@@ -61,7 +61,7 @@ int simulate_main(int argc, char** argv) {
         else if (a == "--mode") {
             WaitMode m;
             if (std::strcmp(v, "all") == 0) modes = {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid};
-            else if (parse_wait_mode(v, &m)) modes = {m};
+            else if (parse_wait_mode(v, &m) && m != WaitMode::vsync && m != WaitMode::automatic) modes = {m};
             else st = Status::error(std::string("--mode: \"") + v + "\" is not sleep, spin, hybrid or all");
         } else {
             return usage(("unknown option " + a).c_str());

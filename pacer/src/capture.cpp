@@ -260,7 +260,7 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     if (x.pacing_source) {
         p += sanitize(x.pacing_source, std::strlen(x.pacing_source), p, 31);
     } else {
-        p = put(p, to_string(t.mode));
+        p = put(p, to_string(t.source));
     }
     *p++ = '\n';
     pos_ += static_cast<std::size_t>(p - start);

@@ -21,12 +21,13 @@
 //   TimeInSeconds      wake time of this frame since the first captured frame, s
 //   MsBetweenPresents  FrameTiming::interval (wake to wake); NA for the first frame of a grid
 //   MsCPUBusy          FrameTiming::work;        MsCPUWait = interval - work (time inside wait())
-//   Frame              FrameTiming::index        WaitMode        sleep | spin | hybrid
+//   Frame              FrameTiming::index        WaitMode        FrameTiming::mode (sleep, spin,
+//                                                                hybrid, vsync, auto)
 //   MsTargetFrameTime  FrameTiming::period       MsLateness      FrameTiming::lateness
 //   MsSleep, MsSpin    FrameTiming::slept, spun  MsOversleep     FrameTiming::oversleep
 //   MsMargin           FrameTiming::margin       Skipped, Missed FrameTiming::skipped, missed (0/1)
-//   PacingSource       what ended the wait: CaptureExtras::pacing_source, or the wait mode
-//                      ("sleep", "spin", "hybrid"); room for e.g. "vsync"
+//   PacingSource       what paced the frame: FrameTiming::source ("sleep", "spin", "hybrid",
+//                      "vsync"; in auto mode it tells which one won), or CaptureExtras::pacing_source
 // Durations are written in ms with 6 decimals, i.e. exactly in whole nanoseconds.
 //
 // Sidecar. close() also writes "<name>-stats.csv" ("capture.csv" -> "capture-stats.csv",
@@ -78,7 +79,7 @@ struct CaptureExtras {
     std::chrono::nanoseconds until_displayed{-1};         // MsUntilDisplayed
     std::chrono::nanoseconds between_display_change{-1};  // MsBetweenDisplayChange
     int sync_interval = -1;                               // SyncInterval; < 0: NA
-    // PacingSource; nullptr: FrameTiming::mode. Commas and line breaks become '_', at most 31 chars.
+    // PacingSource; nullptr: FrameTiming::source. Commas and line breaks become '_', at most 31 chars.
     const char* pacing_source = nullptr;
 };
 
