@@ -102,13 +102,15 @@ int usage(const char* why) {
                  "usage: pacer probe [--primitives all|NAME,...] [--times-ns LIST] [--max-ms 100]\n"
                  "                   [--iterations 20] [--load 0,1] [--budget 60] [--csv FILE]\n"
                  "Times this machine's waits: for each primitive, requested time and number of busy\n"
-                 "threads, N calls; prints mean, stddev, min, p50, p99, max of the real time (us) and CPU %%.\n"
+                 "threads, N calls; prints mean, stddev, min, p50, p99, max of the real time (us) and the\n"
+                 "calling thread's CPU %% (nan when the cell took under 1 ms: too short to account).\n"
                  "  --primitives  comma list of:");
     for (const Primitive& p : kPrimitives) std::fprintf(why ? stderr : stdout, " %s", p.name);
     std::fprintf(why ? stderr : stdout,
                  "\n"
-                 "  --times-ns    requested times in ns (default: 0, 1 ns and 1-2-5 steps up to --max-ms)\n"
-                 "  --max-ms      largest requested time of the default grid, [0.001, 1000] (default 100)\n"
+                 "  --times-ns    requested times in ns (default: 0, then 1 ns, 10 ns, ... up to --max-ms)\n"
+                 "  --max-ms      largest requested time of the default grid, [0.000001, 1000] (default 100;\n"
+                 "                1000 reaches 1 s, raise --budget to let those cells run)\n"
                  "  --iterations  calls per cell, [1, 100000] (default 20)\n"
                  "  --load        numbers of busy background threads (default 0)\n"
                  "  --budget      bound on the total run time in s, [0.1, 86400] (default 60); cells\n"
@@ -134,7 +136,7 @@ int probe_main(int argc, char** argv) {
         const std::string v = argv[++i];
         Status st;
         if (a == "--times-ns") st = parse_list(v, "--times-ns", 0, 1e9, times);
-        else if (a == "--max-ms") st = parse_number(v, "--max-ms", 0.001, 1000, max_ms);
+        else if (a == "--max-ms") st = parse_number(v, "--max-ms", 1e-6, 1000, max_ms);
         else if (a == "--iterations") st = parse_int(v, "--iterations", 1, 100000, iterations);
         else if (a == "--load") st = parse_list(v, "--load", 0, 64, loads);
         else if (a == "--budget") st = parse_number(v, "--budget", 0.1, 86400, budget);
@@ -162,10 +164,8 @@ int probe_main(int argc, char** argv) {
     for (double l : loads)
         if (l != std::floor(l)) return usage("--load: whole numbers of threads");
     if (times.empty()) {
-        times = {0, 1};
-        for (double base = 10; base <= max_ms * 1e6 + 0.5; base *= 10)
-            for (double m : {1.0, 2.0, 5.0})
-                if (base * m <= max_ms * 1e6 + 0.5) times.push_back(base * m);
+        times = {0};  // then decades: 1 ns, 10 ns, ... up to --max-ms
+        for (double t = 1; t <= max_ms * 1e6 + 0.5; t *= 10) times.push_back(t);
     }
     std::FILE* csv = nullptr;
     if (!csv_path.empty()) {
@@ -227,8 +227,11 @@ int probe_main(int argc, char** argv) {
                 }
                 const std::int64_t wall = sys().now_ns() - w0;
                 const CpuTimes c1 = sys().cpu_times();
-                const double cpu = c0.thread_ns >= 0 && wall > 0
-                                       ? 100.0 * static_cast<double>(c1.thread_ns - c0.thread_ns) / static_cast<double>(wall)
+                // Thread CPU time is only meaningful over a stretch well above its accounting
+                // granularity: below 1 ms of wall time per cell the CPU % is not shown (NaN).
+                const double cpu = c0.thread_ns >= 0 && wall >= 1'000'000
+                                       ? std::min(100.0, 100.0 * static_cast<double>(c1.thread_ns - c0.thread_ns) /
+                                                             static_cast<double>(wall))
                                        : std::nan("");
                 double sum = 0, ss = 0;
                 for (double x : us) sum += x;
