@@ -43,7 +43,11 @@ void run(benchmark::State& state, const std::string& path) {
 }
 
 // The OS write goes nowhere: formatting + buffer management + the write system call.
+#if defined(_WIN32)
+void BM_CaptureAdd_DevNull(benchmark::State& state) { run(state, "NUL"); }
+#else
 void BM_CaptureAdd_DevNull(benchmark::State& state) { run(state, "/dev/null"); }
+#endif
 BENCHMARK(BM_CaptureAdd_DevNull);
 
 // A real file in the temp directory (page cache; the disk is not waited for).

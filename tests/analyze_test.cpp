@@ -2,7 +2,12 @@
 // and MangoHud files written by hand, bad input, and a deterministic mutation test of the reader.
 #include <gtest/gtest.h>
 
+#if defined(_WIN32)
+#include <process.h>
+#define getpid _getpid
+#else
 #include <unistd.h>
+#endif
 
 #include <cmath>
 #include <cstdio>
