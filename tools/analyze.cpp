@@ -170,8 +170,9 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
             return Status::error(r.name() + ":" + std::to_string(f.line) + ": more than " +
                                  std::to_string(o.max_frames) + " frames; analyze a part of the capture");
         ft.push_back(f.frame_ms);
-        target.push_back(f.target_ms);
-        lateness.push_back(f.lateness_ms);
+        // Only captures that have the columns pay for them (8 bytes a frame each).
+        if (r.has_target()) target.push_back(f.target_ms);
+        if (r.has_lateness()) lateness.push_back(f.lateness_ms);
         any_target = any_target || !std::isnan(f.target_ms);
         any_lateness = any_lateness || !std::isnan(f.lateness_ms);
         if (!std::isnan(f.missed)) {

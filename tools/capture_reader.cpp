@@ -30,7 +30,10 @@ const char* to_string(CaptureFormat f) noexcept {
     return "?";
 }
 
-CaptureReader::CaptureReader() { fields_.reserve(64); }
+CaptureReader::CaptureReader() {
+    fields_.reserve(64);
+    std::fill(std::begin(col_), std::end(col_), -1);
+}
 
 CaptureReader::~CaptureReader() {
     if (file_) std::fclose(file_);

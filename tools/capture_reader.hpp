@@ -87,6 +87,8 @@ public:
     CaptureFormat format() const noexcept { return format_; }
     const std::vector<std::string>& columns() const noexcept { return columns_; }
     std::uint64_t header_line() const noexcept { return header_line_; }
+    bool has_target() const noexcept { return col_[kTarget] >= 0; }      // MsTargetFrameTime
+    bool has_lateness() const noexcept { return col_[kLateness] >= 0; }  // MsLateness
     const std::string& name() const noexcept { return name_; }
     // Raw fields of the row next() returned last (valid until the next call).
     const std::vector<std::string_view>& fields() const noexcept { return fields_; }
