@@ -219,6 +219,18 @@ TEST(Capture, OffUntilOpenedAndAfterClose) {
     EXPECT_EQ(read_lines(path).size(), 2u);
 }
 
+TEST(Capture, DestructorFlushesAndWritesTheSidecar) {
+    const std::string path = temp_path("dtor.csv");
+    {
+        pacer::CaptureWriter cap;
+        ASSERT_TRUE(cap.open(path).ok());
+        for (const auto& t : frames(25)) cap.add(t);
+        EXPECT_EQ(cap.rows_written(), 0u);  // still in the buffer
+    }
+    EXPECT_EQ(read_lines(path).size(), 26u);
+    EXPECT_TRUE(fs::exists(pacer::CaptureWriter::stats_path(path)));
+}
+
 TEST(Capture, UnwritablePathIsAClearError) {
     pacer::CaptureWriter cap;
     const pacer::Status st = cap.open("/nonexistent-dir-of-pacer/capture.csv");

@@ -4,6 +4,7 @@
 // Total time is bounded by --budget: cells that would not fit are skipped and listed as such.
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

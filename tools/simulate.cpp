@@ -3,6 +3,7 @@
 // wakes up to one period late (uniform, as seed 000's fake sleep) with random preemptions, and the
 // mean relative error |woke - requested| / requested is printed as a heatmap. Deterministic: the
 // same options print the same table on every machine, in well under a second.
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
