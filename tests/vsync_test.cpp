@@ -322,6 +322,21 @@ TEST(Vsync, RefusedIntervalAndFailingSwapsNeverStall) {
     }
 }
 
+TEST(Vsync, WithoutPresentReportsTheWaitPacesInEveryMode) {
+    for (auto mode : {pacer::WaitMode::vsync, pacer::WaitMode::automatic}) {
+        pacer::SimulatedOs os(quiet());
+        pacer::FramePacer fp({.target_hz = 100.0, .mode = mode}, &os);
+        fp.wait();
+        pacer::FrameTiming t;
+        for (int i = 0; i < 20; ++i) {
+            os.advance(1'000'000);
+            t = fp.wait();
+        }
+        EXPECT_EQ(t.source, pacer::PacingSource::hybrid) << pacer::to_string(mode);
+        EXPECT_NEAR(static_cast<double>(t.interval.count()), 10'000'000.0, 1'000.0) << pacer::to_string(mode);
+    }
+}
+
 TEST(Vsync, PlainModesNeverAskForVsyncButStillReportWhatTheySee) {
     pacer::SimulatedOs os(quiet());
     pacer::FramePacer fp({.target_hz = 60.0}, &os);  // hybrid

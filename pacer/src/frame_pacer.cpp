@@ -169,7 +169,9 @@ FrameTiming FramePacer::wait() noexcept {
     t.period = nanoseconds(period_whole_ + (period_frac_ >= (1u << 31) ? 1 : 0));
     std::int64_t now = ts.now_ns();
     ++frames_;
-    const bool swap_paces = vs_.in_use || vstate_ == Vsync::probing;
+    // No present reported for two frames: nothing else can pace this loop.
+    const bool swap_paces = (vs_.in_use || vstate_ == Vsync::probing) && waits_without_present_ < 2;
+    if (waits_without_present_ < 2) ++waits_without_present_;
 
     // The swap paced the frames until now: start a grid one period after the last wake, so the
     // hand-over frame gets a whole period like any other.
@@ -381,6 +383,7 @@ void FramePacer::report_present(const PresentInfo& p) noexcept {
         if (auto lg = logger()) lg->warn("a present failed; counted as an unlocked present");
     }
     present_failed_ = !p.ok;
+    waits_without_present_ = 0;
     refresh_hz_ = std::isfinite(p.refresh_hz) && p.refresh_hz > 0 ? p.refresh_hz : 0.0;
     interval_in_effect_ = p.swap_interval;
     if (settle_ > 0) {

@@ -25,6 +25,8 @@
 // with report_present() and sets the swap interval desired_swap_interval() asks for. While the
 // swap paces, wait() does not wait on the grid; it only refuses to let the loop run faster than
 // twice the target rate, so a swap that does not block cannot turn the loop into a busy loop.
+// A host that reports no presents (a headless run, a forgotten call) cannot be paced by its swap:
+// after 2 frames without a report, wait() paces with hybrid sleep again whatever the mode.
 //   vsync:     the swap paces, always; vsync_status() says whether presents show it working, and a
 //              warning is logged when they do not.
 //   automatic: asks for vsync when the display's refresh serves the target (refresh / N within
@@ -176,6 +178,7 @@ private:
     bool last_locked_ = false;
     bool present_failed_ = false;
     bool grid_dirty_ = false;           // the swap paced: re-anchor the grid before using it
+    int waits_without_present_ = 0;
 };
 
 }  // namespace pacer

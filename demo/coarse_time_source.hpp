@@ -1,0 +1,47 @@
+// demo/coarse_time_source.hpp - a TimeSource whose OS sleep behaves like a coarse scheduler.
+//
+// Seed 000's robustness test replaced the system sleep with fakeSystemSleep(): sleep at least the
+// requested time, then wait for the next tick of a scheduler with a period of 1..10 ms, and now
+// and then lose another period to "another process grabbing the CPU" (5 % chance, repeated).
+// CoarseTimeSource does the same on top of the real OS: it sleeps (really, no CPU burnt) to the
+// requested time, then on to the next multiple of the period, then one more period with
+// probability preempt_probability per round. Clock, spin and CPU time are the real OS's.
+//
+// FramePacer takes its TimeSource at construction, so the demo recreates the pacer when the
+// injection is switched on or off; the period can change at any time (pacing thread only).
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+#include "pacer/time_source.hpp"
+
+namespace pacer_demo {
+
+class CoarseTimeSource final : public pacer::TimeSource {
+public:
+    explicit CoarseTimeSource(std::int64_t period_ns = 4'000'000, double preempt_probability = 0.05);
+
+    void set_period_ns(std::int64_t period_ns) noexcept;  // clamped to [1 ms, 10 ms]
+    std::int64_t period_ns() const noexcept { return period_ns_; }
+    void set_preempt_probability(double p) noexcept;     // clamped to [0, 0.5]
+    double preempt_probability() const noexcept { return preempt_p_; }
+
+    std::int64_t now_ns() noexcept override { return os_.now_ns(); }
+    void sleep_until_ns(std::int64_t deadline_ns) noexcept override;
+    void relax() noexcept override { os_.relax(); }
+    pacer::CpuTimes cpu_times() noexcept override { return os_.cpu_times(); }
+    void begin_pacing() noexcept override { os_.begin_pacing(); }
+    void end_pacing() noexcept override { os_.end_pacing(); }
+    const char* sleep_primitive() const noexcept override {
+        return "fake coarse scheduler (demo) over the OS sleep";
+    }
+
+private:
+    pacer::TimeSource& os_;
+    std::int64_t period_ns_;
+    double preempt_p_;
+    std::minstd_rand rng_{12345};
+};
+
+}  // namespace pacer_demo

@@ -1,0 +1,71 @@
+#include "headless.hpp"
+
+#include <cstdio>
+
+#include "session.hpp"
+
+namespace pacer_demo {
+
+StatusLine::StatusLine(const Session& s) : frames_(s.frames()), t_(s.elapsed_s()) { (void)cpu_.sample(); }
+
+void StatusLine::print(Session& s) {
+    const double t = s.elapsed_s();
+    const double rate = t > t_ ? static_cast<double>(s.frames() - frames_) / (t - t_) : 0.0;
+    frames_ = s.frames();
+    t_ = t;
+    const pacer::CpuUsage u = cpu_.sample();
+    const pacer::StatsSummary& m = s.summary();
+    std::printf("t=%.1fs frames=%llu rate=%.1f/s target=%gHz p99_lateness_ms=%.3f missed=%llu "
+                "cpu_pct=%.1f machine_pct=%.0f\n",
+                t, static_cast<unsigned long long>(s.frames()), rate, s.pacer().config().target_hz,
+                m.lateness_ms.p99, static_cast<unsigned long long>(m.missed_total),
+                u.valid ? u.process_pct : -1.0, s.machine_pct());
+    std::fflush(stdout);
+}
+
+void print_summary(Session& s, const char* ui) {
+    const double cpu = s.run_process_pct();
+    const pacer::StatsSummary m = s.stats().summarize();  // the window (last 4096 frames)
+    const pacer::VsyncStatus vs = s.pacer().vsync_status();
+    std::printf("summary: frames=%llu seconds=%.2f ui=%s hz=%g mode=%s policy=%s avg_fps=%.2f "
+                "p50_interval_ms=%.3f p99_interval_ms=%.3f p99_lateness_ms=%.3f max_lateness_ms=%.3f "
+                "missed=%llu stutters=%llu cpu_pct=%.1f vsync_requested=%d vsync_detected=%d "
+                "vsync_in_use=%d source=%s vsync_reason=\"%s\"\n",
+                static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
+                s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
+                pacer::to_string(s.pacer().config().late_policy), m.avg_fps, m.interval_ms.p50,
+                m.interval_ms.p99, m.lateness_ms.p99, m.lateness_ms.max,
+                static_cast<unsigned long long>(m.missed_total),
+                static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
+                pacer::to_string(s.timing().source), vs.reason);
+    std::fflush(stdout);
+}
+
+int run_headless(const Options& o) {
+    if (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic)
+        std::fprintf(stderr, "pacer_demo: headless: no swap to pace with; %s mode paces with hybrid sleep\n",
+                     pacer::to_string(o.mode));
+    Session s(o);
+    double seconds = o.seconds;
+    if (seconds <= 0 && o.frames == 0) seconds = kDefaultHeadlessSeconds;
+    double next_status = 1.0;
+    StatusLine status(s);
+    for (;;) {
+        s.begin_frame();
+        s.simulate();
+        s.do_work();
+        if (s.refresh_due()) s.refresh(false);
+        const double t = s.elapsed_s();
+        if (t >= next_status) {
+            status.print(s);
+            next_status += 1.0;
+            if (next_status < t) next_status = t + 1.0;  // after a stall, don't print a burst
+        }
+        if (o.frames != 0 && s.frames() >= o.frames) break;
+        if (seconds > 0 && t >= seconds) break;
+    }
+    print_summary(s, "headless");
+    return 0;
+}
+
+}  // namespace pacer_demo

@@ -1,0 +1,37 @@
+// demo/headless.hpp - the paced loop without a window.
+#pragma once
+
+#include <cstdint>
+
+#include "options.hpp"
+#include "pacer/stats.hpp"
+
+namespace pacer_demo {
+
+// Runs until --frames or --seconds (default kDefaultHeadlessSeconds when neither is given).
+// Prints a status line about once a second and `summary: ...` at the end (stdout). Returns the
+// process exit code.
+int run_headless(const Options& o);
+
+// Shared by both runners: the final, machine-checkable line, e.g.
+//   summary: frames=1440 seconds=10.00 hz=144 mode=hybrid avg_fps=143.99 p99_interval_ms=7.01
+//            p99_lateness_ms=0.041 missed=0 stutters=0 cpu_pct=23.5 (one line)
+class Session;
+void print_summary(Session& s, const char* ui);
+
+// The once-a-second line: frame rate and process CPU over the time since the previous line,
+// p99 lateness over the statistics window, e.g.
+//   t=3.0s frames=433 rate=144.0/s target=144Hz p99_lateness_ms=0.061 missed=0 cpu_pct=18.3 machine_pct=21
+// Construct on the pacing thread.
+class StatusLine {
+public:
+    explicit StatusLine(const Session& s);
+    void print(Session& s);
+
+private:
+    std::uint64_t frames_ = 0;
+    double t_ = 0;
+    pacer::CpuMeter cpu_;
+};
+
+}  // namespace pacer_demo

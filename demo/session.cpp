@@ -1,0 +1,209 @@
+#include "session.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "pacer/log.hpp"
+#include "pacer/time_source.hpp"
+
+namespace pacer_demo {
+
+namespace {
+
+std::int64_t now_ns() { return pacer::system_time_source().now_ns(); }
+
+}  // namespace
+
+pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::nanoseconds period) {
+    pacer::FixedStepConfig c;
+    c.step_hz = step_hz;
+    c.max_steps = max_steps;
+    // The clamp must hold at least one step (slow simulations, e.g. 2 Hz, have 500 ms steps).
+    if (std::isfinite(step_hz) && step_hz > 0 && step_hz < 4.0)
+        c.max_frame_delta = std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(1e9 / step_hz)));
+    // Snapping to the pacing period is defined for periods up to 10 s; rates below 0.1 Hz do not
+    // snap. FixedStep also requires snap_tolerance <= snap_period / 4 (fast rates, tiny periods).
+    if (period <= std::chrono::seconds(10)) {
+        c.snap_period = period;
+        c.snap_tolerance = std::min(c.snap_tolerance, period / 4);
+    }
+    return c;
+}
+
+void Motion::step(double dt) noexcept {
+    prev_x = x;
+    x += v * dt;
+    if (x > 1.0) {
+        x = 2.0 - x;
+        v = -v;
+    } else if (x < 0.0) {
+        x = -x;
+        v = -v;
+    }
+}
+
+Session::Session(const Options& o)
+    : coarse_(std::int64_t{o.coarse_ms > 0 ? o.coarse_ms : 4} * 1'000'000),
+      work_ms_(o.work_ms),
+      jitter_ms_(o.work_jitter_ms) {
+    pacer::PacerConfig cfg;
+    cfg.target_hz = o.hz;
+    cfg.mode = o.mode;
+    cfg.late_policy = o.policy;
+    coarse_on_ = o.coarse_ms > 0;
+    make_pacer(cfg);  // throws pacer::ConfigError; options were validated before
+    sim_ = pacer::FixedStep(sim_config(o.sim_hz, 8, pacer_->period()));
+    busy_.set_count(o.load);
+    start_ns_ = last_refresh_ns_ = now_ns();
+    run_cpu_start_ns_ = pacer::system_time_source().cpu_times().process_ns;
+    (void)cpu_.sample();
+    (void)machine_.sample();
+}
+
+Session::~Session() { busy_.set_count(0); }
+
+void Session::make_pacer(const pacer::PacerConfig& config) {
+    const pacer::PacerConfig cfg = config;  // may refer to the old pacer's config: copy it first
+    pacer_.reset();  // the old pacer restores the thread's timer slack before the new one starts
+    pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
+}
+
+const pacer::FrameTiming& Session::begin_frame() {
+    t_ = pacer_->wait();
+    stats_.add(t_);
+    ++frames_;
+    const double ms = static_cast<double>(t_.interval.count()) * 1e-6;
+    if (t_.interval.count() > 0) {
+        frame_ms.push(static_cast<float>(ms));
+        if (recent_n_ == kStutterWindow && ms > 2.5 * recent_sum_ / kStutterWindow) ++stutters_;
+        recent_sum_ += ms - recent_[static_cast<std::size_t>(recent_head_)];
+        recent_[static_cast<std::size_t>(recent_head_)] = ms;
+        recent_head_ = (recent_head_ + 1) % kStutterWindow;
+        recent_n_ = std::min(recent_n_ + 1, kStutterWindow);
+    }
+    return t_;
+}
+
+void Session::simulate() {
+    adv_ = sim_.advance(t_.interval);
+    for (int i = 0; i < adv_.steps; ++i) motion_.step(sim_.step_seconds());
+}
+
+void Session::do_work() {
+    double ms = work_ms_;
+    if (jitter_ms_ > 0) ms += std::uniform_real_distribution<double>(-jitter_ms_, jitter_ms_)(rng_);
+    if (ms <= 0) return;
+    // A busy spin, like a game's CPU-bound simulation and render submission.
+    const std::int64_t end = now_ns() + static_cast<std::int64_t>(ms * 1e6);
+    while (now_ns() < end) {
+    }
+}
+
+bool Session::refresh_due() const { return now_ns() - last_refresh_ns_ >= kRefreshNs; }
+
+void Session::refresh(bool histograms) {
+    last_refresh_ns_ = now_ns();
+    sum_ = stats_.summarize();
+    const pacer::CpuUsage u = cpu_.sample();
+    if (u.valid) {
+        process_pct_ = u.process_pct;
+        thread_pct_ = u.thread_pct;
+    }
+    if (const double m = machine_.sample(); m >= 0) machine_pct_ = m;
+    else if (!machine_.available()) machine_pct_ = -1;
+    cpu_process.push(static_cast<float>(std::max(0.0, process_pct_)));
+    cpu_thread.push(static_cast<float>(std::max(0.0, thread_pct_)));
+    cpu_machine.push(static_cast<float>(std::max(0.0, machine_pct_)));
+    share_sleep.push(static_cast<float>(100.0 * sum_.sleep_share));
+    share_spin.push(static_cast<float>(100.0 * sum_.spin_share));
+    if (histograms) {
+        // Ranges follow the target: frame times on [0, 2 x target) (60 Hz: 0..33 ms, 144 Hz:
+        // 0..13.9 ms); lateness on [0, target / 4) but at least 1 ms (a hybrid wait is late by
+        // tens of us, a plain sleep by up to ~1 ms on Linux).
+        const double target_ms = static_cast<double>(pacer_->period().count()) * 1e-6;
+        interval_hi_ms = 2.0 * target_ms;
+        lateness_hi_ms = std::max(1.0, target_ms / 4.0);
+        stats_.histogram(pacer::FrameMetric::interval, 0.0, interval_hi_ms, interval_bins);
+        stats_.histogram(pacer::FrameMetric::lateness, 0.0, lateness_hi_ms, lateness_bins);
+    }
+}
+
+void Session::reset_stats() {
+    stats_.reset();
+    frame_ms.clear();
+    recent_ = {};
+    recent_sum_ = 0;
+    recent_n_ = recent_head_ = 0;
+    stutters_ = 0;
+    interval_bins.fill(0);
+    lateness_bins.fill(0);
+    sum_ = stats_.summarize();
+}
+
+double Session::elapsed_s() const { return static_cast<double>(now_ns() - start_ns_) * 1e-9; }
+
+double Session::run_process_pct() {
+    const std::int64_t cpu = pacer::system_time_source().cpu_times().process_ns;
+    const double wall = static_cast<double>(now_ns() - start_ns_);
+    if (cpu < 0 || run_cpu_start_ns_ < 0 || wall <= 0) return -1;
+    return 100.0 * static_cast<double>(cpu - run_cpu_start_ns_) / wall;
+}
+
+pacer::Status Session::set_rate(double hz) {
+    pacer::Status s = pacer_->set_target_hz(hz);
+    if (!s) return s;
+    const pacer::FixedStepConfig& c = sim_.config();
+    return sim_.set_config(sim_config(c.step_hz, c.max_steps, pacer_->period()));
+}
+
+pacer::Status Session::set_mode(pacer::WaitMode m) { return pacer_->set_mode(m); }
+
+pacer::Status Session::set_policy(pacer::LatePolicy p, int max_catch_up) {
+    return pacer_->set_late_policy(p, max_catch_up);
+}
+
+pacer::Status Session::set_waiter(const pacer::WaiterConfig& w) {
+    pacer::PacerConfig c = pacer_->config();
+    c.waiter = w;
+    return pacer_->set_config(c);
+}
+
+pacer::Status Session::set_sim(double step_hz, int max_steps) {
+    return sim_.set_config(sim_config(step_hz, max_steps, pacer_->period()));
+}
+
+pacer::Status Session::set_work(double mean_ms, double jitter_ms) {
+    if (!std::isfinite(mean_ms) || mean_ms < 0 || mean_ms > kMaxWorkMs)
+        return pacer::Status::error("work = " + std::to_string(mean_ms) + " ms: must be in [0, 1000]");
+    if (!std::isfinite(jitter_ms) || jitter_ms < 0 || jitter_ms > kMaxWorkMs)
+        return pacer::Status::error("jitter = " + std::to_string(jitter_ms) + " ms: must be in [0, 1000]");
+    work_ms_ = mean_ms;
+    jitter_ms_ = jitter_ms;
+    return {};
+}
+
+pacer::Status Session::set_load(int threads) {
+    if (threads < 0 || threads > kMaxLoadThreads)
+        return pacer::Status::error("busy threads = " + std::to_string(threads) + ": must be in [0, " +
+                                    std::to_string(kMaxLoadThreads) + "]");
+    busy_.set_count(threads);
+    return {};
+}
+
+pacer::Status Session::set_coarse(int period_ms) {
+    if (period_ms < 0 || period_ms > 10)
+        return pacer::Status::error("scheduler period = " + std::to_string(period_ms) +
+                                    " ms: must be 0 (off) or in [1, 10]");
+    if (period_ms > 0) coarse_.set_period_ns(std::int64_t{period_ms} * 1'000'000);
+    const bool on = period_ms > 0;
+    if (on != coarse_on_) {
+        coarse_on_ = on;
+        // FramePacer takes its TimeSource at construction: a new pacer with the same settings.
+        // Its grid restarts and its learned margin starts from initial_margin again.
+        make_pacer(pacer_->config());
+    }
+    return {};
+}
+
+}  // namespace pacer_demo

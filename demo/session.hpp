@@ -1,0 +1,150 @@
+// demo/session.hpp - the paced loop's state, shared by the window and the headless runner.
+//
+// A Session owns the FramePacer, the statistics, the fixed-step simulation (the motion test), the
+// simulated work, the background load and the coarse-scheduler injection. Per frame it does O(1)
+// work (FrameStats::add, a ring write, a running sum); summaries, CPU samples and histogram bins
+// are refreshed by refresh() about four times a second.
+//
+//   Session s(options);
+//   while (running) {
+//       const pacer::FrameTiming& t = s.begin_frame();   // pacer.wait() + statistics
+//       ... poll events ...
+//       s.simulate();                                     // FixedStep + motion
+//       s.do_work();                                      // busy spin: mean +- jitter ms
+//       if (s.refresh_due()) s.refresh(with_histograms);
+//       ... UI, draw, present ...
+//   }
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "busy_threads.hpp"
+#include "coarse_time_source.hpp"
+#include "machine_cpu.hpp"
+#include "options.hpp"
+#include "pacer/fixed_step.hpp"
+#include "pacer/frame_pacer.hpp"
+#include "pacer/stats.hpp"
+#include "pacer/status.hpp"
+
+namespace pacer_demo {
+
+// Fixed-size history of floats for live graphs (O(1) push, read with an offset).
+template <std::size_t N>
+struct Ring {
+    std::array<float, N> v{};
+    std::size_t head = 0;   // next write
+    std::size_t count = 0;
+    void push(float x) noexcept {
+        v[head] = x;
+        head = (head + 1) % N;
+        if (count < N) ++count;
+    }
+    // i-th oldest of the last n values (n <= count).
+    float last(std::size_t n, std::size_t i) const noexcept { return v[(head + N - n + i) % N]; }
+    void clear() noexcept { head = count = 0; }
+};
+
+// The demo's FixedStep settings: rate and step cap from the user, snapping to the pacing period,
+// and the frame-delta clamp widened to one step for simulations slower than 4 Hz.
+pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::nanoseconds period);
+
+struct Motion {  // the fixed-step simulated object: a box bouncing left-right on [0, 1]
+    double prev_x = 0, x = 0, v = 0.5;  // position (track widths), speed (track widths / s)
+    void step(double dt) noexcept;
+    double at(double alpha) const noexcept { return prev_x + (x - prev_x) * alpha; }
+};
+
+class Session {
+public:
+    static constexpr std::size_t kGraphFrames = 2048;  // frame-time graph ring (> 10 s at 144 Hz)
+    static constexpr std::size_t kCpuSamples = 80;     // CPU graphs: 20 s at 4 samples/s
+    static constexpr int kIntervalBins = 64;
+    static constexpr int kLatenessBins = 48;
+    static constexpr std::int64_t kRefreshNs = 250'000'000;  // summaries and bins: 4 per second
+
+    explicit Session(const Options& o);
+    ~Session();
+
+    const pacer::FrameTiming& begin_frame();
+    void simulate();
+    void do_work();
+    bool refresh_due() const;
+    void refresh(bool histograms);
+    void reset_stats();
+
+    // Controls. Each returns the library's verdict; a refused value leaves the old setting.
+    pacer::Status set_rate(double hz);
+    pacer::Status set_mode(pacer::WaitMode m);
+    pacer::Status set_policy(pacer::LatePolicy p, int max_catch_up);
+    pacer::Status set_waiter(const pacer::WaiterConfig& w);
+    pacer::Status set_sim(double step_hz, int max_steps);
+    pacer::Status set_work(double mean_ms, double jitter_ms);
+    pacer::Status set_load(int threads);
+    // period_ms 0 = off (real OS sleep). Switching on/off recreates the pacer; statistics stay.
+    pacer::Status set_coarse(int period_ms);
+
+    pacer::FramePacer& pacer() noexcept { return *pacer_; }
+    const pacer::FixedStep& sim() const noexcept { return sim_; }
+    const pacer::FixedStep::Advance& advance() const noexcept { return adv_; }
+    const Motion& motion() const noexcept { return motion_; }
+    const pacer::FrameTiming& timing() const noexcept { return t_; }
+    const pacer::StatsSummary& summary() const noexcept { return sum_; }
+    const pacer::FrameStats& stats() const noexcept { return stats_; }
+    double work_ms() const noexcept { return work_ms_; }
+    double work_jitter_ms() const noexcept { return jitter_ms_; }
+    int load() const noexcept { return busy_.count(); }
+    int coarse_ms() const noexcept { return coarse_on_ ? static_cast<int>(coarse_.period_ns() / 1'000'000) : 0; }
+    std::uint64_t frames() const noexcept { return frames_; }
+    double elapsed_s() const;
+
+    // Latest CPU figures (refresh()); negative = not available.
+    double process_pct() const noexcept { return process_pct_; }
+    double thread_pct() const noexcept { return thread_pct_; }
+    double machine_pct() const noexcept { return machine_pct_; }
+    std::uint64_t stutters() const noexcept { return stutters_; }
+
+    // Whole-run CPU (process, 100 = one core) since construction.
+    double run_process_pct();
+
+    Ring<kGraphFrames> frame_ms;   // frame interval per frame, ms
+    Ring<kCpuSamples> cpu_process, cpu_thread, cpu_machine, share_sleep, share_spin;
+    std::array<float, kIntervalBins> interval_bins{};
+    std::array<float, kLatenessBins> lateness_bins{};
+    double interval_hi_ms = 0, lateness_hi_ms = 0;  // bins cover [0, hi)
+
+private:
+    void make_pacer(const pacer::PacerConfig& cfg);
+
+    CoarseTimeSource coarse_;
+    bool coarse_on_ = false;
+    std::unique_ptr<pacer::FramePacer> pacer_;
+    pacer::FrameStats stats_{4096};
+    pacer::FixedStep sim_;
+    pacer::FixedStep::Advance adv_;
+    Motion motion_;
+    pacer::FrameTiming t_;
+    pacer::StatsSummary sum_;
+    pacer::CpuMeter cpu_;
+    MachineCpu machine_;
+    BusyThreads busy_;
+    double work_ms_, jitter_ms_;
+    std::minstd_rand rng_{42};
+    std::uint64_t frames_ = 0;
+    std::int64_t start_ns_ = 0, last_refresh_ns_ = 0;
+    std::int64_t run_cpu_start_ns_ = -1;
+    double process_pct_ = -1, thread_pct_ = -1, machine_pct_ = -1;
+    // Stutter (CapFrameX): frame time > 2.5 x the moving average of the previous 32 frames.
+    static constexpr int kStutterWindow = 32;
+    std::array<double, kStutterWindow> recent_{};
+    double recent_sum_ = 0;
+    int recent_n_ = 0, recent_head_ = 0;
+    std::uint64_t stutters_ = 0;
+};
+
+}  // namespace pacer_demo

@@ -1,0 +1,15 @@
+// demo/window.hpp - the windowed demo: SDL2 window, OpenGL 3 context, Dear ImGui panels.
+#pragma once
+
+#include <string>
+
+#include "options.hpp"
+
+namespace pacer_demo {
+
+// Exit code of the windowed run, or kNoDisplay (with *why) when SDL cannot open a window: the
+// caller then falls back to the headless loop.
+inline constexpr int kNoDisplay = -1;
+int run_window(const Options& o, std::string* why);
+
+}  // namespace pacer_demo

@@ -1,0 +1,253 @@
+// Unit tests of the demo's pieces that do not need a window: the command line, the coarse
+// scheduler injection, the machine CPU reader, the motion test and the background load.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "busy_threads.hpp"
+#include "coarse_time_source.hpp"
+#include "machine_cpu.hpp"
+#include "options.hpp"
+#include "session.hpp"
+
+using namespace pacer_demo;
+
+namespace {
+
+ParseResult parse(std::vector<const char*> args, Options* o) {
+    args.insert(args.begin(), "pacer_demo");
+    return parse_options(static_cast<int>(args.size()), args.data(), o);
+}
+
+}  // namespace
+
+TEST(DemoOptions, NumbersMustParseWhole) {
+    double d = 0;
+    EXPECT_TRUE(parse_double("144", &d));
+    EXPECT_DOUBLE_EQ(d, 144.0);
+    EXPECT_TRUE(parse_double("59.94", &d));
+    for (const char* bad : {"", " 60", "60 ", "60x", "x60", "nan", "inf", "-inf", "1e999", "0x"})
+        EXPECT_FALSE(parse_double(bad, &d)) << bad;
+    std::uint64_t u = 0;
+    EXPECT_TRUE(parse_uint("400", &u));
+    EXPECT_EQ(u, 400u);
+    for (const char* bad : {"", "-1", "+1", "1.5", "1e3", "12a", "99999999999999999999999"})
+        EXPECT_FALSE(parse_uint(bad, &u)) << bad;
+}
+
+TEST(DemoOptions, AcceptsTheDocumentedOptions) {
+    Options o;
+    const ParseResult r = parse({"--hz", "144", "--mode=spin", "--policy", "skip", "--seconds", "3",
+                                 "--frames", "400", "--load", "2", "--work-ms", "2.5",
+                                 "--work-jitter-ms", "0", "--vsync", "on", "--sim-hz", "120",
+                                 "--coarse-ms", "5", "--screenshot-frame", "10"},
+                                &o);
+    ASSERT_FALSE(r.exit) << r.message;
+    EXPECT_DOUBLE_EQ(o.hz, 144.0);
+    EXPECT_EQ(o.mode, pacer::WaitMode::spin);
+    EXPECT_EQ(o.policy, pacer::LatePolicy::skip);
+    EXPECT_DOUBLE_EQ(o.seconds, 3.0);
+    EXPECT_EQ(o.frames, 400u);
+    EXPECT_EQ(o.load, 2);
+    EXPECT_DOUBLE_EQ(o.work_ms, 2.5);
+    EXPECT_DOUBLE_EQ(o.work_jitter_ms, 0.0);
+    EXPECT_TRUE(o.vsync);
+    EXPECT_DOUBLE_EQ(o.sim_hz, 120.0);
+    EXPECT_EQ(o.coarse_ms, 5);
+    EXPECT_EQ(o.screenshot_frame, 10u);
+}
+
+TEST(DemoOptions, AcceptsTheVsyncModesAndARefreshOverride) {
+    Options o;
+    ASSERT_FALSE(parse({"--mode", "auto", "--refresh-hz", "59.94"}, &o).exit);
+    EXPECT_EQ(o.mode, pacer::WaitMode::automatic);
+    EXPECT_DOUBLE_EQ(o.refresh_hz, 59.94);
+    ASSERT_FALSE(parse({"--mode", "vsync", "--refresh-hz", "0"}, &o).exit);
+    EXPECT_EQ(o.mode, pacer::WaitMode::vsync);
+    EXPECT_DOUBLE_EQ(o.refresh_hz, 0.0);
+}
+
+TEST(DemoOptions, HelpExitsZero) {
+    Options o;
+    const ParseResult r = parse({"--help"}, &o);
+    EXPECT_TRUE(r.exit);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.message.find("--headless"), std::string::npos);
+}
+
+TEST(DemoOptions, RefusesBadValuesWithExitCode2) {
+    const std::vector<std::vector<const char*>> bad = {
+        {"--hz", "0"},        {"--hz", "-1"},          {"--hz", "nan"},       {"--hz", "10000.5"},
+        {"--hz", "1e9"},      {"--hz"},                {"--work-ms", "-0.1"}, {"--work-jitter-ms", "-1"},
+        {"--load", "-1"},     {"--load", "65"},        {"--seconds", "-1"},   {"--frames", "-5"},
+        {"--mode", "nap"},    {"--mode", "Auto"},      {"--refresh-hz", "5000"},    {"--policy", "later"},   {"--vsync", "yes"},    {"--sim-hz", "0"},
+        {"--coarse-ms", "11"}, {"--screenshot-frame", "0"}, {"--unknown"},   {"-x"},
+        {"--headless=1"},     {"--screenshot", "/nonexistent-dir/shot.png"},
+        {"--headless", "--screenshot", "shot.png"},
+        {"--frames", "10", "--screenshot", "shot.png", "--screenshot-frame", "20"},
+    };
+    for (const auto& args : bad) {
+        Options o;
+        const ParseResult r = parse(args, &o);
+        std::string joined;
+        for (const char* a : args) joined += std::string(a) + " ";
+        EXPECT_TRUE(r.exit) << joined;
+        EXPECT_EQ(r.exit_code, 2) << joined;
+        EXPECT_EQ(r.message.rfind("pacer_demo: ", 0), 0u) << joined << " -> " << r.message;
+    }
+}
+
+TEST(DemoOptions, ScreenshotPathCheckLeavesNoFileBehind) {
+    const std::string path = testing::TempDir() + "pacer_demo_probe.png";
+    std::remove(path.c_str());
+    std::string why;
+    EXPECT_TRUE(path_writable(path, &why)) << why;
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    EXPECT_EQ(f, nullptr) << "the probe must not leave an empty file";
+    if (f) std::fclose(f);
+}
+
+TEST(CoarseTimeSource, WakesOnTheFakeSchedulerTickNeverEarly) {
+    CoarseTimeSource ts(2'000'000, 0.0);  // 2 ms ticks, no preemption
+    for (int i = 0; i < 5; ++i) {
+        const std::int64_t deadline = ts.now_ns() + 300'000;
+        ts.sleep_until_ns(deadline);
+        const std::int64_t woke = ts.now_ns();
+        EXPECT_GE(woke, deadline);
+        // Woken at (or, on a busy machine, after) a multiple of the period, never before it.
+        const std::int64_t tick = (deadline / 2'000'000 + 1) * 2'000'000;
+        EXPECT_GE(woke, tick);
+    }
+    ts.set_period_ns(50'000'000);
+    EXPECT_EQ(ts.period_ns(), 10'000'000);  // clamped to seed 000's 1..10 ms
+    ts.set_period_ns(1);
+    EXPECT_EQ(ts.period_ns(), 1'000'000);
+}
+
+TEST(CoarseTimeSource, PastDeadlineReturnsAtOnce) {
+    CoarseTimeSource ts(10'000'000, 0.0);
+    const std::int64_t t0 = ts.now_ns();
+    // Twenty waits for the next 10 ms tick would take >= 190 ms; past deadlines take none.
+    for (int i = 0; i < 20; ++i) ts.sleep_until_ns(ts.now_ns() - 1);
+    EXPECT_LT(ts.now_ns() - t0, 100'000'000);
+}
+
+TEST(MachineCpu, ReadsProcStatOrSaysUnavailable) {
+    MachineCpu m;
+#if defined(__linux__)
+    EXPECT_TRUE(m.available());
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    const double pct = m.sample();
+    // Either not enough ticks passed (-1) or a load in [0, 100].
+    if (pct >= 0) {
+        EXPECT_LE(pct, 100.0);
+    }
+#else
+    EXPECT_LT(m.sample(), 0.0);
+#endif
+}
+
+TEST(DemoOptions, SlowAndFastRatesGiveValidSimulationSettings) {
+    Options o;
+    EXPECT_FALSE(parse({"--sim-hz", "2"}, &o).exit);
+    EXPECT_DOUBLE_EQ(o.sim_hz, 2.0);
+    for (double hz : {0.01, 0.5, 60.0, 144.0, 10000.0}) {
+        const auto period = std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / hz));
+        EXPECT_TRUE(pacer::validate(sim_config(60.0, 8, period)).ok()) << hz;
+    }
+}
+
+TEST(Motion, BouncesInsideTheTrackAndInterpolates) {
+    Motion m;
+    for (int i = 0; i < 1000; ++i) {
+        m.step(1.0 / 60.0);
+        ASSERT_GE(m.x, 0.0);
+        ASSERT_LE(m.x, 1.0);
+        ASSERT_NEAR(std::fabs(m.x - m.prev_x), 0.5 / 60.0, 1e-9 + 0.5 / 60.0);
+    }
+    EXPECT_DOUBLE_EQ(m.at(0.0), m.prev_x);
+    EXPECT_NEAR(m.at(0.5), 0.5 * (m.prev_x + m.x), 1e-12);
+}
+
+TEST(Ring, KeepsTheNewestValuesInOrder) {
+    Ring<4> r;
+    for (int i = 1; i <= 6; ++i) r.push(static_cast<float>(i));
+    ASSERT_EQ(r.count, 4u);
+    EXPECT_EQ(r.last(4, 0), 3.0f);
+    EXPECT_EQ(r.last(4, 3), 6.0f);
+    EXPECT_EQ(r.last(2, 0), 5.0f);
+}
+
+TEST(BusyThreads, StartAndStopOnRequest) {
+    BusyThreads b;
+    b.set_count(2);
+    EXPECT_EQ(b.count(), 2);
+    b.set_count(1);
+    EXPECT_EQ(b.count(), 1);
+    b.set_count(0);
+    EXPECT_EQ(b.count(), 0);
+}
+
+TEST(Session, ControlsRefuseBadValuesAndKeepRunning) {
+    Options o;
+    o.hz = 500;
+    o.work_ms = 0;
+    o.work_jitter_ms = 0;
+    Session s(o);
+    for (int i = 0; i < 10; ++i) {
+        s.begin_frame();
+        s.simulate();
+        s.do_work();
+    }
+    EXPECT_FALSE(s.set_rate(0.0).ok());
+    EXPECT_FALSE(s.set_rate(std::nan("")).ok());
+    EXPECT_FALSE(s.set_rate(20000.0).ok());
+    EXPECT_DOUBLE_EQ(s.pacer().config().target_hz, 500.0);
+    EXPECT_TRUE(s.set_rate(10000.0).ok());  // the top rate also fits the simulation's snapping
+    EXPECT_FALSE(s.set_work(-1, 0).ok());
+    EXPECT_FALSE(s.set_load(-1).ok());
+    EXPECT_FALSE(s.set_sim(0.0, 8).ok());
+    EXPECT_FALSE(s.set_sim(60.0, 0).ok());
+    EXPECT_TRUE(s.set_sim(2.0, 8).ok());  // slow simulations widen the frame-delta clamp
+    EXPECT_FALSE(s.set_coarse(11).ok());
+    pacer::WaiterConfig w;
+    w.quantile = 2.0;
+    EXPECT_FALSE(s.set_waiter(w).ok());
+
+    // Switching the coarse scheduler on recreates the pacer with the same settings; the
+    // statistics carry on.
+    EXPECT_TRUE(s.set_rate(500.0).ok());
+    EXPECT_TRUE(s.set_coarse(1).ok());
+    EXPECT_EQ(s.coarse_ms(), 1);
+    EXPECT_DOUBLE_EQ(s.pacer().config().target_hz, 500.0);
+    for (int i = 0; i < 5; ++i) s.begin_frame();
+    EXPECT_TRUE(s.set_coarse(0).ok());
+    for (int i = 0; i < 5; ++i) s.begin_frame();
+    s.refresh(true);
+    EXPECT_EQ(s.summary().frames_total, 20u);
+    EXPECT_EQ(s.frames(), 20u);
+}
+
+TEST(Session, HistogramRangesFollowTheTargetRate) {
+    for (double hz : {60.0, 120.0, 144.0}) {
+        Options o;
+        o.hz = hz;
+        o.work_ms = 0;
+        o.work_jitter_ms = 0;
+        Session s(o);
+        for (int i = 0; i < 12; ++i) s.begin_frame();
+        s.refresh(true);
+        const double target_ms = 1000.0 / hz;
+        EXPECT_NEAR(s.interval_hi_ms, 2 * target_ms, 1e-3) << hz;
+        EXPECT_NEAR(s.lateness_hi_ms, std::max(1.0, target_ms / 4), 1e-3) << hz;
+        // Every frame time of the window is in some bin (out-of-range ones in the edge bins).
+        float in_bins = 0;
+        for (float b : s.interval_bins) in_bins += b;
+        EXPECT_EQ(static_cast<std::size_t>(in_bins), s.summary().frames) << hz;
+        EXPECT_EQ(s.summary().frames, 11u) << hz;  // the first frame has no interval
+    }
+}

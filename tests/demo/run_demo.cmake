@@ -1,0 +1,42 @@
+# Runs pacer_demo once and checks exit status, output and (optionally) a screenshot.
+# Variables: DEMO, ARGS ('|'-separated), CODE, STDOUT_RE, STDERR_RE, NO_DISPLAY, XVFB_RUN, PNG,
+# PNG_CHECK. See tests/demo/CMakeLists.txt.
+string(REPLACE "|" ";" args "${ARGS}")
+set(cmd "${DEMO}" ${args})
+if(XVFB_RUN)
+  set(cmd "${XVFB_RUN}" -a -s "-screen 0 1280x800x24" ${cmd})
+endif()
+if(NO_DISPLAY)
+  set(cmd "${CMAKE_COMMAND}" -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=SDL_VIDEODRIVER ${cmd})
+endif()
+if(PNG)
+  file(REMOVE "${PNG}")
+endif()
+
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 50)
+message("command: ${cmd}\nexit: ${rc}\n--- stdout\n${out}--- stderr\n${err}---")
+
+if(NOT "${rc}" STREQUAL "${CODE}")
+  message(FATAL_ERROR "expected exit status ${CODE}, got '${rc}'")
+endif()
+if(STDOUT_RE AND NOT out MATCHES "${STDOUT_RE}")
+  message(FATAL_ERROR "stdout does not match: ${STDOUT_RE}")
+endif()
+if(STDERR_RE AND NOT err MATCHES "${STDERR_RE}")
+  message(FATAL_ERROR "stderr does not match: ${STDERR_RE}")
+endif()
+if(CODE EQUAL 2 AND out MATCHES "summary:")
+  message(FATAL_ERROR "a refused command line must not run the loop")
+endif()
+if(PNG)
+  if(NOT EXISTS "${PNG}")
+    message(FATAL_ERROR "no screenshot at ${PNG}")
+  endif()
+  execute_process(COMMAND "${PNG_CHECK}" "${PNG}" 1280 800 RESULT_VARIABLE prc OUTPUT_VARIABLE pout
+                  ERROR_VARIABLE perr)
+  message("png_check: ${pout}${perr}")
+  if(NOT prc EQUAL 0)
+    message(FATAL_ERROR "screenshot check failed")
+  endif()
+endif()
