@@ -637,7 +637,7 @@ int run_window(const Options& o, std::string* why) {
             const ImVec2 d = io.DisplaySize;
             // Left: controls over status. Right: what is measured, top to bottom.
             const float lw = std::min(330.0f, d.x * 0.3f), rw = d.x - lw, hw = rw * 0.5f;
-            const float hc = std::max(d.y * 0.6f, d.y - 245.0f);
+            const float hc = std::max(d.y * 0.6f, d.y - 228.0f);
             const float h1 = d.y * 0.27f, h2 = d.y * 0.25f, h3 = d.y * 0.28f, h4 = d.y - h1 - h2 - h3;
             controls_panel(s, ui, 0, 0, lw, hc);
             status_panel(s, presenter, o, 0, hc, lw, d.y - hc);
