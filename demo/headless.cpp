@@ -1,6 +1,8 @@
 #include "headless.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <string>
 
 #include "session.hpp"
 
@@ -46,6 +48,12 @@ int run_headless(const Options& o) {
         std::fprintf(stderr, "pacer_demo: headless: no swap to pace with; %s mode paces with hybrid sleep\n",
                      pacer::to_string(o.mode));
     Session s(o);
+    if (!o.capture.empty()) {
+        if (pacer::Status st = s.start_capture(o.capture); !st) {
+            std::fprintf(stderr, "pacer_demo: %s\n", st.message().c_str());
+            return 1;
+        }
+    }
     double seconds = o.seconds;
     if (seconds <= 0 && o.frames == 0) seconds = kDefaultHeadlessSeconds;
     double next_status = 1.0;
@@ -54,6 +62,7 @@ int run_headless(const Options& o) {
         s.begin_frame();
         s.simulate();
         s.do_work();
+        s.record();
         if (s.refresh_due()) s.refresh(false);
         const double t = s.elapsed_s();
         if (t >= next_status) {
@@ -65,6 +74,23 @@ int run_headless(const Options& o) {
         if (seconds > 0 && t >= seconds) break;
     }
     print_summary(s, "headless");
+    return finish_capture(s);
+}
+
+int finish_capture(Session& s) {
+    if (!s.capture().is_open()) return 0;
+    const pacer::Status st = s.stop_capture();
+    const pacer::CaptureWriter& c = s.capture();
+    const std::string stats = pacer::CaptureWriter::stats_path(c.path());
+    std::error_code ec;
+    std::printf("capture: rows=%llu written=%llu dropped=%llu file=%s stats=%s\n",
+                static_cast<unsigned long long>(c.rows()), static_cast<unsigned long long>(c.rows_written()),
+                static_cast<unsigned long long>(c.rows_dropped()), c.path().c_str(),
+                std::filesystem::is_regular_file(stats, ec) ? stats.c_str() : "none");
+    if (!st) {
+        std::fprintf(stderr, "pacer_demo: %s\n", st.message().c_str());
+        return 1;
+    }
     return 0;
 }
 

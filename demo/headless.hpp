@@ -18,6 +18,9 @@ int run_headless(const Options& o);
 //            p99_lateness_ms=0.041 missed=0 stutters=0 cpu_pct=23.5 (one line)
 class Session;
 void print_summary(Session& s, const char* ui);
+// Closes a running capture and prints "capture: rows=N written=N dropped=N file=... stats=...";
+// returns 1 (and says why on stderr) if the capture lost rows or could not be written, else 0.
+int finish_capture(Session& s);
 
 // The once-a-second line: frame rate and process CPU over the time since the previous line,
 // p99 lateness over the statistics window, e.g.

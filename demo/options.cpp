@@ -79,6 +79,8 @@ std::string usage() {
         "  --sim-hz RATE          fixed simulation rate, (0, 100000]                [60]\n"
         "  --coarse-ms P          fake coarse scheduler of period P ms, 0..10 (0 = real OS sleep) [0]\n"
         "  --headless             no window, even if a display is available\n"
+        "  --capture FILE.csv     capture every frame to FILE.csv (PresentMon columns + pacer's)\n"
+        "                         and a summary to FILE-stats.csv; read them with `pacer analyze`\n"
         "  --screenshot FILE.png  write a PNG of the window after --screenshot-frame frames\n"
         "  --screenshot-frame N   frame of the screenshot, >= 1                     [120]\n"
         "  --help                 this text\n"
@@ -135,7 +137,7 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
         static const char* const kValued[] = {
             "--hz",   "--mode",   "--policy", "--seconds", "--frames", "--load",
             "--work-ms", "--work-jitter-ms", "--vsync", "--sim-hz", "--coarse-ms",
-            "--screenshot", "--screenshot-frame", "--refresh-hz"};
+            "--screenshot", "--screenshot-frame", "--refresh-hz", "--capture"};
         bool known = false;
         for (const char* k : kValued) known = known || name == k;
         if (!known) return fail("unknown option " + quoted(argv[i]));
@@ -195,6 +197,11 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
             if (!path_writable(v, &why))
                 return fail("--screenshot " + quoted(v) + ": cannot write there: " + why);
             o.screenshot = v;
+        } else if (name == "--capture") {
+            std::string why;
+            if (!path_writable(v, &why))
+                return fail("--capture " + quoted(v) + ": cannot write there: " + why);
+            o.capture = v;
         } else if (name == "--screenshot-frame") {
             if (!parse_uint(v, &o.screenshot_frame) || o.screenshot_frame < 1)
                 return fail("--screenshot-frame " + quoted(v) + ": expected a whole number >= 1");

@@ -36,6 +36,7 @@ struct Options {
     int coarse_ms = 0;           // fake coarse scheduler period; 0 = real OS sleep
     bool headless = false;
     std::string screenshot;      // PNG path; empty = none
+    std::string capture;         // frame-time capture path (CSV); empty = none
     std::uint64_t screenshot_frame = 120;
 };
 

@@ -61,7 +61,21 @@ Session::Session(const Options& o)
     (void)machine_.sample();
 }
 
-Session::~Session() { busy_.set_count(0); }
+Session::~Session() {
+    busy_.set_count(0);
+    (void)capture_.close();
+}
+
+pacer::Status Session::start_capture(const std::string& path) {
+    pacer::CaptureOptions c;
+    c.application = "pacer_demo";
+    c.config = pacer_->config();
+    c.notes = "work " + std::to_string(work_ms_) + " ms +- " + std::to_string(jitter_ms_) + " ms, busy threads " +
+              std::to_string(busy_.count()) + (coarse_on_ ? ", coarse scheduler injected" : "");
+    return capture_.open(path, c, &pacer_->time_source());
+}
+
+pacer::Status Session::stop_capture() { return capture_.close(); }
 
 void Session::make_pacer(const pacer::PacerConfig& config) {
     const pacer::PacerConfig cfg = config;  // may refer to the old pacer's config: copy it first

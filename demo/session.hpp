@@ -27,6 +27,7 @@
 #include "coarse_time_source.hpp"
 #include "machine_cpu.hpp"
 #include "options.hpp"
+#include "pacer/capture.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/frame_pacer.hpp"
 #include "pacer/stats.hpp"
@@ -89,6 +90,13 @@ public:
     // period_ms 0 = off (real OS sleep). Switching on/off recreates the pacer; statistics stay.
     pacer::Status set_coarse(int period_ms);
 
+    // Frame-time capture (pacer::CaptureWriter): one row per frame from record(), which the loop
+    // calls once the frame is presented (the window passes the swap's timing).
+    pacer::Status start_capture(const std::string& path);
+    pacer::Status stop_capture();  // closes the file and writes <name>-stats.csv
+    void record(const pacer::CaptureExtras& extras = {}) noexcept { capture_.add(t_, extras); }
+    const pacer::CaptureWriter& capture() const noexcept { return capture_; }
+
     pacer::FramePacer& pacer() noexcept { return *pacer_; }
     const pacer::FixedStep& sim() const noexcept { return sim_; }
     const pacer::FixedStep::Advance& advance() const noexcept { return adv_; }
@@ -145,6 +153,7 @@ private:
     double recent_sum_ = 0;
     int recent_n_ = 0, recent_head_ = 0;
     std::uint64_t stutters_ = 0;
+    pacer::CaptureWriter capture_;
 };
 
 }  // namespace pacer_demo

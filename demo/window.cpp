@@ -126,6 +126,7 @@ struct UiState {
     bool coarse = false;
     int coarse_ms = 4;
     bool vsync = false;        // manual vsync request (sleep, spin and hybrid modes)
+    char capture_path[256] = "capture.csv";
     std::string message;       // last refusal (red) or confirmation
     bool message_error = false;
 };
@@ -501,6 +502,26 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
         report(ui, {}, std::string("vsync ") + (ui.vsync ? "requested" : "off"));
     ImGui::EndDisabled();
 
+    section("Capture");
+    if (!s.capture().is_open()) {
+        ImGui::InputText("##capture", ui.capture_path, sizeof ui.capture_path);
+        ImGui::SameLine();
+        if (ImGui::Button("Start capture"))
+            report(ui, s.start_capture(ui.capture_path), std::string("capturing to ") + ui.capture_path);
+    } else {
+        const pacer::CaptureWriter& c = s.capture();
+        if (c.failed())
+            ImGui::TextColored(kRed, "%llu rows, %llu lost", static_cast<unsigned long long>(c.rows()),
+                               static_cast<unsigned long long>(c.rows_dropped()));
+        else
+            ImGui::Text("%llu rows to %s", static_cast<unsigned long long>(c.rows()), c.path().c_str());
+        ImGui::SameLine();
+        if (ImGui::Button("Stop")) {
+            const std::string path = c.path();
+            report(ui, s.stop_capture(), "wrote " + path + " and " + pacer::CaptureWriter::stats_path(path));
+        }
+    }
+
     ImGui::Separator();
     if (ImGui::Button("Reset statistics", ImVec2(-1, 0))) {
         s.reset_stats();
@@ -592,6 +613,12 @@ int run_window(const Options& o, std::string* why) {
     int exit_code = 0;
     {
         Session s(o);
+        if (!o.capture.empty()) {
+            if (pacer::Status st = s.start_capture(o.capture); !st) {
+                spdlog::error("{}", st.message());
+                exit_code = 1;
+            }
+        }
         {
             const pacer::WaiterConfig& wc = s.pacer().config().waiter;
             ui.quantile = wc.quantile;
@@ -671,6 +698,10 @@ int run_window(const Options& o, std::string* why) {
             const std::int64_t w0 = os.now_ns();
             presenter.present(win, s.pacer(), ui.vsync);
             const std::int64_t w1 = os.now_ns();
+            pacer::CaptureExtras extras;
+            extras.in_present = std::chrono::nanoseconds(w1 - w0);
+            extras.sync_interval = presenter.in_effect;
+            s.record(extras);
             const pacer::CpuTimes t3 = os.cpu_times();
             cost.add(static_cast<double>(c1 - c0) * 1e-6, static_cast<double>(c2 - c1) * 1e-6,
                      static_cast<double>(w1 - w0) * 1e-6,
@@ -694,6 +725,7 @@ int run_window(const Options& o, std::string* why) {
                     "swap_wall_ms=%.3f other_threads_cpu_ms=%.3f\n",
                     cost.run_n, cost.run_avg(cost.imgui), cost.run_avg(cost.draw),
                     cost.run_avg(cost.total), cost.run_avg(cost.swap), cost.run_avg(cost.others));
+        if (finish_capture(s) != 0) exit_code = 1;
     }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplSDL2_Shutdown();

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <string>
 
 #include "pacer/pacer.hpp"
 
@@ -68,6 +69,33 @@ TEST(Allocations, NoneInTheRealClockWait) {
     (void)pacer::sleep_for(std::chrono::microseconds(100));
     EXPECT_EQ(g_allocs.load() - before, 0);
 }
+
+// CaptureWriter::add formats into the buffer open() allocated and writes it when full: nothing
+// per frame, including the flushes and a write error (/dev/full) on the frame path.
+#if defined(__linux__)
+TEST(Allocations, NoneInCaptureAdd) {
+    pacer::set_logger(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000});
+    pacer::FramePacer fp({.target_hz = 144.0}, &os);
+    for (const char* target : {"/dev/null", "/dev/full"}) {
+        pacer::CaptureWriter cap;
+        pacer::CaptureOptions o;
+        o.buffer_bytes = 8192;  // small: many flushes in the loop below
+        ASSERT_TRUE(cap.open(target, o).ok());
+        pacer::CaptureExtras x;
+        x.in_present = std::chrono::microseconds(100);
+        x.pacing_source = "vsync";
+        cap.add(fp.wait());  // warm-up
+        const long before = g_allocs.load();
+        for (int i = 0; i < 5000; ++i) {
+            os.advance(2'000'000);
+            cap.add(fp.wait(), x);
+        }
+        EXPECT_EQ(g_allocs.load() - before, 0) << target;
+        EXPECT_EQ(cap.failed(), std::string(target) == "/dev/full");
+    }
+}
+#endif
 
 TEST(Allocations, TheCounterCountsAtAll) {
     // A counter that never moves would make the tests above meaningless.

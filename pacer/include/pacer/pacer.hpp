@@ -1,5 +1,6 @@
 // pacer/pacer.hpp - everything. See README.md for the manual; each header carries its own part.
 //
+//   capture.hpp      CaptureWriter: PresentMon-compatible frame-time capture files
 //   time_source.hpp  the OS seam (clock, sleep, spin, CPU time) and PacingScope
 //   waiter.hpp       HybridWaiter, pacer::sleep_until / sleep_for, WaitMode
 //   frame_pacer.hpp  FramePacer, PacerConfig, LatePolicy, FrameTiming
@@ -10,6 +11,7 @@
 //   log.hpp          routing or silencing pacer's spdlog output
 #pragma once
 
+#include "pacer/capture.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/frame_pacer.hpp"
 #include "pacer/log.hpp"

@@ -1,0 +1,470 @@
+// The capture reader and `analyze`: round trip with the writer, hand-computed metrics, PresentMon
+// and MangoHud files written by hand, bad input, and a deterministic mutation test of the reader.
+#include <gtest/gtest.h>
+
+#if defined(_WIN32)
+#include <process.h>
+#define getpid _getpid
+#else
+#include <unistd.h>
+#endif
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "analyze.hpp"
+#include "capture_reader.hpp"
+#include "pacer/pacer.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using pacer::tools::Analysis;
+using pacer::tools::AnalyzeOptions;
+using pacer::tools::CaptureFormat;
+using pacer::tools::CaptureReader;
+using pacer::tools::FrameRecord;
+
+std::string temp_path(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("pacer-analyze-test-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    return (dir / name).string();
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+    const std::string p = temp_path(name);
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+}
+
+pacer::Status analyze_text(const std::string& text, Analysis& a, const AnalyzeOptions& o = {}) {
+    CaptureReader r;
+    if (pacer::Status st = r.open_memory(text, "mem.csv"); !st) return st;
+    return pacer::tools::analyze_reader(r, o, a);
+}
+
+std::string classic_header() {
+    return "Application,ProcessID,SwapChainAddress,Runtime,SyncInterval,PresentFlags,AllowsTearing,PresentMode,"
+           "Dropped,TimeInSeconds,MsBetweenPresents,MsBetweenDisplayChange,MsInPresentAPI,MsUntilRenderComplete,"
+           "MsUntilDisplayed\n";
+}
+
+// A PresentMon 1.x style file with the given frame times.
+std::string classic_file(const std::vector<double>& ft, const char* app = "game.exe") {
+    std::string s = classic_header();
+    double t = 0;
+    char line[256];
+    for (double f : ft) {
+        t += f / 1000;
+        std::snprintf(line, sizeof line, "%s,1234,0x1F2E3D4C,DXGI,1,0,0,Hardware: Independent Flip,0,%.6f,%.4f,%.4f,0.25,1.5,20.0\n",
+                      app, t, f, f);
+        s += line;
+    }
+    return s;
+}
+
+// ---- round trip ----------------------------------------------------------------------------
+
+TEST(RoundTrip, EveryValueWrittenIsReadBack) {
+    pacer::set_logger(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 40'000, .preempt_probability = 0.03});
+    pacer::FramePacer fp({.target_hz = 144.0}, &os);
+    const std::string path = temp_path("roundtrip.csv");
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions co;
+    co.application = "roundtrip";
+    ASSERT_TRUE(cap.open(path, co).ok());
+    std::vector<pacer::FrameTiming> written;
+    for (int i = 0; i < 3000; ++i) {
+        os.advance(1'500'000 + (i % 13) * 300'000 + (i % 500 == 7 ? 20'000'000 : 0));
+        if (i == 1500) (void)fp.set_mode(pacer::WaitMode::spin);
+        if (i == 2000) (void)fp.set_target_hz(60.0);
+        written.push_back(fp.wait());
+        cap.add(written.back());
+    }
+    ASSERT_TRUE(cap.close().ok());
+
+    CaptureReader r;
+    ASSERT_TRUE(r.open(path).ok()) << r.error().message();
+    EXPECT_EQ(r.format(), CaptureFormat::pacer);
+    FrameRecord f;
+    std::size_t i = 0;
+    const auto t0 = written[0].wake;
+    auto ns = [](double ms) { return static_cast<std::int64_t>(std::llround(ms * 1e6)); };
+    while (r.next(f)) {
+        ASSERT_LT(i, written.size());
+        const pacer::FrameTiming& t = written[i];
+        SCOPED_TRACE("frame " + std::to_string(i));
+        EXPECT_EQ(f.application, "roundtrip");
+        EXPECT_EQ(static_cast<std::uint64_t>(f.frame_index), t.index);
+        EXPECT_EQ(static_cast<std::int64_t>(std::llround(f.time_s * 1e9)), (t.wake - t0).count());
+        if (t.interval.count() > 0) {
+            EXPECT_EQ(ns(f.frame_ms), t.interval.count());
+            EXPECT_EQ(ns(f.busy_ms), t.work.count());
+            EXPECT_EQ(ns(f.wait_ms), (t.interval - t.work).count());
+        } else {
+            EXPECT_TRUE(std::isnan(f.frame_ms));
+            EXPECT_TRUE(std::isnan(f.busy_ms));
+        }
+        EXPECT_EQ(ns(f.target_ms), t.period.count());
+        EXPECT_EQ(ns(f.lateness_ms), t.lateness.count());
+        EXPECT_EQ(ns(f.sleep_ms), t.slept.count());
+        EXPECT_EQ(ns(f.spin_ms), t.spun.count());
+        EXPECT_EQ(ns(f.oversleep_ms), t.oversleep.count());
+        EXPECT_EQ(ns(f.margin_ms), t.margin.count());
+        EXPECT_EQ(static_cast<std::uint32_t>(f.skipped), t.skipped);
+        EXPECT_EQ(f.missed != 0, t.missed);
+        EXPECT_EQ(f.wait_mode, pacer::to_string(t.mode));
+        EXPECT_EQ(f.pacing_source, pacer::to_string(t.source));
+        EXPECT_TRUE(std::isnan(f.display_change_ms));
+        EXPECT_TRUE(std::isnan(f.dropped));
+        ++i;
+    }
+    EXPECT_TRUE(r.error().ok()) << r.error().message();
+    EXPECT_EQ(i, written.size());
+
+    // The summary agrees with the frames it came from.
+    Analysis a;
+    ASSERT_TRUE(pacer::tools::analyze_file(path, {}, a).ok());
+    EXPECT_EQ(a.frames, written.size() - 1);
+    EXPECT_EQ(a.na_rows, 1u);
+    std::int64_t sum = 0;
+    std::uint64_t missed = 0;
+    for (const auto& t : written) {
+        sum += t.interval.count();
+        missed += t.missed;
+    }
+    EXPECT_NEAR(a.avg_fps, 1e9 * static_cast<double>(a.frames) / static_cast<double>(sum), 1e-6);
+    EXPECT_TRUE(a.has_target);
+    EXPECT_TRUE(a.has_lateness);
+    EXPECT_EQ(a.missed, missed - (written[0].missed ? 1 : 0));
+}
+
+// ---- metrics against hand computation ------------------------------------------------------
+
+TEST(Metrics, NineFastFramesAndOneSlow) {
+    // 9 x 10 ms + 1 x 100 ms. Sum 190 ms, mean 19, stddev sqrt((9*81 + 81^2)/10) = 27.
+    // Q(p) at h = 9p: Q(0.99) = 10 + 0.91 * 90 = 91.9, Q(0.999) = 10 + 0.991 * 90 = 99.19.
+    Analysis a;
+    AnalyzeOptions o;
+    o.target_ms = 10;
+    o.refresh_hz = 100;
+    ASSERT_TRUE(analyze_text(classic_file({10, 10, 10, 10, 10, 10, 10, 10, 10, 100}), a, o).ok());
+    EXPECT_EQ(a.format, "PresentMon 1.x");
+    EXPECT_EQ(a.frames, 10u);
+    EXPECT_NEAR(a.avg_fps, 10000.0 / 190.0, 1e-9);
+    EXPECT_NEAR(a.mean_ms, 19, 1e-9);
+    EXPECT_NEAR(a.stddev_ms, 27, 1e-9);
+    EXPECT_NEAR(a.p50_ms, 10, 1e-9);
+    EXPECT_NEAR(a.p99_ms, 91.9, 1e-9);
+    EXPECT_NEAR(a.p999_ms, 99.19, 1e-9);
+    EXPECT_NEAR(a.p1_fps, 1000 / 91.9, 1e-9);
+    EXPECT_NEAR(a.p01_fps, 1000 / 99.19, 1e-9);
+    EXPECT_NEAR(a.low1_avg_fps, 10, 1e-9);       // mean of {100}
+    EXPECT_NEAR(a.low1_integral_fps, 10, 1e-9);  // 100 ms alone covers 1 % of 190 ms
+    // Against a 10 ms target: errors 0 x 9 and 90.
+    EXPECT_NEAR(a.bias_ms, 9, 1e-9);
+    EXPECT_NEAR(a.rms_ms, std::sqrt(810.0), 1e-9);
+    EXPECT_NEAR(a.abs_err_p99_ms, 0.91 * 90, 1e-9);
+    EXPECT_NEAR(a.within_05ms, 0.9, 1e-12);
+    // Jitter: |diffs| = 0 x 8, 90.
+    EXPECT_NEAR(a.jitter_mean_ms, 10, 1e-9);
+    EXPECT_NEAR(a.jitter_max_ms, 90, 1e-9);
+    // 100 > 2.5 x 10 (stutter); > 60 ms and >= 1.5 x 10 (hitch).
+    EXPECT_EQ(a.stutters, 1u);
+    EXPECT_NEAR(a.stutter_time_share, 100.0 / 190.0, 1e-12);
+    EXPECT_EQ(a.hitches, 1u);
+    // Refresh 10 ms: 10 ms -> bucket 1, 100 ms -> bucket 5 (clamped).
+    EXPECT_EQ(a.interval_hist[1], 9u);
+    EXPECT_EQ(a.interval_hist[5], 1u);
+    EXPECT_FALSE(a.has_lateness);
+    EXPECT_FALSE(a.has_missed);
+}
+
+TEST(Metrics, AverageAndIntegralLowsDiffer) {
+    // 990 x 12 ms and 20, 30, ..., 110 ms. Total 11880 + 650 = 12530 ms.
+    // Integral 1 %: 125.3 ms of the longest: 110 + 100 >= 125.3 -> 1000 / 100 = 10 FPS.
+    // Average 1 %: Q(0.99) at h = 989.01 = 12 + 0.01 * 8 = 12.08; mean{20..110} = 65 -> 15.3846 FPS.
+    // 0.1 %: integral 12.53 ms -> 110 -> 9.0909; average Q(0.999) = 100.01 -> mean{110} -> 9.0909.
+    std::vector<double> ft(990, 12.0);
+    for (int k = 2; k <= 11; ++k) ft.push_back(10.0 * k);
+    Analysis a;
+    ASSERT_TRUE(analyze_text(classic_file(ft), a).ok());
+    EXPECT_NEAR(a.low1_integral_fps, 10.0, 1e-9);
+    EXPECT_NEAR(a.low1_avg_fps, 1000.0 / 65.0, 1e-9);
+    EXPECT_NEAR(a.low01_integral_fps, 1000.0 / 110.0, 1e-9);
+    EXPECT_NEAR(a.low01_avg_fps, 1000.0 / 110.0, 1e-9);
+    EXPECT_NEAR(a.p99_ms, 12.08, 1e-9);
+    EXPECT_EQ(a.hitches, 0u);  // 70..110 ms follow 60..100 ms: never 1.5 x the previous frame
+}
+
+TEST(Metrics, HitchNeedsSixtyMsAndOnePointFiveTimesThePrevious) {
+    Analysis a;
+    // 61 after 40 (hitch), 70 after 61 (not 1.5x), 59 after 10 (not > 60), 100 after 59 (hitch).
+    ASSERT_TRUE(analyze_text(classic_file({40, 61, 70, 10, 59, 100}), a).ok());
+    EXPECT_EQ(a.hitches, 2u);
+}
+
+TEST(Metrics, StutterUsesTheMovingAverage) {
+    // Window 4: frame 5 (30 ms) against mean(10,10,10,10) = 10 -> 30 > 25: stutter.
+    // Frame 6 (24 ms) against mean(10,10,10,30) = 15 -> 24 < 37.5: none.
+    Analysis a;
+    AnalyzeOptions o;
+    o.stutter_window = 4;
+    ASSERT_TRUE(analyze_text(classic_file({10, 10, 10, 10, 30, 24}), a, o).ok());
+    EXPECT_EQ(a.stutters, 1u);
+}
+
+TEST(Metrics, LatenessHistogramInRefreshPeriods) {
+    std::string s = pacer::CaptureWriter::header() + "\n";
+    // Lateness 0.1, 7, 15, 40 ms against 6.944 ms target -> buckets 0, 1, 2, 5.
+    const double late[] = {0.1, 7, 15, 40};
+    for (int i = 0; i < 4; ++i) {
+        char l[512];
+        std::snprintf(l, sizeof l, "app,1,NA,Other,NA,NA,NA,Unknown,NA,%d.0,7.0,NA,NA,NA,NA,%d,1.0,6.0,hybrid,6.944444,%.3f,5.0,0.5,0.1,0.2,0,1,hybrid\n",
+                      i, i, late[i]);
+        s += l;
+    }
+    Analysis a;
+    ASSERT_TRUE(analyze_text(s, a).ok());
+    EXPECT_EQ(a.format, "pacer");
+    EXPECT_TRUE(a.has_lateness);
+    EXPECT_NEAR(a.refresh_ms, 6.944444, 1e-9);
+    EXPECT_EQ(a.lateness_hist[0], 1u);
+    EXPECT_EQ(a.lateness_hist[1], 1u);
+    EXPECT_EQ(a.lateness_hist[2], 1u);
+    EXPECT_EQ(a.lateness_hist[5], 1u);
+    EXPECT_EQ(a.missed, 4u);
+}
+
+// ---- other tools' files, written by hand in their formats -----------------------------------
+
+TEST(Formats, PresentMonClassicReadsMsBetweenPresentsAndFiltersByApplication) {
+    std::string s = classic_header() +
+                    "game.exe,100,0x1,DXGI,1,0,0,Hardware: Independent Flip,0,0.016,16.0000,16.6,0.2,1.0,20.0\n"
+                    "dwm.exe,200,0x2,DXGI,1,0,0,Composed: Flip,0,0.017,99.0000,16.6,0.2,1.0,20.0\n"
+                    "game.exe,100,0x1,DXGI,1,0,0,Hardware: Independent Flip,1,0.034,18.0000,NA,0.2,1.0,NA\n";
+    CaptureReader r;
+    ASSERT_TRUE(r.open_memory(s, "pm1.csv").ok());
+    EXPECT_EQ(r.format(), CaptureFormat::presentmon1);
+    FrameRecord f;
+    ASSERT_TRUE(r.next(f));
+    EXPECT_EQ(f.application, "game.exe");
+    EXPECT_DOUBLE_EQ(f.frame_ms, 16.0);
+    EXPECT_DOUBLE_EQ(f.display_change_ms, 16.6);
+    EXPECT_DOUBLE_EQ(f.in_present_ms, 0.2);
+    EXPECT_DOUBLE_EQ(f.time_s, 0.016);
+    EXPECT_DOUBLE_EQ(f.dropped, 0);
+    ASSERT_TRUE(r.next(f));
+    ASSERT_TRUE(r.next(f));
+    EXPECT_DOUBLE_EQ(f.dropped, 1);
+    EXPECT_TRUE(std::isnan(f.display_change_ms));
+    EXPECT_FALSE(r.next(f));
+    EXPECT_TRUE(r.error().ok());
+
+    Analysis a;
+    AnalyzeOptions o;
+    o.application = "game.exe";
+    ASSERT_TRUE(analyze_text(s, a, o).ok());
+    EXPECT_EQ(a.frames, 2u);
+    EXPECT_EQ(a.filtered_rows, 1u);
+    EXPECT_NEAR(a.mean_ms, 17.0, 1e-12);
+}
+
+TEST(Formats, PresentMon2ReadsFrameTimeCpuBusyAndWait) {
+    const std::string s =
+        "Application,ProcessID,SwapChainAddress,PresentRuntime,SyncInterval,PresentFlags,AllowsTearing,PresentMode,"
+        "CPUStartTime,FrameTime,CPUBusy,CPUWait,GPULatency,GPUTime,GPUBusy,GPUWait,DisplayLatency,DisplayedTime,"
+        "ClickToPhotonLatency\n"
+        "game.exe,100,0x1,DXGI,0,512,1,Hardware: Independent Flip,1.5000,8.3000,6.1000,2.2000,0.5,5.0,4.8,0.2,20.1,8.4,NA\n"
+        "game.exe,100,0x1,DXGI,0,512,1,Hardware: Independent Flip,1.5083,8.4000,6.0000,2.4000,0.5,5.0,4.8,0.2,20.3,NA,NA\n";
+    CaptureReader r;
+    ASSERT_TRUE(r.open_memory(s, "pm2.csv").ok());
+    EXPECT_EQ(r.format(), CaptureFormat::presentmon2);
+    FrameRecord f;
+    ASSERT_TRUE(r.next(f));
+    EXPECT_DOUBLE_EQ(f.frame_ms, 8.3);
+    EXPECT_DOUBLE_EQ(f.busy_ms, 6.1);
+    EXPECT_DOUBLE_EQ(f.wait_ms, 2.2);
+    EXPECT_DOUBLE_EQ(f.display_change_ms, 8.4);
+    EXPECT_DOUBLE_EQ(f.time_s, 1.5);
+    ASSERT_TRUE(r.next(f));
+    EXPECT_DOUBLE_EQ(f.frame_ms, 8.4);
+    EXPECT_TRUE(std::isnan(f.display_change_ms));
+    EXPECT_FALSE(r.next(f));
+    EXPECT_TRUE(r.error().ok());
+}
+
+TEST(Formats, MangoHudMicrosecondAndMillisecondFrameTimes) {
+    const std::string sys = "os,cpu,gpu,ram,kernel,driver,cpuscheduler\n"
+                            "Debian 12,AMD Ryzen 5 5600X,Radeon RX 6600,16 GB,6.1.0,Mesa 22.3.6,\n"
+                            "fps,frametime,cpu_load,gpu_load,cpu_temp,gpu_temp,gpu_core_clock,gpu_mem_clock,"
+                            "gpu_vram_used,gpu_power,ram_used,elapsed\n";
+    const std::string us = sys + "60.0,16666.7,23,40,55,60,2400,1000,2.1,80,5.5,100000000\n"
+                                 "50.0,20000,25,42,55,60,2400,1000,2.1,80,5.5,200000000\n";
+    CaptureReader r;
+    ASSERT_TRUE(r.open_memory(us, "mango_us.csv").ok());
+    EXPECT_EQ(r.format(), CaptureFormat::mangohud);
+    EXPECT_EQ(r.header_line(), 3u);
+    FrameRecord f;
+    ASSERT_TRUE(r.next(f));
+    EXPECT_NEAR(f.frame_ms, 16.6667, 1e-9);
+    EXPECT_NEAR(f.time_s, 0.1, 1e-12);
+    ASSERT_TRUE(r.next(f));
+    EXPECT_NEAR(f.frame_ms, 20.0, 1e-12);
+
+    const std::string ms = sys + "144.0,6.944,23,40,55,60,2400,1000,2.1,80,5.5,100000000\n";
+    CaptureReader r2;
+    ASSERT_TRUE(r2.open_memory(ms, "mango_ms.csv").ok());
+    ASSERT_TRUE(r2.next(f));
+    EXPECT_NEAR(f.frame_ms, 6.944, 1e-12);
+}
+
+TEST(Formats, CrLfAndNoFinalLineFeed) {
+    std::string s = classic_file({10, 20});
+    std::string crlf;
+    for (char c : s) {
+        if (c == '\n') crlf += '\r';
+        crlf += c;
+    }
+    crlf.pop_back();  // no final line feed
+    crlf.pop_back();
+    Analysis a;
+    ASSERT_TRUE(analyze_text(crlf, a).ok());
+    EXPECT_EQ(a.frames, 2u);
+    EXPECT_NEAR(a.mean_ms, 15.0, 1e-12);
+}
+
+// ---- bad input ------------------------------------------------------------------------------
+
+std::string error_of(const std::string& text) {
+    Analysis a;
+    return analyze_text(text, a).message();
+}
+
+TEST(BadInput, MissingFileNamesTheFile) {
+    Analysis a;
+    const pacer::Status st = pacer::tools::analyze_file("/nonexistent/capture.csv", {}, a);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.message(), "/nonexistent/capture.csv: cannot open: No such file or directory");
+}
+
+TEST(BadInput, EmptyFile) {
+    Analysis a;
+    const pacer::Status st = pacer::tools::analyze_file(write_file("empty.csv", ""), {}, a);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("empty.csv: empty file"), std::string::npos) << st.message();
+}
+
+TEST(BadInput, HeaderWithoutFrameTimeColumn) {
+    EXPECT_EQ(error_of("Application,ProcessID,TimeInSeconds\ngame,1,0.5\n"),
+              "mem.csv:1: header has no frame-time column (MsBetweenPresents, FrameTime or MsBetweenAppStart)");
+    EXPECT_NE(error_of("a,b\n1,2\n").find("mem.csv:2: no header with a frame-time column"), std::string::npos);
+}
+
+TEST(BadInput, RowWithTooFewFields) {
+    EXPECT_EQ(error_of(classic_header() + "game,1,0x1,DXGI,1,0,0,Flip,0,0.1,16.0\n"),
+              "mem.csv:2: row has 11 fields, the header has 15");
+}
+
+TEST(BadInput, TextNaNNegativeAndHugeNumbers) {
+    auto row = [](const char* ft) {
+        return classic_header() + "game,1,0x1,DXGI,1,0,0,Flip,0,0.1,16.0,NA,NA,NA,NA\n" +
+               "game,1,0x1,DXGI,1,0,0,Flip,0,0.2," + ft + ",NA,NA,NA,NA\n";
+    };
+    EXPECT_EQ(error_of(row("16,7")), "mem.csv:3: row has 16 fields, the header has 15");
+    EXPECT_EQ(error_of(row("abc")), "mem.csv:3: MsBetweenPresents = \"abc\": not a number");
+    EXPECT_EQ(error_of(row("16.6ms")), "mem.csv:3: MsBetweenPresents = \"16.6ms\": not a number");
+    EXPECT_EQ(error_of(row(" 16.6")), "mem.csv:3: MsBetweenPresents = \" 16.6\": not a number");
+    EXPECT_EQ(error_of(row("nan")), "mem.csv:3: MsBetweenPresents = nan: not a finite number");
+    EXPECT_EQ(error_of(row("inf")), "mem.csv:3: MsBetweenPresents = inf: not a finite number");
+    EXPECT_EQ(error_of(row("-1")), "mem.csv:3: MsBetweenPresents = -1: negative");
+    EXPECT_EQ(error_of(row("1e400")), "mem.csv:3: MsBetweenPresents = 1e400: number out of range");
+    EXPECT_NE(error_of(row("1e300")).find("mem.csv:3: MsBetweenPresents = 1e300: too large"), std::string::npos);
+    EXPECT_NE(error_of(row("3600001")).find("mem.csv:3: MsBetweenPresents: frame time above one hour"), std::string::npos);
+}
+
+TEST(BadInput, OverlongLineIsRefusedWithoutReadingOn) {
+    std::string s = classic_header() + std::string(CaptureReader::kMaxLine + 10, '1') + "\n";
+    EXPECT_EQ(error_of(s), "mem.csv:2: line longer than 65536 bytes");
+    // No line feed at all: the same error, from the first kMaxLine bytes.
+    EXPECT_EQ(error_of(std::string(200'000, 'x')), "mem.csv:1: line longer than 65536 bytes");
+}
+
+TEST(BadInput, TwoGigabyteFileStopsAtTheFirstBadLine) {
+    // A sparse 2 GiB file (no disk space used): a header, then NUL bytes. The reader stops at line 2
+    // after one buffer instead of reading 2 GiB.
+    const std::string p = write_file("huge.csv", classic_header());
+    fs::resize_file(p, 2ull << 30);
+    Analysis a;
+    const pacer::Status st = pacer::tools::analyze_file(p, {}, a);
+    fs::remove(p);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("huge.csv:2: line longer than"), std::string::npos) << st.message();
+}
+
+TEST(BadInput, NoFramesIsAnError) {
+    EXPECT_EQ(error_of(classic_header()), "mem.csv: no frames");
+}
+
+// ---- deterministic mutation test (the fuzz target's property, without libFuzzer) -------------
+
+TEST(Mutation, ReaderSurvivesRandomEdits) {
+    std::vector<std::string> seeds = {
+        classic_file({10, 11, 12, 50, 10}),
+        pacer::CaptureWriter::header() +
+            "\na,1,NA,Other,NA,NA,NA,Unknown,NA,0.1,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,1,hybrid\n",
+        "os,cpu\nx,y\nfps,frametime,elapsed\n60,16666,1000\n61,16000,2000\n",
+    };
+    const char alphabet[] = ",\n\r0123456789.-eNA \"x";
+    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+    auto rnd = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    int ok = 0, errors = 0;
+    for (int iter = 0; iter < 20000; ++iter) {
+        std::string s = seeds[rnd() % seeds.size()];
+        const int edits = 1 + static_cast<int>(rnd() % 8);
+        for (int e = 0; e < edits && !s.empty(); ++e) {
+            const std::size_t pos = rnd() % s.size();
+            switch (rnd() % 4) {
+                case 0: s[pos] = alphabet[rnd() % (sizeof alphabet - 1)]; break;
+                case 1: s.erase(pos, 1 + rnd() % 4); break;
+                case 2: s.insert(pos, 1, alphabet[rnd() % (sizeof alphabet - 1)]); break;
+                case 3: s.resize(pos); break;
+            }
+        }
+        {
+            CaptureReader full;  // every column parsed
+            if (full.open_memory(s, "mem.csv").ok()) {
+                FrameRecord f;
+                while (full.next(f)) {
+                }
+                if (!full.error().ok()) {
+                    EXPECT_EQ(full.error().message().rfind("mem.csv", 0), 0u);
+                }
+            }
+        }
+        Analysis a;
+        const pacer::Status st = analyze_text(s, a);
+        if (st.ok()) {
+            ++ok;
+            EXPECT_GT(a.frames, 0u);
+            EXPECT_TRUE(std::isfinite(a.avg_fps));
+        } else {
+            ++errors;
+            EXPECT_EQ(st.message().rfind("mem.csv", 0), 0u) << st.message();
+        }
+    }
+    EXPECT_GT(ok, 0);
+    EXPECT_GT(errors, 0);
+}
+
+}  // namespace

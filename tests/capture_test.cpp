@@ -1,0 +1,319 @@
+// CaptureWriter: the file format (PresentMon header, CapFrameX's acceptance rules, NA, C locale),
+// the sidecar, and what happens when the target cannot be written.
+#include <gtest/gtest.h>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#define PACER_TEST_LINUX 1
+#else
+#include <process.h>
+#define getpid _getpid
+#endif
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <cmath>
+#include <locale>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pacer/pacer.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string temp_path(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("pacer-capture-test-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    return (dir / name).string();
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::string> lines;
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+    return lines;
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : s) {
+        if (c == ',') {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+// Frames from a pacer in virtual time: deterministic and with every field populated.
+std::vector<pacer::FrameTiming> frames(int n, pacer::WaitMode mode = pacer::WaitMode::hybrid) {
+    pacer::set_logger(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02});
+    pacer::FramePacer fp({.target_hz = 144.0, .mode = mode}, &os);
+    std::vector<pacer::FrameTiming> out;
+    for (int i = 0; i < n; ++i) {
+        os.advance(2'000'000 + (i % 7) * 500'000 + (i % 97 == 0 ? 9'000'000 : 0));
+        out.push_back(fp.wait());
+    }
+    return out;
+}
+
+TEST(Capture, HeaderIsClassicPresentMonThenPacerColumns) {
+    const std::string h = pacer::CaptureWriter::header();
+    EXPECT_EQ(h.rfind("Application,ProcessID,SwapChainAddress,Runtime,SyncInterval,PresentFlags,AllowsTearing,"
+                      "PresentMode,Dropped,TimeInSeconds,MsBetweenPresents,MsBetweenDisplayChange,MsInPresentAPI,"
+                      "MsUntilRenderComplete,MsUntilDisplayed,",
+                      0),
+              0u);
+    // Names CapFrameX reads as timing data must not appear as extra columns (REFERENCE.md).
+    for (const std::string& col : split(h))
+        for (const char* banned : {"FrameTime", "frametime", "DisplayedTime", "GPUBusy", "CPUStartTimeInMs", "PresentRuntime"})
+            EXPECT_NE(col, banned);
+    for (const char* needed : {"Frame", "MsCPUBusy", "MsCPUWait", "WaitMode", "MsTargetFrameTime", "MsLateness",
+                               "MsSleep", "MsSpin", "MsOversleep", "PacingSource", "Missed"}) {
+        const auto cols = split(h);
+        EXPECT_NE(std::find(cols.begin(), cols.end(), needed), cols.end()) << needed;
+    }
+}
+
+TEST(Capture, PassesCapFrameXAcceptanceRules) {
+    const std::string path = temp_path("accept.csv");
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions co;
+    co.application = "my,game\n\"x\"";
+    ASSERT_TRUE(cap.open(path, co).ok());
+    for (const auto& t : frames(50)) cap.add(t);
+    ASSERT_TRUE(cap.close().ok());
+    const auto lines = read_lines(path);
+    ASSERT_GT(lines.size(), 20u);                      // more than 20 lines
+    const auto cols = split(lines[0]);
+    EXPECT_EQ(cols[0], "Application");                 // Application first
+    for (const char* req : {"Application", "Dropped", "TimeInSeconds", "MsBetweenPresents", "MsBetweenDisplayChange"})
+        EXPECT_NE(std::find(cols.begin(), cols.end(), req), cols.end()) << req;
+    const std::set<std::string> text_cols{"Application", "Runtime", "PresentMode", "WaitMode", "PacingSource"};
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        EXPECT_EQ(l.find('"'), std::string::npos);      // no quoting
+        EXPECT_EQ(l.find('\r'), std::string::npos);     // LF only
+        const auto f = split(l);
+        ASSERT_EQ(f.size(), cols.size()) << "line " << i + 1;
+        EXPECT_EQ(f[0], "my_game__x_");                 // sanitized, no commas
+        EXPECT_EQ(f[1], std::to_string(getpid()));
+        for (std::size_t k = 0; k < f.size(); ++k) {
+            if (text_cols.count(cols[k]) || f[k] == "NA") continue;
+            std::size_t used = 0;
+            double v = std::stod(f[k], &used);           // numeric columns parse
+            EXPECT_EQ(used, f[k].size()) << cols[k] << " = " << f[k];
+            EXPECT_TRUE(std::isfinite(v));
+        }
+    }
+}
+
+TEST(Capture, NotMeasuredIsNAAndTheFirstFrameHasNoFrameTime) {
+    const std::string path = temp_path("na.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    const auto fs_ = frames(3);
+    cap.add(fs_[0]);
+    pacer::CaptureExtras x;
+    x.in_present = std::chrono::microseconds(250);
+    x.sync_interval = 1;
+    x.pacing_source = "vsync,late";
+    cap.add(fs_[1], x);
+    ASSERT_TRUE(cap.close().ok());
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 3u);
+    const auto cols = split(lines[0]);
+    auto at = [&](int line, const char* name) {
+        const auto f = split(lines[static_cast<std::size_t>(line)]);
+        return f[static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin())];
+    };
+    EXPECT_EQ(at(1, "MsBetweenPresents"), "NA");
+    EXPECT_EQ(at(1, "SwapChainAddress"), "NA");
+    EXPECT_EQ(at(1, "Dropped"), "NA");
+    EXPECT_EQ(at(1, "MsInPresentAPI"), "NA");
+    EXPECT_EQ(at(1, "TimeInSeconds"), "0.000000000");
+    EXPECT_EQ(at(1, "Runtime"), "Other");
+    EXPECT_EQ(at(1, "PacingSource"), "hybrid");
+    EXPECT_EQ(at(2, "MsInPresentAPI"), "0.250000");
+    EXPECT_EQ(at(2, "SyncInterval"), "1");
+    EXPECT_EQ(at(2, "PacingSource"), "vsync_late");
+    EXPECT_NE(at(2, "MsBetweenPresents"), "NA");
+}
+
+TEST(Capture, NumbersIgnoreTheGlobalLocale) {
+    struct CommaDecimal : std::numpunct<char> {
+        char do_decimal_point() const override { return ','; }
+    };
+    const std::locale old = std::locale::global(std::locale(std::locale::classic(), new CommaDecimal));
+    const std::string path = temp_path("locale.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    for (const auto& t : frames(30)) cap.add(t);
+    ASSERT_TRUE(cap.close().ok());
+    std::locale::global(old);
+    const auto lines = read_lines(path);
+    const std::size_t cols = split(lines[0]).size();
+    for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_EQ(split(lines[i]).size(), cols);
+    const auto stats = read_lines(pacer::CaptureWriter::stats_path(path));
+    for (const auto& l : stats) EXPECT_EQ(split(l).size(), 2u) << l;
+}
+
+TEST(Capture, SidecarHasSummarySettingsAndMachine) {
+    EXPECT_EQ(pacer::CaptureWriter::stats_path("a/capture.csv"), "a/capture-stats.csv");
+    EXPECT_EQ(pacer::CaptureWriter::stats_path("log"), "log-stats.csv");
+    const std::string path = temp_path("side.csv");
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions o;
+    o.config = pacer::PacerConfig{.target_hz = 144.0};
+    ASSERT_TRUE(cap.open(path, o).ok());
+    const auto fs_ = frames(200);
+    for (const auto& t : fs_) cap.add(t);
+    ASSERT_TRUE(cap.close().ok());
+    std::map<std::string, std::string> kv;
+    for (const auto& l : read_lines(temp_path("side-stats.csv"))) {
+        const auto f = split(l);
+        ASSERT_EQ(f.size(), 2u);
+        kv[f[0]] = f[1];
+    }
+    EXPECT_EQ(kv["Rows"], "200");
+    EXPECT_EQ(kv["Frames"], "199");  // the first frame has no frame time
+    EXPECT_EQ(kv["SettingTargetHz"], "144.000000");
+#if defined(__linux__)
+    EXPECT_EQ(kv["MachineOS"], "Linux");
+#endif
+    EXPECT_FALSE(kv["MachineSleepPrimitive"].empty());
+    EXPECT_FALSE(kv["AverageFPS"].empty());
+    EXPECT_FALSE(kv["WindowMsFrameTimeP99"].empty());
+    std::int64_t sum = 0;
+    for (std::size_t i = 1; i < fs_.size(); ++i) sum += fs_[i].interval.count();
+    EXPECT_NEAR(std::stod(kv["AverageFPS"]), 199e9 / static_cast<double>(sum), 1e-5);
+}
+
+TEST(Capture, OffUntilOpenedAndAfterClose) {
+    pacer::CaptureWriter cap;
+    const auto fs_ = frames(3);
+    cap.add(fs_[0]);  // not open: ignored
+    EXPECT_EQ(cap.rows(), 0u);
+    EXPECT_FALSE(cap.is_open());
+    const std::string path = temp_path("toggle.csv");
+    ASSERT_TRUE(cap.open(path).ok());
+    cap.add(fs_[1]);
+    ASSERT_TRUE(cap.close().ok());
+    cap.add(fs_[2]);  // closed again: ignored
+    EXPECT_TRUE(cap.close().ok());
+    EXPECT_EQ(read_lines(path).size(), 2u);
+}
+
+TEST(Capture, DestructorFlushesAndWritesTheSidecar) {
+    const std::string path = temp_path("dtor.csv");
+    {
+        pacer::CaptureWriter cap;
+        ASSERT_TRUE(cap.open(path).ok());
+        for (const auto& t : frames(25)) cap.add(t);
+        EXPECT_EQ(cap.rows_written(), 0u);  // still in the buffer
+    }
+    EXPECT_EQ(read_lines(path).size(), 26u);
+    EXPECT_TRUE(fs::exists(pacer::CaptureWriter::stats_path(path)));
+}
+
+TEST(Capture, UnwritablePathIsAClearError) {
+    pacer::CaptureWriter cap;
+    const pacer::Status st = cap.open("/nonexistent-dir-of-pacer/capture.csv");
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("/nonexistent-dir-of-pacer/capture.csv"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("No such file"), std::string::npos) << st.message();
+    EXPECT_FALSE(cap.is_open());
+    cap.add(frames(1)[0]);  // harmless
+}
+
+#if defined(PACER_TEST_LINUX)  // /dev/full and RLIMIT_FSIZE
+TEST(Capture, FullDiskKeepsTheLoopRunning) {
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions o;
+    o.buffer_bytes = 4096;
+    o.write_stats = false;  // no sidecar beside /dev/full
+    ASSERT_TRUE(cap.open("/dev/full", o).ok());
+    pacer::set_logger(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000});
+    pacer::FramePacer fp({.target_hz = 144.0}, &os);
+    int frames_run = 0;
+    for (int i = 0; i < 1000; ++i) {  // the loop goes on after the error
+        os.advance(1'000'000);
+        cap.add(fp.wait());
+        ++frames_run;
+    }
+    EXPECT_EQ(frames_run, 1000);
+    EXPECT_TRUE(cap.failed());
+    EXPECT_NE(cap.status().message().find("/dev/full"), std::string::npos) << cap.status().message();
+    EXPECT_NE(cap.status().message().find("No space left"), std::string::npos) << cap.status().message();
+    EXPECT_EQ(cap.rows(), 1000u);
+    EXPECT_EQ(cap.rows_written(), 0u);
+    const pacer::Status st = cap.close();
+    EXPECT_FALSE(st.ok());
+    EXPECT_EQ(cap.rows_dropped(), 1000u);
+}
+#endif
+
+#if defined(PACER_TEST_LINUX)  // /dev/full and RLIMIT_FSIZE
+TEST(Capture, RowsBeforeAWriteErrorStayInTheFile) {
+    // A file-size limit makes the disk "fill up" after ~20 KiB: writes then fail with EFBIG.
+    const std::string path = temp_path("limit.csv");
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim = old;
+    lim.rlim_cur = 20 * 1024;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions o;
+    o.buffer_bytes = 4096;
+    o.write_stats = false;
+    ASSERT_TRUE(cap.open(path, o).ok());
+    const auto fs_ = frames(1000);
+    for (const auto& t : fs_) cap.add(t);
+    const pacer::Status st = cap.close();
+    setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, old_handler);
+    EXPECT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("File too large"), std::string::npos) << st.message();
+    EXPECT_GT(cap.rows_written(), 0u);
+    EXPECT_EQ(cap.rows_written() + cap.rows_dropped(), 1000u);
+    // Every row reported written is in the file, whole.
+    const auto lines = read_lines(path);
+    const std::size_t cols = split(lines[0]).size();
+    std::size_t whole = 0;
+    for (std::size_t i = 1; i < lines.size(); ++i) whole += split(lines[i]).size() == cols;
+    EXPECT_GE(whole, cap.rows_written());
+}
+#endif
+
+TEST(Capture, ReopenStartsANewFile) {
+    const std::string a = temp_path("a.csv"), b = temp_path("b.csv");
+    pacer::CaptureWriter cap;
+    const auto fs_ = frames(10);
+    ASSERT_TRUE(cap.open(a).ok());
+    for (int i = 0; i < 5; ++i) cap.add(fs_[static_cast<std::size_t>(i)]);
+    ASSERT_TRUE(cap.open(b).ok());  // closes a
+    for (int i = 5; i < 10; ++i) cap.add(fs_[static_cast<std::size_t>(i)]);
+    ASSERT_TRUE(cap.close().ok());
+    EXPECT_EQ(read_lines(a).size(), 6u);
+    EXPECT_EQ(read_lines(b).size(), 6u);
+    EXPECT_EQ(split(read_lines(b)[1])[9], "0.000000000");  // TimeInSeconds restarts
+}
+
+}  // namespace

@@ -1,0 +1,128 @@
+// tools/capture_reader.hpp - streaming reader of frame-time captures: pacer's own, PresentMon
+// classic (1.x) and 2.x CSVs, MangoHud logs.
+//
+//   pacer::tools::CaptureReader r;
+//   if (pacer::Status st = r.open("capture.csv"); !st) { puts(st.message().c_str()); return 1; }
+//   pacer::tools::FrameRecord f;
+//   while (r.next(f)) use(f.frame_ms);
+//   if (!r.error().ok()) { puts(r.error().message().c_str()); return 1; }   // "file:line: ..."
+//
+// Streaming: one buffer of kBufferBytes, lines of at most kMaxLine bytes (a longer line is an
+// error, so a binary or corrupt file costs at most one buffer), nothing kept between rows, no
+// read past the end of the data. Memory does not grow with the file.
+//
+// Formats, recognised by the header (the first line that names a frame-time column, searched in
+// the first kMaxHeaderLines lines):
+//   pacer         classic PresentMon columns + MsTargetFrameTime / PacingSource (pacer/capture.hpp)
+//   presentmon1   MsBetweenPresents (PresentMon 1.x, OCAT; also PresentMon 2.x with --v1_metrics)
+//   presentmon2   FrameTime, CPUBusy, CPUWait, ... (PresentMon 2.x); MsBetweenAppStart (newer)
+//   mangohud      two system-info lines ("os,cpu,gpu,...") then fps,frametime,...,elapsed. MangoHud
+//                 writes frametime in microseconds in some versions and milliseconds in others;
+//                 the unit is taken from the first row: fps x frametime ~ 1e6 -> us, ~ 1e3 -> ms.
+//                 elapsed is ns since the log started. Each row is one log sample (one per frame
+//                 only with log_interval=0).
+//
+// Numbers: std::from_chars (C locale), the whole field; NA (and an empty field in an optional
+// column) is "not measured" = NaN. Rejected with file:line: text, NaN, infinity, negative
+// durations, values above kMaxMs (a frame time of over an hour is corrupt data).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pacer/status.hpp"
+
+namespace pacer::tools {
+
+enum class CaptureFormat { pacer, presentmon1, presentmon2, mangohud };
+const char* to_string(CaptureFormat f) noexcept;
+
+// One row; NaN where the file has no such column or says NA. Durations in ms.
+struct FrameRecord {
+    std::uint64_t line = 0;       // 1-based line in the file
+    double time_s;                // TimeInSeconds / CPUStartTime (s) / elapsed
+    double frame_ms;              // frame time: MsBetweenPresents / FrameTime / frametime
+    double busy_ms, wait_ms;      // MsCPUBusy|CPUBusy, MsCPUWait|CPUWait
+    double display_change_ms;     // MsBetweenDisplayChange / DisplayedTime
+    double in_present_ms, until_render_complete_ms, until_displayed_ms;
+    double dropped;               // Dropped (0/1)
+    double frame_index;           // pacer: Frame
+    double target_ms, lateness_ms, sleep_ms, spin_ms, oversleep_ms, margin_ms;  // pacer
+    double skipped, missed;       // pacer
+    double sync_interval;
+    double fps;                   // MangoHud's own fps column
+    std::string_view application, wait_mode, pacing_source;  // valid until the next next()
+};
+
+class CaptureReader {
+public:
+    static constexpr std::size_t kMaxLine = 64 * 1024;
+    static constexpr std::size_t kBufferBytes = 1024 * 1024;
+    static constexpr int kMaxHeaderLines = 8;
+    static constexpr double kMaxMs = 3'600'000.0;         // 1 hour
+    static constexpr double kMaxSeconds = 1e9;            // 31 years of TimeInSeconds
+
+    CaptureReader();
+    ~CaptureReader();
+    CaptureReader(const CaptureReader&) = delete;
+    CaptureReader& operator=(const CaptureReader&) = delete;
+
+    // Opens a file and reads its header. Errors name the file (and line).
+    Status open(const std::string& path);
+    // The same from memory (tests, fuzzing); name is used in messages. data must outlive the reader.
+    Status open_memory(std::string_view data, const std::string& name);
+
+    // Next row: true with f filled; false at the end or on an error (then error() is not ok).
+    bool next(FrameRecord& f);
+
+    // Parse only the frame time, time, target, lateness and missed columns (the others read as
+    // NaN and are not checked): what `analyze` needs, about twice as fast. Call after open().
+    void set_summary_only(bool on) noexcept { summary_only_ = on; }
+
+    const Status& error() const noexcept { return error_; }
+    CaptureFormat format() const noexcept { return format_; }
+    const std::vector<std::string>& columns() const noexcept { return columns_; }
+    std::uint64_t header_line() const noexcept { return header_line_; }
+    bool has_target() const noexcept { return col_[kTarget] >= 0; }      // MsTargetFrameTime
+    bool has_lateness() const noexcept { return col_[kLateness] >= 0; }  // MsLateness
+    const std::string& name() const noexcept { return name_; }
+    // Raw fields of the row next() returned last (valid until the next call).
+    const std::vector<std::string_view>& fields() const noexcept { return fields_; }
+
+private:
+    enum Col {
+        kApplication, kTime, kFrame, kBusy, kWait, kDisplayChange, kInPresent, kRenderComplete,
+        kDisplayed, kDropped, kFrameIndex, kTarget, kLateness, kSleep, kSpin, kOversleep, kMargin,
+        kSkipped, kMissed, kWaitMode, kPacingSource, kSyncInterval, kFps, kCols
+    };
+    Status start();
+    bool read_line(std::string_view& line);  // false at the end or on an error
+    bool fail(const std::string& what);       // sets error_ for the current line; returns false
+    bool split(std::string_view line);
+    bool number(int col, double& out, bool duration, double max);
+
+    std::string name_;
+    std::FILE* file_ = nullptr;
+    std::string_view mem_;
+    std::size_t mem_pos_ = 0;
+    std::unique_ptr<char[]> buf_;
+    std::size_t cap_ = 0;  // kBufferBytes, or less for a smaller in-memory input
+    std::size_t begin_ = 0, end_ = 0;
+    bool eof_ = false;
+    std::uint64_t line_ = 0, header_line_ = 0;
+    Status error_;
+    CaptureFormat format_ = CaptureFormat::presentmon1;
+    std::vector<std::string> columns_;
+    std::vector<std::string_view> fields_;
+    int col_[kCols];
+    double time_scale_ = 1.0;     // elapsed ns -> s for MangoHud, ms -> s for CPUStartTime
+    double frame_scale_ = 1.0;    // MangoHud us -> ms, decided on the first row
+    bool frame_scale_known_ = true;
+    bool summary_only_ = false;
+};
+
+}  // namespace pacer::tools

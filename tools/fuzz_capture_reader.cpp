@@ -1,0 +1,29 @@
+// libFuzzer target: the capture reader and the analysis must survive any bytes: no crash, no read
+// past the end (AddressSanitizer), no undefined behaviour, errors only through Status.
+//   ./dev fuzz   or   .ci/fuzz.sh   (clang, -fsanitize=fuzzer; corpus in tests/fuzz_corpus/)
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "analyze.hpp"
+#include "capture_reader.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    {
+        // Every column parsed ...
+        pacer::tools::CaptureReader full;
+        if (!full.open_memory(text, "fuzz").ok()) return 0;
+        pacer::tools::FrameRecord f;
+        while (full.next(f)) {
+        }
+    }
+    // ... and the summary path (summary-only parsing, metrics).
+    pacer::tools::CaptureReader r;
+    if (!r.open_memory(text, "fuzz").ok()) return 0;
+    pacer::tools::AnalyzeOptions o;
+    o.max_frames = 100000;
+    pacer::tools::Analysis a;
+    (void)pacer::tools::analyze_reader(r, o, a);
+    return 0;
+}

@@ -1,0 +1,275 @@
+// `pacer probe`: how long this machine's wait primitives really take (seeds 001 and 003). For each
+// primitive, each requested time and each number of busy background threads, N timed calls:
+// mean, stddev, min, p50, p99, max of the real duration, and the calling thread's CPU %.
+// Total time is bounded by --budget: cells that would not fit are skipped and listed as such.
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__linux__) || defined(__APPLE__)
+#include <sched.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+#endif
+#if defined(__linux__)
+#include <sys/timerfd.h>
+#endif
+
+#include "cli_util.hpp"
+#include "pacer/pacer.hpp"
+#include "tools.hpp"
+
+namespace pacer::tools {
+namespace {
+
+using Wait = void (*)(std::int64_t ns);
+
+struct Primitive {
+    const char* name;
+    Wait wait;
+};
+
+TimeSource& sys() { return system_time_source(); }
+
+void w_sleep_for(std::int64_t ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }
+void w_spin(std::int64_t ns) {
+    const std::int64_t end = sys().now_ns() + ns;
+    while (sys().now_ns() < end) sys().relax();
+}
+void w_hybrid(std::int64_t ns) { (void)pacer::sleep_for(std::chrono::nanoseconds(ns)); }
+#if defined(__linux__) || defined(__APPLE__)
+void w_nanosleep(std::int64_t ns) {
+    timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+void w_yield(std::int64_t) { sched_yield(); }
+void w_select(std::int64_t ns) {
+    timeval tv{static_cast<time_t>(ns / 1'000'000'000), static_cast<suseconds_t>((ns % 1'000'000'000) / 1000)};
+    (void)select(0, nullptr, nullptr, nullptr, &tv);
+}
+#endif
+#if defined(__linux__)
+void w_clock_nanosleep_abs(std::int64_t ns) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    std::int64_t d = static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec + ns;
+    timespec ts{static_cast<time_t>(d / 1'000'000'000), static_cast<long>(d % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+    }
+}
+int g_tfd = -1;
+void w_timerfd(std::int64_t ns) {
+    if (g_tfd < 0) return;
+    itimerspec its{};
+    // A zero it_value disarms the timer; 1 ns is the shortest armed timer.
+    const std::int64_t v = std::max<std::int64_t>(ns, 1);
+    its.it_value = {static_cast<time_t>(v / 1'000'000'000), static_cast<long>(v % 1'000'000'000)};
+    if (timerfd_settime(g_tfd, 0, &its, nullptr) != 0) return;
+    std::uint64_t expirations = 0;
+    while (read(g_tfd, &expirations, sizeof expirations) < 0 && errno == EINTR) {
+    }
+}
+#endif
+
+const Primitive kPrimitives[] = {
+    {"sleep_for", w_sleep_for},
+#if defined(__linux__) || defined(__APPLE__)
+    {"nanosleep", w_nanosleep},
+#endif
+#if defined(__linux__)
+    {"clock_nanosleep_abs", w_clock_nanosleep_abs},
+    {"timerfd", w_timerfd},
+#endif
+#if defined(__linux__) || defined(__APPLE__)
+    {"sched_yield", w_yield},
+    {"select", w_select},
+#endif
+    {"spin", w_spin},
+    {"hybrid", w_hybrid},
+};
+
+int usage(const char* why) {
+    if (why) std::fprintf(stderr, "pacer probe: %s\n", why);
+    std::fprintf(why ? stderr : stdout,
+                 "usage: pacer probe [--primitives all|NAME,...] [--times-ns LIST] [--max-ms 100]\n"
+                 "                   [--iterations 20] [--load 0,1] [--budget 60] [--csv FILE]\n"
+                 "Times this machine's waits: for each primitive, requested time and number of busy\n"
+                 "threads, N calls; prints mean, stddev, min, p50, p99, max of the real time (us) and the\n"
+                 "calling thread's CPU %% (nan when the cell took under 1 ms: too short to account).\n"
+                 "  --primitives  comma list of:");
+    for (const Primitive& p : kPrimitives) std::fprintf(why ? stderr : stdout, " %s", p.name);
+    std::fprintf(why ? stderr : stdout,
+                 "\n"
+                 "  --times-ns    requested times in ns (default: 0, then 1 ns, 10 ns, ... up to --max-ms)\n"
+                 "  --max-ms      largest requested time of the default grid, [0.000001, 1000] (default 100;\n"
+                 "                1000 reaches 1 s, raise --budget to let those cells run)\n"
+                 "  --iterations  calls per cell, [1, 100000] (default 20)\n"
+                 "  --load        numbers of busy background threads (default 0)\n"
+                 "  --budget      bound on the total run time in s, [0.1, 86400] (default 60); cells\n"
+                 "                whose expected time does not fit are skipped and marked\n"
+                 "  --csv         also write one row per cell to FILE\n");
+    return why ? 2 : 0;
+}
+
+}  // namespace
+
+int probe_main(int argc, char** argv) {
+    pacer::set_logger(nullptr);
+    std::vector<const Primitive*> prims;
+    for (const Primitive& p : kPrimitives) prims.push_back(&p);
+    std::vector<double> times, loads{0};
+    double max_ms = 100, budget = 60;
+    long long iterations = 20;
+    std::string csv_path;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") return usage(nullptr);
+        if (i + 1 >= argc) return usage(("missing value after " + a).c_str());
+        const std::string v = argv[++i];
+        Status st;
+        if (a == "--times-ns") st = parse_list(v, "--times-ns", 0, 1e9, times);
+        else if (a == "--max-ms") st = parse_number(v, "--max-ms", 1e-6, 1000, max_ms);
+        else if (a == "--iterations") st = parse_int(v, "--iterations", 1, 100000, iterations);
+        else if (a == "--load") st = parse_list(v, "--load", 0, 64, loads);
+        else if (a == "--budget") st = parse_number(v, "--budget", 0.1, 86400, budget);
+        else if (a == "--csv") csv_path = v;
+        else if (a == "--primitives") {
+            if (v != "all") {
+                prims.clear();
+                std::size_t pos = 0;
+                while (pos <= v.size()) {
+                    const std::size_t c = std::min(v.find(',', pos), v.size());
+                    const std::string name = v.substr(pos, c - pos);
+                    const Primitive* found = nullptr;
+                    for (const Primitive& p : kPrimitives)
+                        if (name == p.name) found = &p;
+                    if (!found) return usage(("--primitives: unknown primitive \"" + name + "\"").c_str());
+                    prims.push_back(found);
+                    pos = c + 1;
+                }
+            }
+        } else {
+            return usage(("unknown option " + a).c_str());
+        }
+        if (!st) return usage(st.message().c_str());
+    }
+    for (double l : loads)
+        if (l != std::floor(l)) return usage("--load: whole numbers of threads");
+    if (times.empty()) {
+        times = {0};  // then decades: 1 ns, 10 ns, ... up to --max-ms
+        for (double t = 1; t <= max_ms * 1e6 + 0.5; t *= 10) times.push_back(t);
+    }
+    std::FILE* csv = nullptr;
+    if (!csv_path.empty()) {
+        csv = std::fopen(csv_path.c_str(), "w");
+        if (!csv) {
+            std::fprintf(stderr, "pacer probe: cannot write %s: %s\n", csv_path.c_str(), std::strerror(errno));
+            return 1;
+        }
+        std::fprintf(csv, "primitive,busy_threads,requested_ns,iterations,mean_us,stddev_us,min_us,p50_us,p99_us,max_us,cpu_pct\n");
+    }
+#if defined(__linux__)
+    g_tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+#endif
+#if defined(__linux__) || defined(__APPLE__)
+    const bool tty = isatty(fileno(stderr)) != 0;  // progress bar only on a terminal
+#else
+    const bool tty = false;
+#endif
+    const std::size_t cells = prims.size() * times.size() * loads.size();
+    std::size_t done = 0, skipped = 0;
+    const std::int64_t t_start = sys().now_ns();
+    const auto deadline = t_start + static_cast<std::int64_t>(budget * 1e9);
+    std::printf("pacer probe: %lld calls per cell, %u hardware threads, budget %.1f s\n", iterations,
+                std::thread::hardware_concurrency(), budget);
+    PacingScope scope;  // the hybrid waits and the absolute sleeps get the lowered timer slack
+    for (double load : loads) {
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> busy;
+        for (int b = 0; b < static_cast<int>(load); ++b)
+            busy.emplace_back([&stop] {
+                volatile std::uint64_t x = 0;
+                while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+            });
+        std::printf("\n%d busy thread%s\n| primitive | requested | mean us | stddev us | min us | p50 us | p99 us | max us | CPU %% |\n"
+                    "|---|---|---|---|---|---|---|---|---|\n",
+                    static_cast<int>(load), load == 1 ? "" : "s");
+        for (const Primitive* p : prims) {
+            for (double t : times) {
+                ++done;
+                const auto req = static_cast<std::int64_t>(t);
+                // Expected cost: the request plus ~1 ms of OS slack per call, to stay in budget.
+                const double expect = static_cast<double>(iterations) * (static_cast<double>(req) + 1e6);
+                char label[32];
+                if (req >= 1'000'000) std::snprintf(label, sizeof label, "%g ms", static_cast<double>(req) / 1e6);
+                else if (req >= 1000) std::snprintf(label, sizeof label, "%g us", static_cast<double>(req) / 1e3);
+                else std::snprintf(label, sizeof label, "%lld ns", static_cast<long long>(req));
+                if (static_cast<double>(sys().now_ns()) + expect > static_cast<double>(deadline)) {
+                    ++skipped;
+                    std::printf("| %s | %s | skipped: over the --budget |||||||\n", p->name, label);
+                    continue;
+                }
+                std::vector<double> us(static_cast<std::size_t>(iterations));
+                const CpuTimes c0 = sys().cpu_times();
+                const std::int64_t w0 = sys().now_ns();
+                for (auto& x : us) {
+                    const std::int64_t s = sys().now_ns();
+                    p->wait(req);
+                    x = static_cast<double>(sys().now_ns() - s) / 1e3;
+                }
+                const std::int64_t wall = sys().now_ns() - w0;
+                const CpuTimes c1 = sys().cpu_times();
+                // Thread CPU time is only meaningful over a stretch well above its accounting
+                // granularity: below 1 ms of wall time per cell the CPU % is not shown (NaN).
+                const double cpu = c0.thread_ns >= 0 && wall >= 1'000'000
+                                       ? std::min(100.0, 100.0 * static_cast<double>(c1.thread_ns - c0.thread_ns) /
+                                                             static_cast<double>(wall))
+                                       : std::nan("");
+                double sum = 0, ss = 0;
+                for (double x : us) sum += x;
+                const double mean = sum / static_cast<double>(us.size());
+                for (double x : us) ss += (x - mean) * (x - mean);
+                const double sd = std::sqrt(ss / static_cast<double>(us.size()));
+                std::sort(us.begin(), us.end());
+                std::printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", p->name, label, mean, sd,
+                            us.front(), percentile_sorted(us, 0.5), percentile_sorted(us, 0.99), us.back(), cpu);
+                if (csv)
+                    std::fprintf(csv, "%s,%d,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f\n", p->name,
+                                 static_cast<int>(load), static_cast<long long>(req), iterations, mean, sd, us.front(),
+                                 percentile_sorted(us, 0.5), percentile_sorted(us, 0.99), us.back(), cpu);
+                if (tty) {
+                    const int width = 30;
+                    const int fill = static_cast<int>(width * done / cells);
+                    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu", fill, "##############################", width - fill, "",
+                                 done, cells);
+                }
+                std::fflush(stdout);
+            }
+        }
+        stop = true;
+        for (auto& th : busy) th.join();
+    }
+    if (tty) std::fprintf(stderr, "\r%*s\r", 50, "");
+    std::printf("\n%zu of %zu cells measured in %.1f s%s\n", cells - skipped, cells,
+                static_cast<double>(sys().now_ns() - t_start) / 1e9,
+                skipped ? " (raise --budget or lower --max-ms / --iterations for the rest)" : "");
+#if defined(__linux__)
+    if (g_tfd >= 0) close(g_tfd);
+#endif
+    if (csv && std::fclose(csv) != 0) {
+        std::fprintf(stderr, "pacer probe: cannot write %s\n", csv_path.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace pacer::tools
