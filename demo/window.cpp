@@ -388,8 +388,12 @@ void status_panel(Session& s, const Presenter& p, const Options& o, float x, flo
     ImGui::TextWrapped("%s", fp.time_source().sleep_primitive());
     ImGui::PopStyleColor();
     // The waiter's learned margin (what the next hybrid wait subtracts), also in sleep/spin mode.
-    ImGui::Text("Spin margin %.3f ms (%lld sleeps), cap %.1f ms", ms(fp.waiter().margin()),
-                static_cast<long long>(fp.waiter().estimator().count()), ms(c.waiter.max_spin));
+    ImGui::Text("Spin margin %.3f ms (%lld sleeps), cap %.2f/%.1f ms", ms(fp.waiter().margin()),
+                static_cast<long long>(fp.waiter().estimator().count()), ms(fp.waiter().spin_cap()),
+                ms(c.waiter.max_spin));
+    if (fp.waiter().spin_cap() < c.waiter.max_spin)
+        ImGui::TextColored(kRed, "  spins lost the CPU %lld times: cap lowered",
+                           static_cast<long long>(fp.waiter().preempted_spins()));
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
     if (p.refresh_hz > 0)
         ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0 ? " (--refresh-hz)" : "");

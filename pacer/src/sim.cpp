@@ -40,6 +40,7 @@ double SimulatedOs::exponential(double mean) noexcept {
 }
 
 void SimulatedOs::advance(std::int64_t ns) noexcept {
+    spin_run_ns_ = 0;
     if (ns <= 0) return;
     now_ += ns;
     cpu_ += ns;
@@ -51,6 +52,7 @@ void SimulatedOs::jump(std::int64_t ns) noexcept {
 
 void SimulatedOs::sleep_until_ns(std::int64_t deadline_ns) noexcept {
     ++sleeps_;
+    spin_run_ns_ = 0;
     cpu_ += model_.sleep_cpu_ns;
     std::int64_t wake = deadline_ns > now_ ? deadline_ns : now_;
     const std::int64_t g = model_.granularity_ns;
@@ -74,6 +76,12 @@ void SimulatedOs::relax() noexcept {
     const std::int64_t step = model_.relax_ns > 0 ? model_.relax_ns : 1;  // a spin must progress
     now_ += step;
     cpu_ += step;
+    spin_run_ns_ += step;
+    if (model_.spin_preempt_probability > 0 && spin_run_ns_ > model_.spin_preempt_after_ns &&
+        uniform() < model_.spin_preempt_probability) {
+        now_ += model_.spin_preempt_ns;  // another thread's time slice
+        spin_run_ns_ = 0;
+    }
 }
 
 }  // namespace pacer

@@ -132,7 +132,8 @@ std::int64_t LatenessEstimator::quantile(double p) const noexcept {
 // HybridWaiter
 
 HybridWaiter::HybridWaiter(const WaiterConfig& config, TimeSource* ts)
-    : cfg_(config), ts_(ts ? ts : &system_time_source()), est_(config.half_life) {
+    : cfg_(config), ts_(ts ? ts : &system_time_source()), est_(config.half_life),
+      cap_ns_(config.max_spin.count()) {
     if (Status s = validate(config); !s) throw ConfigError(s.message());
 }
 
@@ -140,7 +141,21 @@ Status HybridWaiter::set_config(const WaiterConfig& config) {
     if (Status s = validate(config); !s) return s;
     cfg_ = config;
     est_.set_half_life(config.half_life);
+    cap_ns_ = config.max_spin.count();
+    calm_spins_ = 0;
     return {};
+}
+
+void HybridWaiter::note_spin(bool preempted) noexcept {
+    const std::int64_t floor = std::min(cfg_.max_spin.count(), std::max(kMinGuardedCapNs, cfg_.min_margin.count()));
+    if (preempted) {
+        ++preempted_spins_;
+        calm_spins_ = 0;
+        cap_ns_ = std::max(floor, cap_ns_ / 2);
+    } else if (++calm_spins_ >= kCalmSpinsToGrow) {
+        calm_spins_ = 0;
+        cap_ns_ = std::min(cfg_.max_spin.count(), cap_ns_ * 2);
+    }
 }
 
 std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
@@ -148,7 +163,7 @@ std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     constexpr std::int64_t kWarmup = 16;
     std::int64_t m = est_.quantile(cfg_.quantile) + cfg_.min_margin.count();
     if (est_.count() < kWarmup) m = std::max(m, cfg_.initial_margin.count());
-    m = std::clamp(m, cfg_.min_margin.count(), cfg_.max_spin.count());
+    m = std::clamp(m, cfg_.min_margin.count(), std::max(cfg_.min_margin.count(), cap_ns_));
     return std::chrono::nanoseconds(m);
 }
 
@@ -177,11 +192,15 @@ WaitResult HybridWaiter::wait_until_ns(std::int64_t deadline, WaitMode mode) noe
     }
     if (mode != WaitMode::sleep) {
         const std::int64_t spin_start = now;
+        std::int64_t prev = now;
         while (now < deadline) {
             ts.relax();
             now = ts.now_ns();
+            if (now - prev > kPreemptGapNs) r.spin_preempted = true;
+            prev = now;
         }
         r.spun = nanoseconds(now - spin_start);
+        if (mode == WaitMode::hybrid && r.spun.count() > 0) note_spin(r.spin_preempted);
     }
     r.lateness = nanoseconds(std::max<std::int64_t>(0, now - deadline));
     r.end_ns = now;

@@ -33,6 +33,12 @@ struct SimModel {
     double preempt_probability = 0.0;      // in [0, 1): chance of (another) preemption
     std::int64_t preempt_ns = -1;          // length of one preemption; -1 = granularity_ns
     std::int64_t relax_ns = 100;           // virtual time (and CPU) per relax()
+    // A spinning thread loses the CPU to a competing one (a time slice under CFS): per relax(),
+    // after spin_preempt_after_ns of uninterrupted spinning, with this probability per relax()
+    // the clock jumps by spin_preempt_ns (no CPU charged). 0 = never.
+    double spin_preempt_probability = 0.0;
+    std::int64_t spin_preempt_after_ns = 0;
+    std::int64_t spin_preempt_ns = 3'000'000;
     std::int64_t sleep_cpu_ns = 2'000;     // CPU charged per OS sleep (system call + wake-up)
 };
 
@@ -71,6 +77,7 @@ private:
     std::int64_t cpu_ = 0;
     std::int64_t sleeps_ = 0;
     std::int64_t relaxes_ = 0;
+    std::int64_t spin_run_ns_ = 0;  // uninterrupted spinning so far
 };
 
 }  // namespace pacer

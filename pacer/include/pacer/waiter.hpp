@@ -15,9 +15,15 @@
 //     at 60 Hz), so the margin follows the machine when it gets busy and when it calms down;
 //   * with logarithmic bins 1/8 octave wide (9 %) from 1 us to 0.26 s: O(1) per sample, no
 //     allocation, ~150 additions per query.
-// The margin is clamped to [min_margin, max_spin]: max_spin bounds the CPU one wait can burn
-// when the OS is coarse (a 15.6 ms Windows tick must not turn into 15.6 ms of spinning per frame)
-// at the price of lateness on such a machine.
+// The margin is clamped to [min_margin, spin cap]: the cap bounds the CPU one wait can burn when
+// the OS is coarse (a 15.6 ms Windows tick must not turn into 15.6 ms of spinning per frame) at
+// the price of lateness on such a machine. The cap starts at max_spin and guards itself: a spin
+// whose clock reads are more than 100 us apart lost the CPU to another thread (a scheduler time
+// slice: under CFS a thread that spins for a few ms loses its wake-up credit and is preempted by
+// whatever else is runnable), and then spinning longer only burns CPU without making the wake-up
+// any earlier. Each preempted spin halves the cap (not below 250 us); 64 spins in a row without
+// preemption double it again, up to max_spin. Seen on this project's 2-core VM while compiles
+// ran: with the 4 ms cap a third of the 60 Hz frames came late out of a preempted spin.
 //
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
@@ -74,6 +80,7 @@ struct WaitResult {
     std::chrono::nanoseconds margin{0};     // margin in force for this wait
     std::int64_t end_ns = 0;                // TimeSource time when the wait returned
     bool os_slept = false;                  // an OS sleep was made (and measured)
+    bool spin_preempted = false;            // the spin lost the CPU (clock reads > 100 us apart)
 };
 
 // Decaying log-binned histogram of oversleep; the waiter's learning half. Allocation-free.
@@ -110,6 +117,15 @@ public:
 
     // Current margin: what the next hybrid wait would subtract from its deadline.
     std::chrono::nanoseconds margin() const noexcept;
+    // Current spin cap: max_spin, or less after preempted spins (see above).
+    std::chrono::nanoseconds spin_cap() const noexcept { return std::chrono::nanoseconds(cap_ns_); }
+    std::int64_t preempted_spins() const noexcept { return preempted_spins_; }  // so far
+
+    // A gap this long between two clock reads of a spin means the thread was descheduled.
+    static constexpr std::int64_t kPreemptGapNs = 100'000;
+    // The self-guarded cap never goes below this (or min_margin, if larger).
+    static constexpr std::int64_t kMinGuardedCapNs = 250'000;
+    static constexpr int kCalmSpinsToGrow = 64;
     const LatenessEstimator& estimator() const noexcept { return est_; }
     const WaiterConfig& config() const noexcept { return cfg_; }
     TimeSource& time_source() const noexcept { return *ts_; }
@@ -119,9 +135,14 @@ public:
     void reset_estimate() noexcept { est_.reset(); }
 
 private:
+    void note_spin(bool preempted) noexcept;
+
     WaiterConfig cfg_;
     TimeSource* ts_;
     LatenessEstimator est_;
+    std::int64_t cap_ns_ = 0;
+    int calm_spins_ = 0;
+    std::int64_t preempted_spins_ = 0;
 };
 
 // Drop-in accurate sleeps on the real OS, with a per-thread HybridWaiter.
