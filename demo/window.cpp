@@ -278,7 +278,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     ImGui::End();
 }
 
-void stats_panel(Session& s, float x, float y, float w, float h) {
+void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     panel("Statistics (window of the last 4096 frames)", x, y, w, h);
     const pacer::StatsSummary& m = s.summary();
     if (ImGui::BeginTable("pct", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
@@ -310,6 +310,30 @@ void stats_panel(Session& s, float x, float y, float w, float h) {
                        static_cast<unsigned long long>(s.stutters()));
     ImGui::TextColored(kGrey, "Missed: woke > %.2f ms after its deadline, or skipped a slot.",
                        ms(s.pacer().config().miss_tolerance));
+    ImGui::Separator();
+    ImGui::PushItemWidth(w * 0.45f);
+    if (!s.capture().is_open()) {
+        ImGui::InputText("##capture", ui.capture_path, sizeof ui.capture_path);
+        ImGui::SameLine();
+        if (ImGui::Button("Start capture"))
+            report(ui, s.start_capture(ui.capture_path), std::string("capturing to ") + ui.capture_path);
+        ImGui::SameLine();
+        ImGui::TextColored(kGrey, "PresentMon CSV");
+    } else {
+        const pacer::CaptureWriter& c = s.capture();
+        if (c.failed())
+            ImGui::TextColored(kRed, "%llu rows, %llu lost", static_cast<unsigned long long>(c.rows()),
+                               static_cast<unsigned long long>(c.rows_dropped()));
+        else
+            ImGui::Text("%llu rows to %s", static_cast<unsigned long long>(c.rows()), c.path().c_str());
+        ImGui::SameLine();
+        if (ImGui::Button("Stop")) {
+            const std::string path = c.path();
+            report(ui, s.stop_capture(), "wrote " + path + " and " + pacer::CaptureWriter::stats_path(path));
+        }
+    }
+
+    ImGui::PopItemWidth();
     ImGui::End();
 }
 
@@ -388,12 +412,14 @@ void status_panel(Session& s, const Presenter& p, const Options& o, float x, flo
     ImGui::TextWrapped("%s", fp.time_source().sleep_primitive());
     ImGui::PopStyleColor();
     // The waiter's learned margin (what the next hybrid wait subtracts), also in sleep/spin mode.
-    ImGui::Text("Spin margin %.3f ms (%lld sleeps), cap %.2f/%.1f ms", ms(fp.waiter().margin()),
-                static_cast<long long>(fp.waiter().estimator().count()), ms(fp.waiter().spin_cap()),
-                ms(c.waiter.max_spin));
-    if (fp.waiter().spin_cap() < c.waiter.max_spin)
-        ImGui::TextColored(kRed, "  spins lost the CPU %lld times: cap lowered",
+    ImGui::Text("Spin margin %.3f ms, from %lld sleeps", ms(fp.waiter().margin()),
+                static_cast<long long>(fp.waiter().estimator().count()));
+    ImGui::Text("Spin cap %.2f of %.1f ms", ms(fp.waiter().spin_cap()), ms(c.waiter.max_spin));
+    if (fp.waiter().preempted_spins() > 0) {
+        ImGui::SameLine();
+        ImGui::TextColored(fp.waiter().spin_cap() < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
                            static_cast<long long>(fp.waiter().preempted_spins()));
+    }
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
     if (p.refresh_hz > 0)
         ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0 ? " (--refresh-hz)" : "");
@@ -505,26 +531,6 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
                         &ui.vsync))
         report(ui, {}, std::string("vsync ") + (ui.vsync ? "requested" : "off"));
     ImGui::EndDisabled();
-
-    section("Capture");
-    if (!s.capture().is_open()) {
-        ImGui::InputText("##capture", ui.capture_path, sizeof ui.capture_path);
-        ImGui::SameLine();
-        if (ImGui::Button("Start capture"))
-            report(ui, s.start_capture(ui.capture_path), std::string("capturing to ") + ui.capture_path);
-    } else {
-        const pacer::CaptureWriter& c = s.capture();
-        if (c.failed())
-            ImGui::TextColored(kRed, "%llu rows, %llu lost", static_cast<unsigned long long>(c.rows()),
-                               static_cast<unsigned long long>(c.rows_dropped()));
-        else
-            ImGui::Text("%llu rows to %s", static_cast<unsigned long long>(c.rows()), c.path().c_str());
-        ImGui::SameLine();
-        if (ImGui::Button("Stop")) {
-            const std::string path = c.path();
-            report(ui, s.stop_capture(), "wrote " + path + " and " + pacer::CaptureWriter::stats_path(path));
-        }
-    }
 
     ImGui::Separator();
     if (ImGui::Button("Reset statistics", ImVec2(-1, 0))) {
@@ -674,7 +680,7 @@ int run_window(const Options& o, std::string* why) {
             status_panel(s, presenter, o, 0, hc, lw, d.y - hc);
             frame_time_panel(s, lw, 0, rw, h1);
             histogram_panel(s, lw, h1, rw, h2);
-            stats_panel(s, lw, h1 + h2, hw, h3);
+            stats_panel(s, ui, lw, h1 + h2, hw, h3);
             cpu_panel(s, cost, lw + hw, h1 + h2, rw - hw, h3);
             motion_panel(s, ui, lw, h1 + h2 + h3, rw, h4);
             ImGui::Render();
