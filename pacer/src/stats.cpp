@@ -60,24 +60,6 @@ const std::int64_t* FrameStats::column(FrameMetric m) const noexcept {
 
 namespace {
 
-// Fills d from sorted ms values.
-void describe(std::span<const double> sorted, Distribution& d) noexcept {
-    if (sorted.empty()) return;
-    double sum = 0;
-    for (double v : sorted) sum += v;
-    d.mean = sum / static_cast<double>(sorted.size());
-    double ss = 0;
-    for (double v : sorted) ss += (v - d.mean) * (v - d.mean);
-    d.stddev = std::sqrt(ss / static_cast<double>(sorted.size()));
-    d.min = sorted.front();
-    d.max = sorted.back();
-    d.p50 = percentile_sorted(sorted, 0.50);
-    d.p90 = percentile_sorted(sorted, 0.90);
-    d.p95 = percentile_sorted(sorted, 0.95);
-    d.p99 = percentile_sorted(sorted, 0.99);
-    d.p999 = percentile_sorted(sorted, 0.999);
-}
-
 // 1000 / mean of the frame times at or above the q-quantile (the "average" low-FPS definition).
 double low_fps(std::span<const double> sorted, double q) noexcept {
     if (sorted.empty()) return 0.0;
@@ -91,6 +73,25 @@ double low_fps(std::span<const double> sorted, double q) noexcept {
 }
 
 }  // namespace
+
+Distribution describe_sorted(std::span<const double> sorted) noexcept {
+    Distribution d;
+    if (sorted.empty()) return d;
+    double sum = 0;
+    for (double v : sorted) sum += v;
+    d.mean = sum / static_cast<double>(sorted.size());
+    double ss = 0;
+    for (double v : sorted) ss += (v - d.mean) * (v - d.mean);
+    d.stddev = std::sqrt(ss / static_cast<double>(sorted.size()));
+    d.min = sorted.front();
+    d.max = sorted.back();
+    d.p50 = percentile_sorted(sorted, 0.50);
+    d.p90 = percentile_sorted(sorted, 0.90);
+    d.p95 = percentile_sorted(sorted, 0.95);
+    d.p99 = percentile_sorted(sorted, 0.99);
+    d.p999 = percentile_sorted(sorted, 0.999);
+    return d;
+}
 
 StatsSummary FrameStats::summarize() const noexcept {
     StatsSummary s;
@@ -113,11 +114,11 @@ StatsSummary FrameStats::summarize() const noexcept {
         buf[i] = static_cast<double>(lateness_[j]) * 1e-6;
     }
     std::sort(buf.begin(), buf.end());
-    describe(buf, s.lateness_ms);
+    s.lateness_ms = describe_sorted(buf);
 
     for (std::size_t i = 0; i < count_; ++i) buf[i] = static_cast<double>(interval_[at(i)]) * 1e-6;
     std::sort(buf.begin(), buf.end());
-    describe(buf, s.interval_ms);
+    s.interval_ms = describe_sorted(buf);
     s.avg_fps = wall > 0 ? 1e9 * static_cast<double>(count_) / static_cast<double>(wall) : 0.0;
     s.low1_fps = low_fps(buf, 0.99);
     s.low01_fps = low_fps(buf, 0.999);

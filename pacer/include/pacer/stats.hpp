@@ -45,6 +45,9 @@ struct Distribution {
     double p50 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0;
 };
 
+// Mean, population stddev, min, max and percentiles of an ascending range; zeros when empty.
+Distribution describe_sorted(std::span<const double> sorted) noexcept;
+
 struct StatsSummary {
     std::size_t frames = 0;            // frame times in the window
     Distribution interval_ms;          // frame times
