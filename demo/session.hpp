@@ -147,8 +147,8 @@ private:
     std::int64_t start_ns_ = 0, last_refresh_ns_ = 0;
     std::int64_t run_cpu_start_ns_ = -1;
     double process_pct_ = -1, thread_pct_ = -1, machine_pct_ = -1;
-    // Stutter (CapFrameX): frame time > 2.5 x the moving average of the previous 32 frames.
-    static constexpr int kStutterWindow = 32;
+    // Stutter (CapFrameX): frame time > 2.5 x the moving average of the previous 20 frames.
+    static constexpr int kStutterWindow = 20;  // as `pacer analyze` (tools/analyze.hpp)
     std::array<double, kStutterWindow> recent_{};
     double recent_sum_ = 0;
     int recent_n_ = 0, recent_head_ = 0;

@@ -306,7 +306,7 @@ void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
                        m.missed, static_cast<unsigned long long>(m.missed_total),
                        static_cast<unsigned long long>(m.skipped_total));
     ImGui::TextColored(s.stutters() > 0 ? kRed : kGreen,
-                       "Stutters  %llu  (frame > 2.5x average of previous 32)",
+                       "Stutters  %llu  (frame > 2.5x average of previous 20)",
                        static_cast<unsigned long long>(s.stutters()));
     ImGui::TextColored(kGrey, "Missed: woke > %.2f ms after its deadline, or skipped a slot.",
                        ms(s.pacer().config().miss_tolerance));
