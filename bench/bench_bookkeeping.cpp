@@ -12,7 +12,7 @@ namespace {
 
 // Every deadline has already passed (the grid is behind), so wait() never sleeps or spins.
 void BM_WaitBookkeeping_Virtual(benchmark::State& state) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0});
     pacer::FramePacer fp({.target_hz = 10'000.0, .max_catch_up = 1000}, &os);
     fp.wait();
@@ -39,7 +39,7 @@ private:
 };
 
 void BM_WaitBookkeeping_RealClock(benchmark::State& state) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     DueRealClock clock;
     pacer::FramePacer fp({.target_hz = 10'000.0, .max_catch_up = 1000}, &clock);
     fp.wait();
@@ -53,7 +53,7 @@ BENCHMARK(BM_WaitBookkeeping_RealClock);
 void BM_MarginQuery(benchmark::State& state) {
     pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000});
     pacer::HybridWaiter w({}, &os);
-    for (int i = 0; i < 1000; ++i) w.wait_until_ns(os.now_ns() + 5'000'000);
+    for (int i = 0; i < 1000; ++i) w.wait_until(pacer::clock::from_ns(os.now_ns() + 5'000'000));
     for (auto _ : state) benchmark::DoNotOptimize(w.margin());
 }
 BENCHMARK(BM_MarginQuery);

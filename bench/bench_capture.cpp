@@ -14,7 +14,7 @@
 namespace {
 
 std::vector<pacer::FrameTiming> make_frames(int n) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     std::vector<pacer::FrameTiming> out;

@@ -14,7 +14,7 @@
 
 #include "headless.hpp"
 #include "options.hpp"
-#include "pacer/log.hpp"
+#include "pacer/spdlog.hpp"
 #include "window.hpp"
 
 namespace {
@@ -47,7 +47,10 @@ int main(int argc, char** argv) {
     auto log = spdlog::stderr_color_mt("pacer_demo");
     log->set_pattern("[%n] %^%l%$: %v");
     spdlog::set_default_logger(log);
-    pacer::set_logger(log);
+    pacer::log_to_spdlog(log);
+    // The demo shows what the pacer decides (rate changes, each vsync decision): a library user
+    // gets warnings only unless they ask for more.
+    pacer::set_log_level(pacer::LogLevel::info);
 
     try {
         if (!o.headless) {

@@ -19,15 +19,9 @@ pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::na
     pacer::FixedStepConfig c;
     c.step_hz = step_hz;
     c.max_steps = max_steps;
-    // The clamp must hold at least one step (slow simulations, e.g. 2 Hz, have 500 ms steps).
-    if (std::isfinite(step_hz) && step_hz > 0 && step_hz < 4.0)
-        c.max_frame_delta = std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(1e9 / step_hz)));
     // Snapping to the pacing period is defined for periods up to 10 s; rates below 0.1 Hz do not
-    // snap. FixedStep also requires snap_tolerance <= snap_period / 4 (fast rates, tiny periods).
-    if (period <= std::chrono::seconds(10)) {
-        c.snap_period = period;
-        c.snap_tolerance = std::min(c.snap_tolerance, period / 4);
-    }
+    // snap. The clamp and the snap tolerance keep FixedStep's defaults, which hold at every rate.
+    if (period <= std::chrono::seconds(10)) c.snap_period = period;
     return c;
 }
 

@@ -99,13 +99,9 @@ struct Presenter {
                 spdlog::warn("swap interval {} refused by the driver: {}", want, SDL_GetError());
             }
         }
-        pacer::TimeSource& clock = pacer::system_time_source();  // the pacer's clock
-        const std::int64_t b = clock.now_ns();
+        const pacer::clock::time_point b = fp.now();
         SDL_GL_SwapWindow(win);
-        const std::int64_t e = clock.now_ns();
-        using tp = std::chrono::steady_clock::time_point;
-        fp.report_present({tp(std::chrono::nanoseconds(b)), tp(std::chrono::nanoseconds(e)), in_effect,
-                           refresh_hz, true});
+        fp.report_present({b, fp.now(), in_effect, refresh_hz, true});
     }
 };
 
@@ -435,7 +431,7 @@ void status_panel(Session& s, const Presenter& p, const Options& o, float x, flo
         ImGui::TextColored(kRed, "(interval %d refused)", p.requested);
     ImGui::Text("Detected: %s   In use: %s", vs.detected ? "yes" : "no", vs.in_use ? "yes" : "no");
     ImGui::SameLine();
-    ImGui::TextColored(kGrey, "(%d/%d locked)", fp.vsync_detector().locked_streak(), pacer::VsyncDetector::kTrustAfter);
+    ImGui::TextColored(kGrey, "(%d/%d locked)", fp.vsync().detector().locked_streak(), pacer::VsyncDetector::kTrustAfter);
     ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
     ImGui::TextWrapped("%s; this frame paced by %s", vs.reason, pacer::to_string(t.source));
     ImGui::PopStyleColor();

@@ -33,7 +33,7 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 namespace {
 
 TEST(Allocations, NoneInTheFrameLoop) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.01});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     pacer::FrameStats stats(1024);
@@ -61,7 +61,7 @@ TEST(Allocations, NoneInTheFrameLoop) {
 }
 
 TEST(Allocations, NoneInTheRealClockWait) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::FramePacer fp({.target_hz = 1000.0});
     fp.wait();
     const long before = g_allocs.load();
@@ -74,7 +74,7 @@ TEST(Allocations, NoneInTheRealClockWait) {
 // per frame, including the flushes and a write error (/dev/full) on the frame path.
 #if defined(__linux__)
 TEST(Allocations, NoneInCaptureAdd) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     for (const char* target : {"/dev/null", "/dev/full"}) {

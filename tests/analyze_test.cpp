@@ -70,7 +70,7 @@ std::string classic_file(const std::vector<double>& ft, const char* app = "game.
 // ---- round trip ----------------------------------------------------------------------------
 
 TEST(RoundTrip, EveryValueWrittenIsReadBack) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 40'000, .preempt_probability = 0.03});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     const std::string path = temp_path("roundtrip.csv");

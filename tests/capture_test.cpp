@@ -61,7 +61,7 @@ std::vector<std::string> split(const std::string& s) {
 
 // Frames from a pacer in virtual time: deterministic and with every field populated.
 std::vector<pacer::FrameTiming> frames(int n, pacer::WaitMode mode = pacer::WaitMode::hybrid) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02});
     pacer::FramePacer fp({.target_hz = 144.0, .mode = mode}, &os);
     std::vector<pacer::FrameTiming> out;
@@ -248,7 +248,7 @@ TEST(Capture, FullDiskKeepsTheLoopRunning) {
     o.buffer_bytes = 4096;
     o.write_stats = false;  // no sidecar beside /dev/full
     ASSERT_TRUE(cap.open("/dev/full", o).ok());
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 1'000'000});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     int frames_run = 0;

@@ -11,7 +11,7 @@ namespace {
 using namespace std::chrono_literals;
 using ns = std::chrono::nanoseconds;
 
-std::int64_t at(std::chrono::steady_clock::time_point t) { return t.time_since_epoch().count(); }
+std::int64_t at(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
 
 // An exact OS: sleeps end on the requested nanosecond; spinning moves 1 ns at a time.
 pacer::SimModel exact() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}; }

@@ -51,8 +51,26 @@ TEST(RealClock, FramePacerHoldsTheGridOrderAndNeverWakesEarly) {
     }
     // However slow the machine, n frames at 5 ms take at least (n - catch-up) * 5 ms.
     EXPECT_GE(prev.wake - first.wake, (n - 1) * 5ms);
-    // Frame time as steady_clock sees it: the pacer's clock is the same clock on Linux.
-    EXPECT_LE(prev.wake, clk::now());
+    EXPECT_LE(prev.wake, pacer::clock::now());
+}
+
+TEST(RealClock, SteadyClockTimePointsConvert) {
+    const pacer::clock::time_point before = pacer::clock::now();
+    const clk::time_point s = clk::now();
+    const pacer::clock::time_point after = pacer::clock::now();
+    const pacer::clock::time_point c = pacer::clock::from_steady(s);
+#ifdef __linux__
+    // The same OS clock: exact.
+    EXPECT_GE(c, before);
+    EXPECT_LE(c, after);
+    EXPECT_EQ(pacer::clock::to_steady(c), s);
+#else
+    // Through "time from now": off by the time between two clock reads, which a loaded machine
+    // can stretch by a preemption; the bound only catches a wrong epoch or unit.
+    EXPECT_GE(c, before - 1s);
+    EXPECT_LE(c, after + 1s);
+    EXPECT_LE(std::chrono::abs(pacer::clock::to_steady(c) - s), 1s);
+#endif
 }
 
 TEST(RealClock, SystemSourceReportsCpuTimeAndAPrimitive) {

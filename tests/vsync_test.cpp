@@ -12,7 +12,7 @@
 namespace {
 
 using namespace std::chrono_literals;
-using tp = std::chrono::steady_clock::time_point;
+using tp = pacer::clock::time_point;
 
 // A display with a vblank every 1/refresh s and a swap that, when the driver honours the
 // interval, blocks until the first vblank at least `interval` vblanks after the previous flip.
@@ -98,6 +98,10 @@ int holds_from(const std::vector<Frame>& f, const std::function<bool(const Frame
     return from;
 }
 
+pacer::PresentInfo present(std::int64_t begin_ns, std::int64_t end_ns, int interval, double hz, bool ok) {
+    return {pacer::clock::from_ns(begin_ns), pacer::clock::from_ns(end_ns), interval, hz, ok};
+}
+
 bool vsync_paced(const Frame& f) { return f.vs.in_use && f.t.source == pacer::PacingSource::vsync; }
 bool hybrid_paced(const Frame& f) {
     return !f.vs.in_use && f.vs.swap_interval == 0 && f.t.source == pacer::PacingSource::hybrid;
@@ -119,37 +123,37 @@ TEST(Vsync, DetectorNeedsSixteenLockedToTrustAndFourUnlockedToDrop) {
     pacer::VsyncDetector d;
     const std::int64_t t = 16'666'667;
     std::int64_t now = 0;
-    d.add(now, now, 1, 60, true);
+    d.add(present(now, now, 1, 60, true));
     for (int i = 0; i < 15; ++i) {
         now += t;
-        EXPECT_TRUE(d.add(now - 100'000, now, 1, 60, true));
+        EXPECT_TRUE(d.add(present(now - 100'000, now, 1, 60, true)));
     }
     EXPECT_FALSE(d.verified());
     now += t;
-    d.add(now - 100'000, now, 1, 60, true);
+    d.add(present(now - 100'000, now, 1, 60, true));
     EXPECT_TRUE(d.verified());
     for (int i = 0; i < 3; ++i) {
         now += 5'000'000;  // unlocked
-        EXPECT_FALSE(d.add(now, now, 1, 60, true));
+        EXPECT_FALSE(d.add(present(now, now, 1, 60, true)));
     }
     EXPECT_TRUE(d.verified());  // three odd presents do not flip it
     now += 5'000'000;
-    d.add(now, now, 1, 60, true);
+    d.add(present(now, now, 1, 60, true));
     EXPECT_FALSE(d.verified());
 }
 
 TEST(Vsync, AHitchIsStillLockedButCountsAsMissed) {
     pacer::VsyncDetector d;
     const std::int64_t t = 16'666'667;
-    d.add(0, 0, 1, 60, true);
-    EXPECT_TRUE(d.add(0, 3 * t, 1, 60, true));  // shown two vblanks late
+    d.add(present(0, 0, 1, 60, true));
+    EXPECT_TRUE(d.add(present(0, 3 * t, 1, 60, true)));  // shown two vblanks late
     EXPECT_DOUBLE_EQ(d.missed_share(), 1.0);
-    EXPECT_TRUE(d.add(0, 4 * t, 1, 60, true));
+    EXPECT_TRUE(d.add(present(0, 4 * t, 1, 60, true)));
     EXPECT_DOUBLE_EQ(d.missed_share(), 0.5);
     // With interval 2 on 120 Hz, one vblank is too early: not locked.
     pacer::VsyncDetector e;
-    e.add(0, 0, 2, 120, true);
-    EXPECT_FALSE(e.add(0, 8'333'333, 2, 120, true));
+    e.add(present(0, 0, 2, 120, true));
+    EXPECT_FALSE(e.add(present(0, 8'333'333, 2, 120, true)));
 }
 
 TEST(Vsync, HonestSixtyHertzIsVerifiedAndPacesTheFrames) {

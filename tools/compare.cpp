@@ -138,7 +138,7 @@ int usage(const char* why) {
 
 int compare_main(int argc, char** argv, const char* prog) {
     g_prog = prog;
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     Options o;
     for (int i = 0; i < argc; ++i) {
         const std::string a = argv[i];

@@ -123,7 +123,7 @@ int usage(const char* why) {
 }  // namespace
 
 int probe_main(int argc, char** argv) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     std::vector<const Primitive*> prims;
     for (const Primitive& p : kPrimitives) prims.push_back(&p);
     std::vector<double> times, loads{0};

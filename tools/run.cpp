@@ -37,7 +37,7 @@ void busy_for(TimeSource& ts, std::int64_t ns) {
 }  // namespace
 
 int run_main(int argc, char** argv) {
-    pacer::set_logger(nullptr);  // the summary below says what the log would
+    pacer::set_log_function(nullptr);  // the summary below says what the log would
     PacerConfig cfg;
     double seconds = 5, work_ms = 0;
     long long frames = -1;

@@ -41,7 +41,7 @@ const char kShade[] = " .:-=+*#%@";
 }  // namespace
 
 int simulate_main(int argc, char** argv) {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     std::vector<double> times{0.5, 1, 2, 4, 8, 16}, periods{1, 2, 4, 6, 8, 10};
     std::vector<WaitMode> modes{WaitMode::hybrid};
     long long iterations = 200, seed = 1;
@@ -100,7 +100,7 @@ int simulate_main(int argc, char** argv) {
                 const std::int64_t w0 = os.now_ns();
                 for (long long k = 0; k < iterations; ++k) {
                     const std::int64_t start = os.now_ns();
-                    (void)w.wait_until_ns(start + req, mode);
+                    (void)w.wait_until(pacer::clock::from_ns(start + req), mode);
                     err += std::fabs(static_cast<double>(os.now_ns() - start - req));
                     os.advance(100'000);  // 0.1 ms of work between waits
                 }

@@ -212,8 +212,7 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
             return;
         }
     }
-    const std::int64_t wake =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(t.wake.time_since_epoch()).count();
+    const std::int64_t wake = clock::to_ns(t.wake);
     if (!have_t0_) {
         t0_ = wake;
         have_t0_ = true;

@@ -3,37 +3,66 @@
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
+#include "text.hpp"
 
 namespace pacer {
 
+namespace {
+
+constexpr std::int64_t kTenSeconds = 10'000'000'000;
+
+std::chrono::nanoseconds default_max_delta(double step_hz) noexcept {
+    const auto step = static_cast<std::int64_t>(std::ceil(1e9 / step_hz));
+    return std::chrono::nanoseconds(std::max<std::int64_t>(250'000'000, step));
+}
+
+std::chrono::nanoseconds default_tolerance(std::chrono::nanoseconds snap_period) noexcept {
+    const std::int64_t quarter = snap_period.count() / 4;
+    return std::chrono::nanoseconds(quarter > 0 ? std::min<std::int64_t>(200'000, quarter) : 200'000);
+}
+
+}  // namespace
+
 Status validate(const FixedStepConfig& c) {
+    using detail::num;
     if (!std::isfinite(c.step_hz) || c.step_hz <= 0.0 || c.step_hz > 100'000.0)
-        return Status::error(fmt::format("step_hz = {}: must be a finite number in (0, 100000]", c.step_hz));
+        return Status::error("step_hz = " + num(c.step_hz) + ": must be a finite number in (0, 100000]");
     if (c.max_steps < 1 || c.max_steps > 1000)
-        return Status::error(fmt::format("max_steps = {}: must be in [1, 1000]", c.max_steps));
+        return Status::error("max_steps = " + num(c.max_steps) + ": must be in [1, 1000]");
     const double step_ns = 1e9 / c.step_hz;
-    if (static_cast<double>(c.max_frame_delta.count()) < step_ns || c.max_frame_delta.count() > 10'000'000'000)
-        return Status::error(fmt::format("max_frame_delta = {} ns: must be in [one step = {:.0f} ns, 10 s]",
-                                         c.max_frame_delta.count(), step_ns));
-    if (c.snap_period.count() < 0 || c.snap_period.count() > 10'000'000'000)
-        return Status::error(fmt::format("snap_period = {} ns: must be in [0, 10 s] (0 = off)", c.snap_period.count()));
-    if (c.snap_tolerance.count() < 0 ||
-        (c.snap_period.count() > 0 && c.snap_tolerance.count() > c.snap_period.count() / 4))
-        return Status::error(fmt::format("snap_tolerance = {} ns: must be in [0, snap_period / 4 = {} ns]",
-                                         c.snap_tolerance.count(), c.snap_period.count() / 4));
+    if (c.max_frame_delta) {
+        const std::int64_t d = c.max_frame_delta->count();
+        if (static_cast<double>(d) < step_ns || d > kTenSeconds)
+            return Status::error("max_frame_delta = " + num(d) + " ns: must be in [one step = " +
+                                 num(static_cast<std::int64_t>(std::ceil(step_ns))) + " ns, 10 s]");
+    }
+    if (c.snap_period.count() < 0 || c.snap_period.count() > kTenSeconds)
+        return Status::error("snap_period = " + num(static_cast<std::int64_t>(c.snap_period.count())) +
+                             " ns: must be in [0, 10 s] (0 = off)");
+    if (c.snap_tolerance) {
+        const std::int64_t tol = c.snap_tolerance->count();
+        if (tol < 0 || (c.snap_period.count() > 0 && tol > c.snap_period.count() / 4))
+            return Status::error("snap_tolerance = " + num(tol) + " ns: must be in [0, snap_period / 4 = " +
+                                 num(static_cast<std::int64_t>(c.snap_period.count() / 4)) + " ns]");
+    }
     return {};
 }
 
-FixedStep::FixedStep(const FixedStepConfig& config) : cfg_(config) {
-    if (Status s = validate(config); !s) throw ConfigError(s.message());
+void FixedStep::apply(const FixedStepConfig& config) noexcept {
+    cfg_ = config;
     step_ns_ = 1e9 / cfg_.step_hz;
+    max_delta_ = cfg_.max_frame_delta.value_or(default_max_delta(cfg_.step_hz));
+    tolerance_ = cfg_.snap_tolerance.value_or(default_tolerance(cfg_.snap_period));
+}
+
+FixedStep::FixedStep(const FixedStepConfig& config) {
+    if (Status s = validate(config); !s) throw ConfigError(s.message());
+    apply(config);
 }
 
 Status FixedStep::set_config(const FixedStepConfig& config) {
     if (Status s = validate(config); !s) return s;
-    cfg_ = config;
-    step_ns_ = 1e9 / cfg_.step_hz;
+    apply(config);
     if (acc_ns_ >= step_ns_) acc_ns_ = std::fmod(acc_ns_, step_ns_);  // a faster rate: keep alpha < 1
     if (cfg_.snap_period.count() == 0) {  // snapping off: hand the carry back to the accumulator
         acc_ns_ += carry_ns_;
@@ -51,7 +80,7 @@ void FixedStep::reset() noexcept {
 FixedStep::Advance FixedStep::advance(std::chrono::nanoseconds frame_delta) noexcept {
     Advance a;
     double delta = static_cast<double>(std::max<std::int64_t>(0, frame_delta.count()));
-    const double max_delta = static_cast<double>(cfg_.max_frame_delta.count());
+    const double max_delta = static_cast<double>(max_delta_.count());
     if (delta > max_delta) {
         a.dropped = std::chrono::nanoseconds(static_cast<std::int64_t>(delta - max_delta));
         delta = max_delta;
@@ -64,7 +93,7 @@ FixedStep::Advance FixedStep::advance(std::chrono::nanoseconds frame_delta) noex
         const double want = delta + carry_ns_;
         const double k = std::round(want / period);
         const double snapped = k * period;
-        if (k >= 1 && std::fabs(want - snapped) <= static_cast<double>(cfg_.snap_tolerance.count())) {
+        if (k >= 1 && std::fabs(want - snapped) <= static_cast<double>(tolerance_.count())) {
             carry_ns_ = want - snapped;
             delta = snapped;
             a.snapped = true;

@@ -1,4 +1,5 @@
 // The real OS as a TimeSource: a thin forwarder to the platform seam.
+#include "pacer/clock.hpp"
 #include "platform/platform.hpp"
 
 namespace pacer {
@@ -23,5 +24,37 @@ TimeSource& system_time_source() noexcept {
     static SystemTimeSource source;
     return source;
 }
+
+}  // namespace pacer
+
+// ---------------------------------------------------------------------------------------------
+// pacer::clock
+
+namespace pacer {
+
+clock::time_point clock::now() noexcept { return from_ns(platform::now_ns()); }
+
+// libstdc++ and libc++ implement steady_clock with CLOCK_MONOTONIC on Linux, the clock of the
+// Linux backend: the conversion is exact there. Elsewhere (Windows: QueryPerformanceCounter
+// behind either, scaled differently by each runtime; macOS) go through "time from now".
+#if defined(__linux__)
+clock::time_point clock::from_steady(std::chrono::steady_clock::time_point t) noexcept {
+    return time_point(std::chrono::duration_cast<duration>(t.time_since_epoch()));
+}
+std::chrono::steady_clock::time_point clock::to_steady(time_point t) noexcept {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(t.time_since_epoch()));
+}
+#else
+clock::time_point clock::from_steady(std::chrono::steady_clock::time_point t) noexcept {
+    const auto ahead = std::chrono::duration_cast<duration>(t - std::chrono::steady_clock::now());
+    return now() + ahead;
+}
+std::chrono::steady_clock::time_point clock::to_steady(time_point t) noexcept {
+    const auto ahead = t - now();
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(ahead);
+}
+#endif
 
 }  // namespace pacer

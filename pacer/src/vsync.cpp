@@ -1,19 +1,12 @@
 #include "pacer/vsync.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
-namespace pacer {
+#include "log_internal.hpp"
 
-const char* to_string(PacingSource source) noexcept {
-    switch (source) {
-        case PacingSource::sleep: return "sleep";
-        case PacingSource::spin: return "spin";
-        case PacingSource::hybrid: return "hybrid";
-        case PacingSource::vsync: return "vsync";
-    }
-    return "?";
-}
+namespace pacer {
 
 namespace {
 bool refresh_known(double hz) noexcept {
@@ -30,24 +23,28 @@ int compatible_swap_interval(double refresh_hz, double target_hz) noexcept {
     return static_cast<int>(n);
 }
 
+// ---------------------------------------------------------------------------------------------
+// VsyncDetector
+
 void VsyncDetector::reset() noexcept { *this = VsyncDetector(); }
 
-bool VsyncDetector::add(std::int64_t begin_ns, std::int64_t end_ns, int swap_interval,
-                        double refresh_hz, bool ok) noexcept {
-    last_block_ns_ = end_ns - begin_ns;
-    const std::int64_t prev = last_end_;
-    last_end_ = end_ns;
+bool VsyncDetector::add(const PresentInfo& p) noexcept {
+    last_block_ = p.end - p.begin;
+    const bool had_last = have_last_;
+    const clock::time_point prev = last_end_;
+    last_end_ = p.end;
+    have_last_ = true;
     bool locked = false;
     bool missed = false;
-    if (ok && prev >= 0 && swap_interval >= 1 && refresh_known(refresh_hz) && end_ns > prev) {
-        const double t = 1e9 / refresh_hz;
-        const double interval = static_cast<double>(end_ns - prev);
+    if (p.ok && had_last && p.swap_interval >= 1 && refresh_known(p.refresh_hz) && p.end > prev) {
+        const double t = 1e9 / p.refresh_hz;
+        const double interval = static_cast<double>((p.end - prev).count());
         const double k = std::round(interval / t);
         const double tol = std::max(250'000.0, 0.03 * t);
-        locked = k >= swap_interval && std::fabs(interval - k * t) <= tol;
-        missed = locked && k > swap_interval;
+        locked = k >= p.swap_interval && std::fabs(interval - k * t) <= tol;
+        missed = locked && k > p.swap_interval;
     }
-    if (prev < 0 && ok) return false;  // the first present has no interval: no evidence either way
+    if (!had_last && p.ok) return false;  // the first present has no interval: no evidence either way
     if (locked) {
         ++good_;
         bad_ = 0;
@@ -67,6 +64,143 @@ int VsyncDetector::locked_in_window() const noexcept { return std::popcount(lock
 double VsyncDetector::missed_share() const noexcept {
     const int n = std::popcount(locked_bits_);
     return n > 0 ? static_cast<double>(std::popcount(missed_bits_)) / n : 0.0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// VsyncController
+
+namespace {
+constexpr clock::duration kFirstReprobe = std::chrono::seconds(10);  // after a fallback ...
+constexpr clock::duration kMaxReprobe = std::chrono::seconds(160);   // ... doubling up to this
+constexpr int kMaxProbePresents = 48;                                // 3 x the 16 needed to trust
+constexpr double kMaxMissedShare = 0.10;                             // Android Swappy's threshold
+}  // namespace
+
+void VsyncController::set(State state, int interval, VsyncReason reason) noexcept {
+    if (interval != vs_.swap_interval) {
+        settle_ = 2;  // the first presents after a change may still follow the old interval
+        detector_.reset();
+        probe_presents_ = 0;
+        last_locked_ = false;
+    }
+    const bool changed = state != state_ || reason != vs_.code;
+    state_ = state;
+    vs_.swap_interval = interval;
+    vs_.requested = interval > 0;
+    vs_.detected = detector_.verified();
+    vs_.in_use = mode_ == WaitMode::vsync || state == State::verified;
+    vs_.refresh_hz = refresh_hz_;
+    vs_.code = reason;
+    vs_.reason = to_string(reason);
+    // Plain modes say nothing about vsync: there is nothing to decide.
+    if (changed && reason != VsyncReason::off) {
+        detail::log(reason == VsyncReason::vsync_not_shown ? LogLevel::warn : LogLevel::info,
+                    "%s (refresh %g Hz, target %g Hz, swap interval %d)", vs_.reason, refresh_hz_,
+                    target_hz_, interval);
+    }
+}
+
+void VsyncController::fall_back(VsyncReason reason, bool schedule_probe, clock::time_point now) noexcept {
+    if (schedule_probe) {
+        if (probe_backoff_.count() == 0) probe_backoff_ = kFirstReprobe;
+        next_probe_ = now + probe_backoff_;
+        probe_backoff_ = std::min(probe_backoff_ * 2, kMaxReprobe);
+    }
+    set(State::fallback, 0, reason);
+}
+
+void VsyncController::configure(WaitMode mode, double target_hz, clock::time_point now) noexcept {
+    mode_ = mode;
+    target_hz_ = target_hz;
+    decide(now);
+}
+
+void VsyncController::decide(clock::time_point now) noexcept {
+    const WaitMode m = mode_;
+    if (m == WaitMode::sleep || m == WaitMode::spin || m == WaitMode::hybrid) {
+        set(State::off, 0, VsyncReason::off);
+        return;
+    }
+    const int n = compatible_swap_interval(refresh_hz_, target_hz_);
+    if (m == WaitMode::vsync) {
+        int want = n;
+        if (want == 0) {
+            want = refresh_known(refresh_hz_)
+                       ? std::max(1, static_cast<int>(std::lround(refresh_hz_ / target_hz_)))
+                       : 1;
+            want = std::min(want, 8);
+        }
+        const VsyncReason why = detector_.verified()                                 ? VsyncReason::vsync_verified
+                              : probe_presents_ >= VsyncDetector::kTrustAfter ? VsyncReason::vsync_not_shown
+                                                                              : VsyncReason::vsync_unverified;
+        set(detector_.verified() ? State::verified : State::probing, want, why);
+        return;
+    }
+    // automatic
+    const bool nothing_reported = refresh_hz_ == 0 && interval_in_effect_ < 0;
+    if (nothing_reported && (state_ == State::off || state_ == State::waiting)) {
+        set(State::waiting, 0, VsyncReason::auto_waiting);
+        return;
+    }
+    if (!refresh_known(refresh_hz_)) return fall_back(VsyncReason::auto_bad_refresh, false, now);
+    if (n == 0) return fall_back(VsyncReason::auto_no_divisor, false, now);
+    switch (state_) {
+        case State::off:
+        case State::waiting:
+        case State::fallback:
+            if (now >= next_probe_ || vs_.swap_interval != 0) set(State::probing, n, VsyncReason::auto_probing);
+            break;
+        case State::probing:
+            if (vs_.swap_interval != n) {
+                set(State::probing, n, VsyncReason::auto_probing);
+            } else if (settle_ == 0 && interval_in_effect_ != n && probe_presents_ > 0) {
+                fall_back(VsyncReason::auto_refused, true, now);
+            } else if (detector_.verified()) {
+                probe_backoff_ = clock::duration(0);
+                set(State::verified, n, VsyncReason::auto_verified);
+            } else if (detector_.unlocked_streak() >= VsyncDetector::kDropAfter ||
+                       probe_presents_ >= kMaxProbePresents) {
+                fall_back(VsyncReason::auto_not_blocking, true, now);
+            }
+            break;
+        case State::verified:
+            if (vs_.swap_interval != n) {
+                set(State::probing, n, VsyncReason::auto_probing);
+            } else if (!detector_.verified()) {
+                probe_backoff_ = clock::duration(0);
+                fall_back(VsyncReason::auto_lost, true, now);
+            } else if (detector_.locked_in_window() >= 32 && detector_.missed_share() > kMaxMissedShare) {
+                fall_back(VsyncReason::auto_missing, true, now);
+            }
+            break;
+    }
+}
+
+void VsyncController::on_present(const PresentInfo& p) noexcept {
+    if (!p.ok && !present_failed_) detail::log(LogLevel::warn, "a present failed; counted as an unlocked present");
+    present_failed_ = !p.ok;
+    frames_without_present_ = 0;
+    refresh_hz_ = std::isfinite(p.refresh_hz) && p.refresh_hz > 0 ? p.refresh_hz : 0.0;
+    interval_in_effect_ = p.swap_interval;
+    PresentInfo seen = p;
+    seen.refresh_hz = refresh_hz_;
+    if (settle_ > 0) {
+        --settle_;
+        detector_.reset();
+        detector_.add(seen);  // keeps the time of this present
+        last_locked_ = false;
+    } else {
+        last_locked_ = detector_.add(seen);
+        ++probe_presents_;
+    }
+    decide(p.end);
+    vs_.detected = detector_.verified();
+}
+
+bool VsyncController::on_frame() noexcept {
+    const bool paces = (vs_.in_use || state_ == State::probing) && frames_without_present_ < 2;
+    if (frames_without_present_ < 2) ++frames_without_present_;
+    return paces;
 }
 
 }  // namespace pacer

@@ -2,36 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
-#include <fmt/format.h>
+#include "text.hpp"
 
 namespace pacer {
-
-const char* to_string(WaitMode mode) noexcept {
-    switch (mode) {
-        case WaitMode::sleep: return "sleep";
-        case WaitMode::spin: return "spin";
-        case WaitMode::hybrid: return "hybrid";
-        case WaitMode::vsync: return "vsync";
-        case WaitMode::automatic: return "auto";
-    }
-    return "?";
-}
-
-bool parse_wait_mode(const char* text, WaitMode* out) noexcept {
-    if (!text || !out) return false;
-    for (WaitMode m : {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid, WaitMode::vsync,
-                       WaitMode::automatic}) {
-        if (std::strcmp(text, to_string(m)) == 0) {
-            *out = m;
-            return true;
-        }
-    }
-    return false;
-}
 
 namespace {
 
@@ -39,7 +15,8 @@ constexpr std::int64_t kSecond = 1'000'000'000;
 
 Status duration_in(const char* name, std::chrono::nanoseconds v, std::int64_t lo, std::int64_t hi) {
     if (v.count() < lo || v.count() > hi)
-        return Status::error(fmt::format("{} = {} ns: must be in [{}, {}] ns", name, v.count(), lo, hi));
+        return Status::error(std::string(name) + " = " + detail::num(v.count()) + " ns: must be in [" +
+                             detail::num(lo) + ", " + detail::num(hi) + "] ns");
     return {};
 }
 
@@ -47,9 +24,9 @@ Status duration_in(const char* name, std::chrono::nanoseconds v, std::int64_t lo
 
 Status validate(const WaiterConfig& c) {
     if (!std::isfinite(c.quantile) || c.quantile <= 0.5 || c.quantile >= 1.0)
-        return Status::error(fmt::format("waiter.quantile = {}: must be in (0.5, 1)", c.quantile));
+        return Status::error("waiter.quantile = " + detail::num(c.quantile) + ": must be in (0.5, 1)");
     if (!std::isfinite(c.half_life) || c.half_life < 8.0 || c.half_life > 1e6)
-        return Status::error(fmt::format("waiter.half_life = {}: must be in [8, 1e6] sleeps", c.half_life));
+        return Status::error("waiter.half_life = " + detail::num(c.half_life) + ": must be in [8, 1e6] sleeps");
     if (Status s = duration_in("waiter.max_spin", c.max_spin, 0, kSecond); !s) return s;
     if (Status s = duration_in("waiter.initial_margin", c.initial_margin, 0, kSecond); !s) return s;
     if (Status s = duration_in("waiter.min_margin", c.min_margin, 0, c.max_spin.count()); !s)
@@ -139,12 +116,16 @@ HybridWaiter::HybridWaiter(const WaiterConfig& config, TimeSource* ts)
 
 Status HybridWaiter::set_config(const WaiterConfig& config) {
     if (Status s = validate(config); !s) return s;
+    if (config.max_spin != cfg_.max_spin) {  // a new ceiling: start there, as at construction
+        cap_ns_ = config.max_spin.count();
+        calm_spins_ = 0;
+    }
     cfg_ = config;
     est_.set_half_life(config.half_life);
-    cap_ns_ = config.max_spin.count();
-    calm_spins_ = 0;
     return {};
 }
+
+void HybridWaiter::set_time_source(TimeSource* ts) noexcept { ts_ = ts ? ts : &system_time_source(); }
 
 void HybridWaiter::note_spin(bool preempted) noexcept {
     const std::int64_t floor = std::min(cfg_.max_spin.count(), std::max(kMinGuardedCapNs, cfg_.min_margin.count()));
@@ -167,8 +148,9 @@ std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     return std::chrono::nanoseconds(m);
 }
 
-WaitResult HybridWaiter::wait_until_ns(std::int64_t deadline, WaitMode mode) noexcept {
+WaitResult HybridWaiter::wait_until(clock::time_point deadline_tp, WaitMode mode) noexcept {
     using std::chrono::nanoseconds;
+    const std::int64_t deadline = clock::to_ns(deadline_tp);
     WaitResult r;
     TimeSource& ts = *ts_;
     if (mode == WaitMode::vsync || mode == WaitMode::automatic) mode = WaitMode::hybrid;
@@ -203,7 +185,7 @@ WaitResult HybridWaiter::wait_until_ns(std::int64_t deadline, WaitMode mode) noe
         if (mode == WaitMode::hybrid && r.spun.count() > 0) note_spin(r.spin_preempted);
     }
     r.lateness = nanoseconds(std::max<std::int64_t>(0, now - deadline));
-    r.end_ns = now;
+    r.end = clock::from_ns(now);
     return r;
 }
 
@@ -223,22 +205,22 @@ HybridWaiter& thread_waiter() noexcept {
 
 }  // namespace
 
-WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
+WaitResult sleep_until(clock::time_point deadline) noexcept {
     TimeSource& ts = system_time_source();
-    // steady_clock and the platform clock share an epoch on Linux and Windows but not
-    // necessarily elsewhere: convert through "time left", which costs two clock reads.
-    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return {};
+    if (deadline <= clock::from_ns(ts.now_ns())) return {};
     PacingScope scope(ts);
-    return thread_waiter().wait_until_ns(ts.now_ns() + left.count(), WaitMode::hybrid);
+    return thread_waiter().wait_until(deadline, WaitMode::hybrid);
+}
+
+WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
+    return sleep_until(clock::from_steady(deadline));
 }
 
 WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept {
     if (duration.count() <= 0) return {};
     TimeSource& ts = system_time_source();
     PacingScope scope(ts);
-    return thread_waiter().wait_until_ns(ts.now_ns() + duration.count(), WaitMode::hybrid);
+    return thread_waiter().wait_until(clock::from_ns(ts.now_ns()) + duration, WaitMode::hybrid);
 }
 
 }  // namespace pacer

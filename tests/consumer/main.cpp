@@ -14,7 +14,7 @@ void render(double alpha) { last_alpha = alpha; }
 }  // namespace
 
 int main() {
-    pacer::set_logger(nullptr);
+    pacer::set_log_function(nullptr);
     // --- README "Embedding", at 200 Hz and for 20 frames ---
     pacer::FramePacer pacer({.target_hz = 200.0});
     pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.period()});

@@ -63,7 +63,7 @@
 
 namespace pacer {
 
-// The classic PresentMon header, exactly (REFERENCE.md), then pacer's own columns.
+// The classic PresentMon 1.x header, exactly (PresentMon's CSV output), then pacer's own columns.
 inline constexpr const char* kPresentMonColumns =
     "Application,ProcessID,SwapChainAddress,Runtime,SyncInterval,PresentFlags,AllowsTearing,"
     "PresentMode,Dropped,TimeInSeconds,MsBetweenPresents,MsBetweenDisplayChange,MsInPresentAPI,"
@@ -90,8 +90,8 @@ struct CaptureOptions {
     std::size_t buffer_bytes = 64 * 1024; // row buffer, clamped to [4 KiB, 64 MiB]
     bool write_stats = true;              // write <name>-stats.csv at close() (regular files only)
     std::size_t stats_window = 65'536;    // frames kept for the sidecar's percentiles, >= 2
-    std::optional<PacerConfig> config;    // settings written to the sidecar, if given
-    std::string notes;                    // free text for the sidecar (e.g. the load), sanitized
+    std::optional<PacerConfig> config{};  // settings written to the sidecar, if given
+    std::string notes{};                  // free text for the sidecar (e.g. the load), sanitized
 };
 
 class CaptureWriter {

@@ -11,14 +11,17 @@
 // advance(frame_delta) adds the frame's real time to an accumulator and says how many whole
 // steps to simulate; alpha = leftover / step in [0, 1) is how far the render is between the last
 // two simulated states. Three guards:
-//   * max_frame_delta (default 250 ms, Fiedler's clamp): a debugger pause or a resume from suspend
-//     becomes one long frame of that length, not minutes of simulation;
+//   * max_frame_delta (default 250 ms, Glenn Fiedler's clamp, or one step at rates below 4 Hz): a
+//     debugger pause or a resume from suspend becomes one long frame of that length, not minutes
+//     of simulation;
 //   * max_steps (default 8, Godot's limit): no spiral of death when steps cost more than they
 //     cover; the time that did not fit is dropped and reported;
-//   * snapping (off unless snap_period > 0): a delta within snap_tolerance (default 0.2 ms,
-//     Glaiel's figure) of a whole multiple of the pacing period is used as that multiple, so timer
+//   * snapping (off unless snap_period > 0): a delta within snap_tolerance (default 0.2 ms, Tyler
+//     Glaiel's figure, or a quarter period for periods under 0.8 ms) of a whole multiple of the
+//     pacing period is used as that multiple, so timer
 //     jitter around 16.67 ms does not give 0-step / 2-step frames at equal rates. The difference is
 //     carried, never lost: simulated time stays within snap_tolerance of real time.
+// The defaults hold at every rate; a value that is set explicitly is checked against its range.
 //
 // Arithmetic is in double nanoseconds; the accumulator stays below a few steps, so steps * step
 // tracks elapsed time to well under 1 ns per hour (tests/fixed_step_test).
@@ -26,6 +29,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "pacer/status.hpp"
 
@@ -34,9 +38,11 @@ namespace pacer {
 struct FixedStepConfig {
     double step_hz = 60.0;                             // simulation rate, in (0, 100000]
     int max_steps = 8;                                 // per advance(), in [1, 1000]
-    std::chrono::nanoseconds max_frame_delta{250'000'000};  // clamp, in [step, 10 s]
+    // Clamp, in [one step, 10 s]. Unset: 250 ms, or one step if that is longer.
+    std::optional<std::chrono::nanoseconds> max_frame_delta{};
     std::chrono::nanoseconds snap_period{0};           // pacing period to snap to; 0 = off
-    std::chrono::nanoseconds snap_tolerance{200'000};  // in [0, snap_period / 4]
+    // In [0, snap_period / 4]. Unset: 0.2 ms, or snap_period / 4 if that is shorter.
+    std::optional<std::chrono::nanoseconds> snap_tolerance{};
 };
 Status validate(const FixedStepConfig& config);
 
@@ -68,8 +74,15 @@ public:
     const FixedStepConfig& config() const noexcept { return cfg_; }
     void reset() noexcept;
 
+    // The clamp and snap tolerance in force: the configured values or their defaults.
+    std::chrono::nanoseconds max_frame_delta() const noexcept { return max_delta_; }
+    std::chrono::nanoseconds snap_tolerance() const noexcept { return tolerance_; }
+
 private:
+    void apply(const FixedStepConfig& config) noexcept;
+
     FixedStepConfig cfg_;
+    std::chrono::nanoseconds max_delta_{0}, tolerance_{0};
     double step_ns_ = 0.0;
     double acc_ns_ = 0.0;    // in [0, step)
     double carry_ns_ = 0.0;  // real time not yet given to the accumulator because of snapping

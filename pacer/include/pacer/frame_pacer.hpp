@@ -8,7 +8,8 @@
 //
 // Deadlines. The first wait() returns at once and anchors the grid; frame k's deadline is then
 // anchor + k * period, computed in fixed point (period in 2^-32 ns) so that nothing drifts: after
-// 10^6 frames at 144 Hz the deadline is within 1 ns of the exact value (tests/frame_pacer_test).
+// 10^6 frames at 144 Hz the deadline is within 1 ns of the exact value, and the arithmetic stays
+// exact for any slot count (a week-long suspend at 10 kHz included).
 //
 // Late frames. When wait() is entered after its deadline, the late policy decides:
 //   catch_up (default): the grid is kept; a frame whose deadline has passed returns at once, but
@@ -21,37 +22,34 @@
 //   resync: the grid restarts at the late wake-up (spin_sleep's "Delay", DXVK beyond one frame).
 // A clock jump (suspend, debugger) is a very late frame and is handled by the same rule.
 //
-// Vsync (WaitMode::vsync and WaitMode::automatic; pacer/vsync.hpp). The host reports each present
-// with report_present() and sets the swap interval desired_swap_interval() asks for. While the
-// swap paces, wait() does not wait on the grid; it only refuses to let the loop run faster than
-// twice the target rate, so a swap that does not block cannot turn the loop into a busy loop.
-// A host that reports no presents (a headless run, a forgotten call) cannot be paced by its swap:
-// after 2 frames without a report, wait() paces with hybrid sleep again whatever the mode.
-//   vsync:     the swap paces, always; vsync_status() says whether presents show it working, and a
-//              warning is logged when they do not.
-//   automatic: asks for vsync when the display's refresh serves the target (refresh / N within
-//              0.5 % of it), trusts it after 16 locked presents, drops it after 4 unlocked ones or
-//              when more than 10 % of the last 64 presents missed a vblank, and then paces with
-//              hybrid sleep, vsync off. Vsync is probed again 10 s after a fallback (doubling up to
-//              160 s while it keeps failing); a probe caps the loop at twice the target rate for
-//              the few frames it takes. A refresh change is acted on at the next present.
+// Vsync (WaitMode::vsync and WaitMode::automatic; pacer/vsync.hpp says how each is decided). The
+// host reports each present with report_present() and sets the swap interval
+// desired_swap_interval() asks for. While the swap paces, wait() does not wait on the grid; it
+// only refuses to let the loop run faster than twice the target rate, so a swap that does not
+// block cannot turn the loop into a busy loop. A host that reports no presents (a headless run, a
+// forgotten call) cannot be paced by its swap: after 2 frames without a report, wait() paces with
+// hybrid sleep again whatever the mode.
 //
 // Run-time changes (set_target_hz, set_mode, set_late_policy, set_config) take effect at the next
 // wait(): a new rate re-anchors the grid at the last deadline, so the next frame is one new period
-// after the previous deadline.
+// after the previous deadline. What the waiter learned (margin, spin cap) is kept.
 //
 // Cost. wait() does a few clock reads and integer operations besides sleeping and spinning
 // (bench/bench_bookkeeping: well under 1 us) and never allocates.
 //
 // Thread safety: one thread calls wait(); the setters must be called from that thread too.
-// Linux timer slack is lowered for the thread that calls wait() (see TimeSource::begin_pacing)
-// from its first wait() until the pacer is destroyed on that thread (or end() is called).
+// The thread's OS timer settings (Linux timer slack, Windows timer resolution; see
+// TimeSource::begin_pacing) are taken at its first wait() and given back when the pacer is
+// destroyed on that thread or end_pacing() is called.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <thread>
 
+#include "pacer/clock.hpp"
+#include "pacer/frame_timing.hpp"
+#include "pacer/names.hpp"
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"
 #include "pacer/vsync.hpp"
@@ -64,8 +62,13 @@ enum class LatePolicy {
     skip,      // keep the grid; skip every passed slot
     resync,    // restart the grid at the late wake-up
 };
-const char* to_string(LatePolicy policy) noexcept;
-bool parse_late_policy(const char* text, LatePolicy* out) noexcept;
+inline constexpr EnumName<LatePolicy> kLatePolicyNames[] = {
+    {LatePolicy::catch_up, "catch_up"}, {LatePolicy::skip, "skip"}, {LatePolicy::resync, "resync"},
+};
+inline const char* to_string(LatePolicy policy) noexcept { return name_of(kLatePolicyNames, policy); }
+inline bool parse_late_policy(const char* text, LatePolicy* out) noexcept {
+    return parse_name(kLatePolicyNames, text, out);
+}
 
 // Highest accepted rate. Above 10 kHz a period is shorter than one OS wake-up on any desktop OS;
 // such a "frame rate" is a bug in the caller, not a pacing request.
@@ -82,26 +85,6 @@ struct PacerConfig {
     WaiterConfig waiter{};                     // hybrid mode's margin learning and spin cap
 };
 Status validate(const PacerConfig& config);
-
-// One frame, as returned by wait(). Time points are on the TimeSource's clock: for the system
-// source on Linux and Windows they compare with std::chrono::steady_clock::now().
-struct FrameTiming {
-    std::uint64_t index = 0;                        // grid slot of this frame (skips count)
-    std::chrono::steady_clock::time_point deadline;  // when this frame was due
-    std::chrono::steady_clock::time_point wake;      // when wait() returned
-    std::chrono::nanoseconds lateness{0};   // wake - deadline; > 0 when late, never < 0
-    std::chrono::nanoseconds interval{0};   // wake - previous wake (0 for the first frame)
-    std::chrono::nanoseconds work{0};       // previous wake -> this wait() call: the caller's frame
-    std::chrono::nanoseconds period{0};     // target period in force for this frame (rounded)
-    std::chrono::nanoseconds slept{0};      // inside the OS sleep
-    std::chrono::nanoseconds spun{0};       // spinning
-    std::chrono::nanoseconds oversleep{0};  // OS wake-up past the requested wake-up
-    std::chrono::nanoseconds margin{0};     // hybrid margin in force
-    std::uint32_t skipped = 0;              // grid slots skipped before this frame
-    WaitMode mode = WaitMode::hybrid;       // the configured mode
-    PacingSource source = PacingSource::hybrid;  // what actually paced this frame
-    bool missed = false;                    // lateness > miss_tolerance, or skipped > 0
-};
 
 class FramePacer {
 public:
@@ -124,33 +107,56 @@ public:
     // Vsync: report each present (see pacer/vsync.hpp); what the host should set as swap
     // interval (0 = vsync off); the current decision and its reason.
     void report_present(const PresentInfo& present) noexcept;
-    int desired_swap_interval() const noexcept { return vs_.swap_interval; }
-    VsyncStatus vsync_status() const noexcept { return vs_; }
-    const VsyncDetector& vsync_detector() const noexcept { return detector_; }
+    int desired_swap_interval() const noexcept { return vsync_.desired_swap_interval(); }
+    const VsyncStatus& vsync_status() const noexcept { return vsync_.status(); }
+    const VsyncController& vsync() const noexcept { return vsync_; }
+
+    // The pacer's clock: the TimeSource's (the real OS unless one was injected). Time presents
+    // with it.
+    clock::time_point now() const noexcept { return clock::from_ns(ts_->now_ns()); }
+
+    // Paces on another clock and OS (nullptr: the real OS), for example to inject a coarse
+    // scheduler at run time. The grid restarts at the next wait() as after reset(); the learned
+    // margin and spin cap are kept. Call it from the pacing thread.
+    void set_time_source(TimeSource* ts) noexcept;
 
     // Forget the grid: the next wait() returns at once and anchors a new one. Frame indices
     // continue. The learned margin is kept.
     void reset() noexcept;
-    // Restore the thread's timer slack now (also done by the destructor on the pacing thread).
-    void end() noexcept;
+    // Gives the thread's OS timer settings back now instead of at destruction; the next wait()
+    // takes them again.
+    void end_pacing() noexcept;
 
     const PacerConfig& config() const noexcept { return cfg_; }  // including pending changes
     std::chrono::nanoseconds period() const noexcept;            // of the config above, rounded
     std::uint64_t frames() const noexcept { return frames_; }    // wait() calls so far
     std::uint64_t missed() const noexcept { return missed_; }    // missed frames so far
-    HybridWaiter& waiter() noexcept { return waiter_; }
+    // The hybrid waiter, to read what it learned. Change its settings through set_config().
+    const HybridWaiter& waiter() const noexcept { return waiter_; }
     TimeSource& time_source() const noexcept { return *ts_; }
 
 private:
-    enum class Vsync { off, waiting, probing, verified, fallback };
+    // Where this frame ends: its grid slot, deadline and how long to wait.
+    struct Slot {
+        std::uint64_t k = 0;          // grid slot, relative to anchor_
+        std::int64_t deadline = 0;    // when the frame is due
+        std::int64_t wait_until = 0;  // what the waiter waits for (the floor when the swap paces)
+        std::uint32_t skipped = 0;
+        bool swap_paces = false;
+    };
     void apply_config() noexcept;
-    void decide_vsync(std::int64_t now) noexcept;
-    void set_vsync(Vsync state, int interval, const char* reason, bool warn = false) noexcept;
+    void begin_thread() noexcept;
+    FrameTiming first_frame(std::int64_t now) noexcept;
+    Slot swap_slot() noexcept;
+    Slot grid_slot(std::int64_t now) noexcept;
+    FrameTiming record(const Slot& slot, const WaitResult& r, std::int64_t now) noexcept;
+    void reanchor(std::int64_t anchor) noexcept;
     std::int64_t deadline_of(std::uint64_t k) const noexcept;
 
     PacerConfig cfg_;
     TimeSource* ts_;
     HybridWaiter waiter_;
+    VsyncController vsync_;
     // Active period in fixed point: whole ns + fraction in units of 2^-32 ns.
     std::int64_t period_whole_ = 0;
     std::uint64_t period_frac_ = 0;
@@ -165,20 +171,7 @@ private:
     bool pending_ = false;         // config changed since the last wait()
     bool pacing_ = false;          // begin_pacing() was called ...
     std::thread::id pacing_thread_;  // ... on this thread
-    // Vsync
-    VsyncDetector detector_;
-    VsyncStatus vs_;
-    Vsync vstate_ = Vsync::off;
-    double refresh_hz_ = 0;
-    int interval_in_effect_ = -1;
-    int settle_ = 0;                    // presents to ignore after a swap-interval change
-    int probe_presents_ = 0;
-    std::int64_t next_probe_ns_ = 0;
-    std::int64_t probe_backoff_ns_ = 0;
-    bool last_locked_ = false;
-    bool present_failed_ = false;
-    bool grid_dirty_ = false;           // the swap paced: re-anchor the grid before using it
-    int waits_without_present_ = 0;
+    bool grid_dirty_ = false;      // the swap paced: re-anchor the grid before using it
 };
 
 }  // namespace pacer

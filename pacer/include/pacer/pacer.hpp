@@ -1,20 +1,28 @@
-// pacer/pacer.hpp - everything. See README.md for the manual; each header carries its own part.
+// pacer/pacer.hpp - everything. Each header carries its own part of the manual.
 //
-//   capture.hpp      CaptureWriter: PresentMon-compatible frame-time capture files
-//   time_source.hpp  the OS seam (clock, sleep, spin, CPU time) and PacingScope
-//   waiter.hpp       HybridWaiter, pacer::sleep_until / sleep_for, WaitMode
-//   frame_pacer.hpp  FramePacer, PacerConfig, LatePolicy, FrameTiming
-//   fixed_step.hpp   FixedStep: fixed simulation rate, interpolation alpha
-//   stats.hpp        FrameStats (window, percentiles, histograms), CpuMeter
-//   vsync.hpp        PresentInfo, VsyncDetector, VsyncStatus: is vsync really pacing?
-//   sim.hpp          SimulatedOs: a virtual-time OS for tests and tuning
-//   log.hpp          routing or silencing pacer's spdlog output
+//   frame_pacer.hpp   FramePacer, PacerConfig, LatePolicy: the frame loop's wait
+//   frame_timing.hpp  FrameTiming, WaitMode, PacingSource: what one frame looked like
+//   clock.hpp         pacer::clock, the one clock of the API; steady_clock conversion
+//   waiter.hpp        HybridWaiter, pacer::sleep_until / sleep_for
+//   fixed_step.hpp    FixedStep: fixed simulation rate, interpolation alpha
+//   stats.hpp         FrameStats (window, percentiles, histograms), CpuMeter
+//   vsync.hpp         PresentInfo, VsyncController, VsyncStatus: is vsync really pacing?
+//   capture.hpp       CaptureWriter: PresentMon-compatible frame-time capture files
+//   time_source.hpp   the OS seam (clock, sleep, spin, CPU time) and PacingScope
+//   sim.hpp           SimulatedOs: a virtual-time OS for tests and tuning
+//   log.hpp           routing or silencing pacer's log lines (a plain callback)
+//   names.hpp         the name tables of the public enums
+//   status.hpp        Status and ConfigError: how settings are refused
+//   version.hpp       PACER_VERSION_*, pacer::kVersion
 #pragma once
 
 #include "pacer/capture.hpp"
+#include "pacer/clock.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/frame_pacer.hpp"
+#include "pacer/frame_timing.hpp"
 #include "pacer/log.hpp"
+#include "pacer/names.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/stats.hpp"
 #include "pacer/status.hpp"

@@ -1,8 +1,8 @@
 // pacer/sim.hpp - a virtual-time operating system for tests, tuning and the `simulate` tool.
 //
 // SimulatedOs is a TimeSource whose clock only moves when somebody sleeps, spins or calls
-// advance(). Its OS sleep behaves like a scheduler with a tick (the model of seed 000's
-// fakeSystemSleep, extended):
+// advance(). Its OS sleep behaves like a scheduler with a tick (the fake sleep of "Making an
+// accurate Sleep() function", Blat Blatnik, 2020, extended):
 //
 //   wake = request                                    (never early)
 //        + up to one scheduler period, to the next tick (granularity_ns)
@@ -28,7 +28,7 @@ namespace pacer {
 struct SimModel {
     std::int64_t granularity_ns = 1'000'000;  // scheduler period; 0 = wake exactly on request
     bool tick_aligned = false;  // true: wake on the next multiple of the period (a tick kernel);
-                                // false: a uniform 0..period delay, as in seed 000
+                                // false: a uniform 0..period delay, as in that fake sleep
     std::int64_t jitter_mean_ns = 0;       // mean of the exponential wake-up noise
     double preempt_probability = 0.0;      // in [0, 1): chance of (another) preemption
     std::int64_t preempt_ns = -1;          // length of one preemption; -1 = granularity_ns

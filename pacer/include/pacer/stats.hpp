@@ -6,7 +6,7 @@
 //   ...twice a second: pacer::StatsSummary s = stats.summarize();   // O(n log n), no allocation
 //                      pacer::CpuUsage u = cpu.sample();
 //
-// Definitions (the ones PresentMon, OCAT and CapFrameX use, see README "Reading the numbers"):
+// Definitions (as PresentMon 2.x computes its own statistics):
 //   * frame time = FrameTiming::interval (wake to wake);
 //   * percentiles: linear interpolation at h = (N - 1) p of the sorted window;
 //   * average FPS = 1000 N / sum(frame time ms);
@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-#include "pacer/frame_pacer.hpp"
+#include "pacer/frame_timing.hpp"
 #include "pacer/time_source.hpp"
 
 namespace pacer {

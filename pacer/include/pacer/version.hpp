@@ -1,10 +1,16 @@
-// pacer/version.hpp - library version.
+// pacer/version.hpp - library version. The one place it is written: CMake reads it from here.
 #pragma once
 
 #define PACER_VERSION_MAJOR 0
 #define PACER_VERSION_MINOR 1
 #define PACER_VERSION_PATCH 0
 
+#define PACER_VERSION_STRINGIFY_(x) #x
+#define PACER_VERSION_STRING_(a, b, c) \
+    PACER_VERSION_STRINGIFY_(a) "." PACER_VERSION_STRINGIFY_(b) "." PACER_VERSION_STRINGIFY_(c)
+
 namespace pacer {
-inline constexpr const char* kVersion = "0.1.0";
-}
+// "MAJOR.MINOR.PATCH"
+inline constexpr const char* kVersion =
+    PACER_VERSION_STRING_(PACER_VERSION_MAJOR, PACER_VERSION_MINOR, PACER_VERSION_PATCH);
+}  // namespace pacer

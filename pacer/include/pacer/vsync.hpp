@@ -7,31 +7,45 @@
 //
 //   int want = pacer.desired_swap_interval();                // 0 = vsync off, N = every N-th vblank
 //   if (want != in_effect) in_effect = SDL_GL_SetSwapInterval(want) == 0 ? want : -1;
-//   auto t0 = std::chrono::steady_clock::now();
+//   pacer::clock::time_point t0 = pacer.now();
 //   SDL_GL_SwapWindow(window);
-//   pacer.report_present({t0, std::chrono::steady_clock::now(), in_effect, refresh_hz});
+//   pacer.report_present({t0, pacer.now(), in_effect, refresh_hz});
+//
+// (A host that times the swap with std::chrono::steady_clock converts with
+// pacer::clock::from_steady(); see pacer/clock.hpp.)
 //
 // A present is "locked" when the time from the previous present's end is k refresh periods
 // (k >= the swap interval) within max(0.25 ms, 3 % of a refresh period). Hysteresis as in
-// Glaiel's vsync detection: 16 locked presents in a row verify vsync, 4 unlocked ones in a row
-// drop it, so one hitch (a long frame is still locked: it shows at a later vblank) or one odd swap
-// does not flip the decision.
+// Tyler Glaiel's "How to make your game run at 60fps": 16 locked presents in a row verify vsync,
+// 4 unlocked ones in a row drop it, so one hitch (a long frame is still locked: it shows at a
+// later vblank) or one odd swap does not flip the decision.
 //
-// In WaitMode::automatic the FramePacer uses vsync when it is verified at the target rate or at a
-// whole divisor of the refresh (60 Hz on a 120 Hz display with swap interval 2); otherwise it
-// paces with hybrid sleep and asks for vsync off. The reason for the current choice is
-// queryable (VsyncStatus::reason) and logged once per change. See README "Vsync".
+// VsyncController is the decision, FramePacer's vsync half: pure logic on the times it is given,
+// no clock, no sleeping. In WaitMode::automatic it asks for vsync when the display's refresh
+// serves the target (refresh / N within 0.5 % of it), trusts it after 16 locked presents, drops
+// it after 4 unlocked ones or when more than 10 % of the last 64 presents missed a vblank, and
+// then paces with hybrid sleep, vsync off. Vsync is probed again 10 s after a fallback (doubling
+// up to 160 s while it keeps failing); a probe caps the loop at twice the target rate for the few
+// frames it takes. A refresh change is acted on at the next present. In WaitMode::vsync the swap
+// paces, always; the status says whether presents show it working, and a warning is logged when
+// they do not. The reason for the current choice is queryable (VsyncStatus) and logged once per
+// change, at info level (warn for a vsync mode that presents contradict); plain sleep, spin and
+// hybrid modes log nothing about vsync.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 
+#include "pacer/clock.hpp"
+#include "pacer/frame_timing.hpp"
+#include "pacer/names.hpp"
+
 namespace pacer {
 
 // One present, as the host saw it.
 struct PresentInfo {
-    std::chrono::steady_clock::time_point begin;  // just before the swap call
-    std::chrono::steady_clock::time_point end;    // just after it returned
+    clock::time_point begin{};  // just before the swap call
+    clock::time_point end{};    // just after it returned
     int swap_interval = -1;  // interval in effect: 0 off, N >= 1, -1 unknown or refused
     double refresh_hz = 0;   // display refresh rate; 0 = unknown
     bool ok = true;          // the swap call succeeded
@@ -50,9 +64,8 @@ public:
     static constexpr int kTrustAfter = 16;  // locked presents in a row to verify
     static constexpr int kDropAfter = 4;    // unlocked presents in a row to drop
 
-    // Feeds one present. Times in ns on one clock. Returns true if this present was locked.
-    bool add(std::int64_t begin_ns, std::int64_t end_ns, int swap_interval, double refresh_hz,
-             bool ok) noexcept;
+    // Feeds one present. Returns true if this present was locked.
+    bool add(const PresentInfo& present) noexcept;
     void reset() noexcept;
 
     bool verified() const noexcept { return verified_; }
@@ -61,19 +74,52 @@ public:
     // Share of the last 64 locked presents that came more than swap_interval vblanks late.
     double missed_share() const noexcept;
     int locked_in_window() const noexcept;  // locked presents among the last 64
-    std::int64_t last_swap_ns() const noexcept { return last_block_ns_; }  // duration of the last swap
+    clock::duration last_swap() const noexcept { return last_block_; }  // duration of the last swap
 
 private:
-    std::int64_t last_end_ = -1;
-    std::int64_t last_block_ns_ = 0;
+    clock::time_point last_end_{};
+    bool have_last_ = false;
+    clock::duration last_block_{0};
     int good_ = 0, bad_ = 0;
     bool verified_ = false;
     std::uint64_t missed_bits_ = 0, locked_bits_ = 0;  // the last 64 presents
 };
 
-// Which mechanism paced a frame.
-enum class PacingSource { sleep, spin, hybrid, vsync };
-const char* to_string(PacingSource source) noexcept;
+// Why the pacer does what it does about vsync. The text (to_string) is for people; compare codes.
+enum class VsyncReason {
+    off,                 // plain sleep, spin or hybrid mode: the pacer's wait paces the frames
+    vsync_verified,      // vsync mode, presents show vsync
+    vsync_unverified,    // vsync mode, not yet enough presents to tell
+    vsync_not_shown,     // vsync mode, but presents do not show vsync (a warning)
+    auto_waiting,        // auto: no present has reported the display yet
+    auto_bad_refresh,    // auto: refresh rate unknown or absurd
+    auto_no_divisor,     // auto: the refresh is not a whole multiple of the target
+    auto_probing,        // auto: vsync asked for, evidence being gathered
+    auto_refused,        // auto: the driver refused the swap interval
+    auto_not_blocking,   // auto: the swap does not wait for vblank
+    auto_verified,       // auto: vsync verified, the swap paces
+    auto_lost,           // auto: vsync was verified and stopped showing
+    auto_missing,        // auto: more than 10 % of refreshes missed
+};
+inline constexpr EnumName<VsyncReason> kVsyncReasonNames[] = {
+    {VsyncReason::off, "vsync off: the pacer's wait paces the frames"},
+    {VsyncReason::vsync_verified, "vsync mode: the swap paces the frames (verified)"},
+    {VsyncReason::vsync_unverified, "vsync mode: the swap paces the frames (not yet verified)"},
+    {VsyncReason::vsync_not_shown, "vsync mode: the swap paces the frames, but presents do not show vsync"},
+    {VsyncReason::auto_waiting, "auto: hybrid sleep until a present reports the display"},
+    {VsyncReason::auto_bad_refresh, "auto: display refresh rate unknown or absurd, hybrid sleep with vsync off"},
+    {VsyncReason::auto_no_divisor,
+     "auto: the refresh rate is not a whole multiple of the target rate, hybrid sleep with vsync off"},
+    {VsyncReason::auto_probing, "auto: probing vsync (pacing capped at twice the target rate)"},
+    {VsyncReason::auto_refused, "auto: the driver refused the swap interval, hybrid sleep with vsync off"},
+    {VsyncReason::auto_not_blocking,
+     "auto: the swap does not wait for vblank (vsync off, ignored by the driver or a virtual display), "
+     "hybrid sleep with vsync off"},
+    {VsyncReason::auto_verified, "auto: vsync verified at the target rate, the swap paces the frames"},
+    {VsyncReason::auto_lost, "auto: vsync lost, hybrid sleep with vsync off"},
+    {VsyncReason::auto_missing, "auto: vsync missed more than 10 % of refreshes, hybrid sleep with vsync off"},
+};
+inline const char* to_string(VsyncReason reason) noexcept { return name_of(kVsyncReasonNames, reason); }
 
 struct VsyncStatus {
     bool requested = false;       // the pacer wants vsync on (desired_swap_interval() > 0)
@@ -81,7 +127,45 @@ struct VsyncStatus {
     bool in_use = false;          // frames are paced by the swap, not by the pacer's wait
     int swap_interval = 0;        // what the pacer asks for
     double refresh_hz = 0;        // last reported refresh rate (0 unknown)
-    const char* reason = "";      // why the pacer does what it does; static storage
+    VsyncReason code = VsyncReason::off;  // why the pacer does what it does ...
+    const char* reason = to_string(VsyncReason::off);  // ... in words (static storage)
+};
+
+class VsyncController {
+public:
+    // The pacer's settings changed (mode or target), or a decision is due.
+    void configure(WaitMode mode, double target_hz, clock::time_point now) noexcept;
+    // One present from the host.
+    void on_present(const PresentInfo& present) noexcept;
+    // Called once per frame by the pacer: true when the swap paces this frame. A host that
+    // reported no present for two frames cannot be paced by its swap, whatever the mode.
+    bool on_frame() noexcept;
+
+    const VsyncStatus& status() const noexcept { return vs_; }
+    int desired_swap_interval() const noexcept { return vs_.swap_interval; }
+    bool last_present_locked() const noexcept { return last_locked_; }
+    const VsyncDetector& detector() const noexcept { return detector_; }
+
+private:
+    enum class State { off, waiting, probing, verified, fallback };
+    void decide(clock::time_point now) noexcept;
+    void set(State state, int interval, VsyncReason reason) noexcept;
+    void fall_back(VsyncReason reason, bool schedule_probe, clock::time_point now) noexcept;
+
+    WaitMode mode_ = WaitMode::hybrid;
+    double target_hz_ = 60.0;
+    VsyncDetector detector_;
+    VsyncStatus vs_;
+    State state_ = State::off;
+    double refresh_hz_ = 0;
+    int interval_in_effect_ = -1;
+    int settle_ = 0;                    // presents to ignore after a swap-interval change
+    int probe_presents_ = 0;
+    clock::time_point next_probe_{};
+    clock::duration probe_backoff_{0};
+    bool last_locked_ = false;
+    bool present_failed_ = false;
+    int frames_without_present_ = 0;
 };
 
 }  // namespace pacer

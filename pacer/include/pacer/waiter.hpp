@@ -4,13 +4,14 @@
 //   pacer::sleep_until(next_deadline);                        // absolute: nothing drifts
 //
 //   pacer::HybridWaiter w;                                     // or own the state yourself
-//   pacer::WaitResult r = w.wait_until_ns(deadline_ns);        // r.slept, r.spun, r.lateness ...
+//   pacer::WaitResult r = w.wait_until(deadline);              // r.slept, r.spun, r.lateness ...
 //
 // How it works. To wait until a deadline D the waiter asks the OS to wake it at D - margin and
 // spins from the wake-up to D. The margin is learned online from the OS's measured oversleep
 // (wake-up time minus requested wake-up time) of every sleep this waiter has made:
-//   * a high quantile (default 99.5 %), not mean + 1 sigma as in seed 000: oversleep has a heavy
-//     tail, and a mean-and-sigma margin is late far more often than its "1 sigma" suggests;
+//   * a high quantile (default 99.5 %), not mean + 1 sigma (the usual estimator in hybrid-sleep
+//     code): oversleep has a heavy tail, and a mean-and-sigma margin is late far more often than
+//     its "1 sigma" suggests;
 //   * from a histogram whose old samples fade with a half-life (default 500 sleeps, about 8 s
 //     at 60 Hz), so the margin follows the machine when it gets busy and when it calms down;
 //   * with logarithmic bins 1/8 octave wide (9 %) from 1 us to 0.26 s: O(1) per sample, no
@@ -22,8 +23,9 @@
 // slice: under CFS a thread that spins for a few ms loses its wake-up credit and is preempted by
 // whatever else is runnable), and then spinning longer only burns CPU without making the wake-up
 // any earlier. Each preempted spin halves the cap (not below 250 us); 64 spins in a row without
-// preemption double it again, up to max_spin. Seen on this project's 2-core VM while compiles
-// ran: with the 4 ms cap a third of the 60 Hz frames came late out of a preempted spin.
+// preemption double it again, up to max_spin. Measured on a loaded 2-core virtual machine while
+// compiles ran: with a fixed 4 ms cap a third of the 60 Hz frames came late out of a preempted
+// spin. What the cap has learned survives set_config() unless max_spin itself changes.
 //
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
@@ -39,23 +41,12 @@
 #include <chrono>
 #include <cstdint>
 
+#include "pacer/clock.hpp"
+#include "pacer/frame_timing.hpp"
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"
 
 namespace pacer {
-
-// How a wait is done. Names are part of the stable API.
-enum class WaitMode {
-    sleep,      // OS sleep only: no CPU, late by whatever the OS adds
-    spin,       // busy-wait only: exact, burns a core
-    hybrid,     // OS sleep to deadline - learned margin, then spin (default)
-    vsync,      // FramePacer only: the swap paces, the pacer measures (pacer/vsync.hpp)
-    automatic,  // FramePacer only: vsync when verified at the target rate, else hybrid ("auto")
-};
-// "sleep", "spin", "hybrid", "vsync", "auto".
-const char* to_string(WaitMode mode) noexcept;
-// Parses the names above; false (and *out untouched) for anything else.
-bool parse_wait_mode(const char* text, WaitMode* out) noexcept;
 
 struct WaiterConfig {
     // The margin covers this quantile of observed oversleep. In (0.5, 1).
@@ -78,7 +69,7 @@ struct WaitResult {
     std::chrono::nanoseconds oversleep{0};  // OS wake-up past the requested wake-up (0: no sleep)
     std::chrono::nanoseconds lateness{0};   // return time past the deadline
     std::chrono::nanoseconds margin{0};     // margin in force for this wait
-    std::int64_t end_ns = 0;                // TimeSource time when the wait returned
+    clock::time_point end{};                // when the wait returned (TimeSource clock)
     bool os_slept = false;                  // an OS sleep was made (and measured)
     bool spin_preempted = false;            // the spin lost the CPU (clock reads > 100 us apart)
 };
@@ -111,9 +102,9 @@ public:
     // Throws ConfigError for an invalid config. ts = nullptr: the real OS.
     explicit HybridWaiter(const WaiterConfig& config = {}, TimeSource* ts = nullptr);
 
-    // Waits until ts.now_ns() >= deadline_ns with the given mode (vsync and automatic wait as
-    // hybrid: the waiter has no swap to wait on).
-    WaitResult wait_until_ns(std::int64_t deadline_ns, WaitMode mode = WaitMode::hybrid) noexcept;
+    // Waits until the TimeSource's clock reaches deadline, with the given mode (vsync and
+    // automatic wait as hybrid: the waiter has no swap to wait on).
+    WaitResult wait_until(clock::time_point deadline, WaitMode mode = WaitMode::hybrid) noexcept;
 
     // Current margin: what the next hybrid wait would subtract from its deadline.
     std::chrono::nanoseconds margin() const noexcept;
@@ -130,8 +121,12 @@ public:
     const WaiterConfig& config() const noexcept { return cfg_; }
     TimeSource& time_source() const noexcept { return *ts_; }
 
-    // Rejects an invalid config and keeps the old one. Learned samples are kept.
+    // Rejects an invalid config and keeps the old one. Learned samples are kept, and so is the
+    // guarded spin cap unless max_spin changes (then it restarts at the new max_spin).
     Status set_config(const WaiterConfig& config);
+    // Waits on another clock and OS from the next wait (nullptr: the real OS). The learned margin
+    // and cap are kept: they describe the machine, and they adapt if the new source differs.
+    void set_time_source(TimeSource* ts) noexcept;
     void reset_estimate() noexcept { est_.reset(); }
 
 private:
@@ -146,6 +141,7 @@ private:
 };
 
 // Drop-in accurate sleeps on the real OS, with a per-thread HybridWaiter.
+WaitResult sleep_until(clock::time_point deadline) noexcept;
 WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept;
 WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept;
 

@@ -7,7 +7,7 @@
 // Timer slack: Linux lets a sleep end up to the thread's timer slack late so wake-ups can be
 // batched; the default is 50 us (prctl(2)). While pacing we set it to 1 ns and put the old value
 // back afterwards, so the hybrid margin pays for the scheduler's real latency only.
-// On this project's 2-core VM (busy with compiles at the time) that moved the median oversleep
+// On a 2-core virtual machine busy with compiles that moved the median oversleep
 // of a 1 ms absolute sleep from 113-120 us to 79-83 us: two interleaved runs of 20 x 50 sleeps
 // per setting, medians of 1000 sleeps each.
 #include <sys/prctl.h>

@@ -33,10 +33,8 @@
 #include <cstring>
 #include <new>
 
-#include <spdlog/spdlog.h>
-
 #include "../platform.hpp"
-#include "pacer/log.hpp"
+#include "../../log_internal.hpp"
 #include "sleep_ladder.hpp"
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
@@ -101,15 +99,10 @@ bool first_time(Event e) noexcept {
     return !g_logged[static_cast<int>(e)].exchange(true, std::memory_order_relaxed);
 }
 
-template <typename... Args>
-void log_once(Event e, spdlog::level::level_enum level, spdlog::format_string_t<Args...> fmt,
-              Args&&... args) noexcept {
-    if (!first_time(e)) return;
-    try {
-        if (auto lg = pacer::logger()) lg->log(level, fmt, std::forward<Args>(args)...);
-    } catch (...) {  // logging must never break a frame loop
-    }
-}
+#define PACER_LOG_ONCE(event, level, ...)                                 \
+    do {                                                                   \
+        if (first_time(event)) ::pacer::detail::log(level, __VA_ARGS__);   \
+    } while (0)
 
 // ---------------------------------------------------------------------------------------------
 // Preferred rung (process-wide) and per-thread state
@@ -125,8 +118,8 @@ Rung env_rung() noexcept {
     const char* v = std::getenv("PACER_WIN_SLEEP");
     Rung r = Rung::hrtimer;
     if (v && *v && !parse_rung(v, &r)) {
-        log_once(Event::bad_env, spdlog::level::warn,
-                 "PACER_WIN_SLEEP={} not understood (hrtimer, timer, sleep); using hrtimer", v);
+        PACER_LOG_ONCE(Event::bad_env, LogLevel::warn,
+                 "PACER_WIN_SLEEP=%s not understood (hrtimer, timer, sleep); using hrtimer", v);
     }
     return r;
 }
@@ -187,8 +180,8 @@ struct ThreadTimer {
         } else {
             refused = true;
             g_period_refusals.fetch_add(1, std::memory_order_relaxed);
-            log_once(Event::period_refused, spdlog::level::warn,
-                     "timeBeginPeriod({}) refused: sleeping at the default timer resolution", p);
+            PACER_LOG_ONCE(Event::period_refused, LogLevel::warn,
+                     "timeBeginPeriod(%u) refused: sleeping at the default timer resolution", static_cast<unsigned>(p));
         }
     }
 
@@ -204,9 +197,9 @@ struct ThreadTimer {
             } else {
                 const DWORD err = GetLastError();
                 g_timer_fallbacks.fetch_add(1, std::memory_order_relaxed);
-                log_once(Event::no_hrtimer, spdlog::level::info,
-                         "no high-resolution waitable timer (error {}; needs Windows 10 1803+): "
-                         "falling back to timeBeginPeriod + waitable timer", err);
+                PACER_LOG_ONCE(Event::no_hrtimer, LogLevel::info,
+                         "no high-resolution waitable timer (error %lu; needs Windows 10 1803+): "
+                         "falling back to timeBeginPeriod + waitable timer", static_cast<unsigned long>(err));
                 want = Rung::timer;
             }
         }
@@ -217,9 +210,9 @@ struct ThreadTimer {
             } else {
                 const DWORD err = GetLastError();
                 g_timer_fallbacks.fetch_add(1, std::memory_order_relaxed);
-                log_once(Event::no_timer, spdlog::level::warn,
-                         "CreateWaitableTimerExW failed (error {}): falling back to "
-                         "timeBeginPeriod + Sleep", err);
+                PACER_LOG_ONCE(Event::no_timer, LogLevel::warn,
+                         "CreateWaitableTimerExW failed (error %lu): falling back to "
+                         "timeBeginPeriod + Sleep", static_cast<unsigned long>(err));
                 want = Rung::sleep;
             }
         }
@@ -227,7 +220,7 @@ struct ThreadTimer {
         const Event chose = rung == Rung::hrtimer ? Event::chose_hrtimer
                           : rung == Rung::timer   ? Event::chose_timer
                                                   : Event::chose_sleep;
-        log_once(chose, spdlog::level::debug, "Windows sleep: {}", to_string(rung));
+        PACER_LOG_ONCE(chose, LogLevel::debug, "Windows sleep: %s", to_string(rung));
         sync_period();
     }
 
@@ -242,8 +235,8 @@ struct ThreadTimer {
         close_timer();
         rung = Rung::sleep;
         g_timer_fallbacks.fetch_add(1, std::memory_order_relaxed);
-        log_once(Event::timer_failed, spdlog::level::warn,
-                 "waitable timer failed (error {}): falling back to timeBeginPeriod + Sleep", err);
+        PACER_LOG_ONCE(Event::timer_failed, LogLevel::warn,
+                 "waitable timer failed (error %lu): falling back to timeBeginPeriod + Sleep", static_cast<unsigned long>(err));
         sync_period();
     }
 };
@@ -296,26 +289,6 @@ std::int64_t filetime_ns(const FILETIME& ft) noexcept {
 }
 
 }  // namespace
-
-const char* to_string(Rung rung) noexcept {
-    switch (rung) {
-        case Rung::hrtimer: return "hrtimer";
-        case Rung::timer: return "timer";
-        case Rung::sleep: return "sleep";
-    }
-    return "?";
-}
-
-bool parse_rung(const char* text, Rung* out) noexcept {
-    if (!text) return false;
-    for (Rung r : {Rung::hrtimer, Rung::timer, Rung::sleep}) {
-        if (std::strcmp(text, to_string(r)) == 0) {
-            *out = r;
-            return true;
-        }
-    }
-    return false;
-}
 
 void set_preferred_rung(Rung rung) noexcept {
     g_preferred.store(static_cast<int>(rung), std::memory_order_release);

@@ -21,12 +21,17 @@
 
 #include <cstdint>
 
+#include "pacer/names.hpp"
+
 namespace pacer::platform::windows {
 
 enum class Rung : int { hrtimer = 0, timer = 1, sleep = 2 };
-const char* to_string(Rung rung) noexcept;
+inline constexpr EnumName<Rung> kRungNames[] = {
+    {Rung::hrtimer, "hrtimer"}, {Rung::timer, "timer"}, {Rung::sleep, "sleep"},
+};
+inline const char* to_string(Rung rung) noexcept { return name_of(kRungNames, rung); }
 // "hrtimer", "timer", "sleep"; false (and *out untouched) for anything else.
-bool parse_rung(const char* text, Rung* out) noexcept;
+inline bool parse_rung(const char* text, Rung* out) noexcept { return parse_name(kRungNames, text, out); }
 
 // The rung every thread starts its ladder from. Takes effect at each thread's next sleep or
 // begin_pacing(); a thread that is pacing keeps its timeBeginPeriod request paired.
