@@ -119,4 +119,20 @@ TEST(FixedStep, ChangingTheRateKeepsAlphaInRange) {
     EXPECT_LT(a.alpha, 1.0);
 }
 
+TEST(FixedStep, DefaultsHoldAtEveryRateThePacerAccepts) {
+    // With snapping to the pacer's period, the defaults once failed above 1250 Hz (0.2 ms > a
+    // quarter period) and below 4 Hz (a 250 ms clamp shorter than one step).
+    for (double hz : {0.01, 0.5, 2.0, 3.9, 60.0, 144.0, 1250.0, 1251.0, 5000.0, 10000.0}) {
+        const pacer::FramePacer fp({.target_hz = hz});
+        const pacer::FixedStepConfig c{.step_hz = hz, .snap_period = hz >= 0.1 ? fp.period() : 0ns};
+        ASSERT_TRUE(pacer::validate(c)) << hz << " Hz: " << pacer::validate(c).message();
+        const pacer::FixedStep fs(c);
+        EXPECT_GE(fs.max_frame_delta().count(), fs.step_ns()) << hz;
+        EXPECT_LE(fs.snap_tolerance(), c.snap_period / 4 + (c.snap_period.count() == 0 ? 200us : 0ns)) << hz;
+    }
+    // Explicit values are still checked.
+    EXPECT_FALSE(pacer::validate(pacer::FixedStepConfig{.step_hz = 2.0, .max_frame_delta = 250ms}));
+    EXPECT_FALSE(pacer::validate(pacer::FixedStepConfig{.snap_period = 500us, .snap_tolerance = 200us}));
+}
+
 }  // namespace

@@ -2,6 +2,7 @@
 // changes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "pacer/pacer.hpp"
@@ -227,6 +228,56 @@ TEST(FramePacer, HybridIsAccurateOnANoisyOs) {
     std::sort(late.begin(), late.end());
     EXPECT_LT(late[late.size() / 2], 100);        // median: within one simulated relax
     EXPECT_LT(late[late.size() * 99 / 100], 100);  // p99 too
+}
+
+TEST(FramePacer, ALongSuspendAtAHighRateKeepsTheDeadlineExact) {
+    // A period of 100000.75 ns (9999.925 Hz): the fixed-point fraction is 0.75 * 2^32, so the
+    // product slot * fraction passes 2^64 from 5.7e9 slots on (6.6 days). Ten days of suspend
+    // must not wrap it (it used to give a deadline 2^32 ns = 4.29 s early, so the frame that
+    // "caught up" reported 4.29 s of lateness).
+    const long double period_ns = 100000.75L;
+    const double hz = static_cast<double>(1e9L / period_ns);
+    for (pacer::LatePolicy policy : {pacer::LatePolicy::catch_up, pacer::LatePolicy::skip}) {
+        pacer::SimulatedOs os(exact(), 1, 0);
+        pacer::FramePacer fp({.target_hz = hz, .late_policy = policy}, &os);
+        const std::int64_t start = at(fp.wait().wake);
+        fp.wait();
+        os.jump(10LL * 24 * 3600 * 1'000'000'000);
+        for (int i = 0; i < 3; ++i) {
+            const pacer::FrameTiming t = fp.wait();
+            const auto want = start + static_cast<std::int64_t>(std::floor(static_cast<long double>(t.index) * period_ns));
+            EXPECT_LE(std::abs(at(t.deadline) - want), 2) << pacer::to_string(policy) << " frame " << i;
+            EXPECT_LT(t.lateness, 100'001ns) << pacer::to_string(policy) << " frame " << i;
+            EXPECT_GT(t.index, 8'000'000'000u);
+        }
+    }
+}
+
+TEST(FramePacer, ANewTimeSourceKeepsWhatTheWaiterLearned) {
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000});
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    for (int i = 0; i < 300; ++i) {
+        os.advance(2'000'000);
+        fp.wait();
+    }
+    const std::chrono::nanoseconds margin = fp.waiter().margin();
+    const std::int64_t learned = fp.waiter().estimator().count();
+    ASSERT_GT(learned, 16);
+
+    pacer::SimulatedOs coarse({.granularity_ns = 4'000'000, .tick_aligned = true}, 2, os.now_ns());
+    fp.set_time_source(&coarse);
+    EXPECT_EQ(&fp.time_source(), &coarse);
+    EXPECT_EQ(fp.waiter().margin(), margin);
+    EXPECT_EQ(fp.waiter().estimator().count(), learned);
+    const std::int64_t sleeps = coarse.sleeps();
+    const pacer::FrameTiming first = fp.wait();  // the grid restarts on the new clock
+    EXPECT_EQ(at(first.wake), coarse.now_ns());
+    for (int i = 0; i < 10; ++i) {
+        coarse.advance(2'000'000);
+        fp.wait();
+    }
+    EXPECT_GT(coarse.sleeps(), sleeps) << "waits must go to the new source";
+    EXPECT_GT(fp.waiter().estimator().count(), learned);
 }
 
 }  // namespace

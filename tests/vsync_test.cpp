@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "log_capture.hpp"
 #include "pacer/pacer.hpp"
 
 namespace {
@@ -263,6 +264,39 @@ TEST(Vsync, LostMidwayFallsBackAtOnceAndIsRetakenWhenItComesBack) {
     ASSERT_GE(back, 0);
     EXPECT_GT(back, 1150);
     EXPECT_LT(back, 1260);
+}
+
+TEST(Vsync, EachDecisionIsLoggedOnceByItsReason) {
+    pacer_test::LogCapture log(pacer::LogLevel::info);
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 60.0);
+    const auto f = run(os, fp, pr, 1800, constant(4'000'000), [&](int i) {
+        if (i == 600) pr.honours = false;
+        if (i == 900) pr.honours = true;
+    });
+    // Before the first present the pacer waits; then the frames saw probing, verified, lost,
+    // probing, verified.
+    std::vector<pacer::VsyncReason> seen{pacer::VsyncReason::auto_waiting};
+    for (const Frame& x : f)
+        if (seen.back() != x.vs.code) seen.push_back(x.vs.code);
+    ASSERT_GE(seen.size(), 6u);
+    // One line per change, in order, with the reason's words; nothing logged twice in a row.
+    std::vector<std::string> lines;
+    for (const std::string& l : log.lines)
+        if (l.rfind("info: auto:", 0) == 0) lines.push_back(l);
+    ASSERT_EQ(lines.size(), seen.size()) << log.text();
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        EXPECT_EQ(lines[i].rfind(std::string("info: ") + pacer::to_string(seen[i]), 0), 0u) << lines[i];
+    }
+    // Reasons are compared by value, and each has its own words.
+    for (const auto& a : pacer::kVsyncReasonNames) {
+        for (const auto& b : pacer::kVsyncReasonNames) {
+            if (a.value != b.value) {
+                EXPECT_STRNE(a.name, b.name);
+            }
+        }
+    }
 }
 
 TEST(Vsync, OccasionalLongFramesDoNotFlipTheDecision) {

@@ -142,6 +142,35 @@ TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
     EXPECT_EQ(w.spin_cap(), 4ms);
 }
 
+TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
+    // The machine of the test above shrinks the cap; a rate change (which re-applies the waiter's
+    // settings) must not put it back to 4 ms: the machine did not get calmer.
+    pacer::SimModel busy{.granularity_ns = 2'000'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.02,
+                         .spin_preempt_probability = 0.002, .spin_preempt_after_ns = 1'000'000,
+                         .spin_preempt_ns = 3'000'000};
+    pacer::SimulatedOs os(busy);
+    pacer::FramePacer fp({.target_hz = 60.0}, &os);
+    pacer_test::run_pacer(os, fp, 3000, 4'000'000);
+    const std::chrono::nanoseconds shrunk = fp.waiter().spin_cap();
+    ASSERT_LT(shrunk, 4ms);
+    ASSERT_TRUE(fp.set_target_hz(50.0));
+    fp.wait();
+    EXPECT_LE(fp.waiter().spin_cap(), shrunk) << "a rate change restored the spin cap";
+
+    // The waiter's own door: same max_spin keeps the cap, a new max_spin starts at it.
+    pacer::HybridWaiter w({}, &os);
+    pacer::WaiterConfig c = w.config();
+    for (int i = 0; i < 2000 && w.spin_cap() == c.max_spin; ++i) wait_ns(w, os.now_ns() + 16'000'000);
+    const std::chrono::nanoseconds cap = w.spin_cap();
+    ASSERT_LT(cap, c.max_spin);
+    c.quantile = 0.99;
+    ASSERT_TRUE(w.set_config(c));
+    EXPECT_EQ(w.spin_cap(), cap);
+    c.max_spin = 3ms;
+    ASSERT_TRUE(w.set_config(c));
+    EXPECT_EQ(w.spin_cap(), 3ms);
+}
+
 // --- Seed 000's robustness grid, as bounds ----------------------------------------------------
 
 struct Grid {

@@ -59,8 +59,8 @@ bool same_waiter_config(const WaiterConfig& a, const WaiterConfig& b) noexcept {
 
 FramePacer::FramePacer(const PacerConfig& config, TimeSource* ts)
     : cfg_(checked(config)), ts_(ts ? ts : &system_time_source()), waiter_(config.waiter, ts_) {
-    apply_config();
     log_config(cfg_, "pacing at");
+    apply_config();
 }
 
 FramePacer::~FramePacer() { end_pacing(); }
