@@ -157,6 +157,56 @@ TEST(Vsync, AHitchIsStillLockedButCountsAsMissed) {
     EXPECT_FALSE(e.add(present(0, 8'333'333, 2, 120, true)));
 }
 
+// The controller alone: pure logic on the presents and times it is given, no pacer, no clock.
+TEST(VsyncController, DecidesFromPresentsAlone) {
+    using pacer::VsyncReason;
+    pacer::VsyncController c;
+    pacer::clock::time_point t{};
+    c.configure(pacer::WaitMode::automatic, 60.0, t);
+    EXPECT_EQ(c.status().code, VsyncReason::auto_waiting);
+    EXPECT_EQ(c.desired_swap_interval(), 0);
+    EXPECT_FALSE(c.on_frame());
+
+    // Presents locked to a 60 Hz display at the interval it asks for.
+    const auto refresh = std::chrono::nanoseconds(16'666'667);
+    int presents = 0;
+    while (c.status().code != VsyncReason::auto_verified && presents < 100) {
+        t += refresh;
+        c.on_present({t - 100us, t, c.desired_swap_interval(), 60.0, true});
+        ++presents;
+    }
+    EXPECT_EQ(c.status().code, VsyncReason::auto_verified);
+    EXPECT_LE(presents, 1 + 2 + pacer::VsyncDetector::kTrustAfter + 1);  // first, settle, trust
+    EXPECT_TRUE(c.status().in_use);
+    EXPECT_TRUE(c.on_frame());
+    EXPECT_TRUE(c.last_present_locked());
+
+    // The host stops reporting presents: after two frames its swap no longer paces.
+    EXPECT_TRUE(c.on_frame());
+    EXPECT_FALSE(c.on_frame());
+
+    // A driver that refuses the interval: fallback, and a re-probe only 10 s later.
+    pacer::VsyncController r;
+    r.configure(pacer::WaitMode::automatic, 60.0, t);
+    for (int i = 0; i < 10; ++i) {
+        t += refresh;
+        r.on_present({t, t, -1, 60.0, true});
+    }
+    EXPECT_EQ(r.status().code, VsyncReason::auto_refused);
+    EXPECT_EQ(r.desired_swap_interval(), 0);
+    r.on_present({t + 9s, t + 9s, 0, 60.0, true});
+    EXPECT_EQ(r.status().code, VsyncReason::auto_refused);
+    r.on_present({t + 10s, t + 10s, 0, 60.0, true});
+    EXPECT_EQ(r.status().code, VsyncReason::auto_probing);
+
+    // Plain modes never ask for vsync.
+    pacer::VsyncController h;
+    h.configure(pacer::WaitMode::hybrid, 60.0, t);
+    h.on_present({t, t + refresh, 1, 60.0, true});
+    EXPECT_EQ(h.status().code, VsyncReason::off);
+    EXPECT_FALSE(h.on_frame());
+}
+
 TEST(Vsync, HonestSixtyHertzIsVerifiedAndPacesTheFrames) {
     pacer::SimulatedOs os(quiet());
     pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
