@@ -79,7 +79,7 @@ TEST(Capture, HeaderIsClassicPresentMonThenPacerColumns) {
                       "MsUntilRenderComplete,MsUntilDisplayed,",
                       0),
               0u);
-    // Names CapFrameX reads as timing data must not appear as extra columns (REFERENCE.md).
+    // Names CapFrameX reads as timing data must not appear as extra columns.
     for (const std::string& col : split(h))
         for (const char* banned : {"FrameTime", "frametime", "DisplayedTime", "GPUBusy", "CPUStartTimeInMs", "PresentRuntime"})
             EXPECT_NE(col, banned);

@@ -1,5 +1,5 @@
 // HybridWaiter in virtual time: each mode does what it says, and the hybrid mode is accurate and
-// cheap across scheduler periods from 0.05 to 10 ms (seed 000's robustness test, with bounds).
+// cheap across scheduler periods from 0.05 to 10 ms (the robustness test of "Making an accurate Sleep() function", with bounds).
 #include <gtest/gtest.h>
 
 #include <algorithm>

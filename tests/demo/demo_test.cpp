@@ -123,7 +123,7 @@ TEST(CoarseTimeSource, WakesOnTheFakeSchedulerTickNeverEarly) {
         EXPECT_GE(woke, tick);
     }
     ts.set_period_ns(50'000'000);
-    EXPECT_EQ(ts.period_ns(), 10'000'000);  // clamped to seed 000's 1..10 ms
+    EXPECT_EQ(ts.period_ns(), 10'000'000);  // clamped to 1..10 ms
     ts.set_period_ns(1);
     EXPECT_EQ(ts.period_ns(), 1'000'000);
 }
