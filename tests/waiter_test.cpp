@@ -109,12 +109,15 @@ TEST(HybridWaiter, ReadaptsWhenTheMachineChanges) {
     EXPECT_LT(w.margin(), m_quiet * 3 / 2) << "must forget the busy spell";
 }
 
+// A busy machine: wake-ups up to 2 ms late with 2 % preemptions (the margin would like ~3.5 ms),
+// and a spin that lasts more than 1 ms loses the CPU for a 3 ms time slice.
+pacer::SimModel busy_machine() {
+    return {.granularity_ns = 2'000'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.02,
+            .spin_preempt_probability = 0.002, .spin_preempt_after_ns = 1'000'000, .spin_preempt_ns = 3'000'000};
+}
+
 TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
-    // A busy machine: wake-ups up to 2 ms late with 2 % preemptions (the margin would like ~3.5
-    // ms), and a spin that lasts more than 1 ms loses the CPU for a 3 ms time slice.
-    pacer::SimModel busy{.granularity_ns = 2'000'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.02,
-                         .spin_preempt_probability = 0.002, .spin_preempt_after_ns = 1'000'000,
-                         .spin_preempt_ns = 3'000'000};
+    const pacer::SimModel busy = busy_machine();
     pacer::SimulatedOs os(busy);
     pacer::FramePacer fp({.target_hz = 60.0}, &os);
     const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 3000, 4'000'000);
@@ -145,9 +148,7 @@ TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
 TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
     // The machine of the test above shrinks the cap; a rate change (which re-applies the waiter's
     // settings) must not put it back to 4 ms: the machine did not get calmer.
-    pacer::SimModel busy{.granularity_ns = 2'000'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.02,
-                         .spin_preempt_probability = 0.002, .spin_preempt_after_ns = 1'000'000,
-                         .spin_preempt_ns = 3'000'000};
+    const pacer::SimModel busy = busy_machine();
     pacer::SimulatedOs os(busy);
     pacer::FramePacer fp({.target_hz = 60.0}, &os);
     pacer_test::run_pacer(os, fp, 3000, 4'000'000);
