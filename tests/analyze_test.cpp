@@ -11,8 +11,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -142,6 +144,26 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
     EXPECT_TRUE(a.has_target);
     EXPECT_TRUE(a.has_lateness);
     EXPECT_EQ(a.missed, missed - (written[0].missed ? 1 : 0));
+}
+
+// ---- FrameRecord ---------------------------------------------------------------------------
+
+TEST(FrameRecord, DefaultConstructedIsLineZeroAndNothingMeasured) {
+    // Default-initialised over bytes that are not a NaN pattern, as `FrameRecord f;` is over
+    // whatever the stack held: a member without an initializer would keep the 0x11 bytes.
+    alignas(FrameRecord) unsigned char raw[sizeof(FrameRecord)];
+    std::memset(raw, 0x11, sizeof raw);
+    const FrameRecord* f = new (raw) FrameRecord;
+    EXPECT_EQ(f->line, 0u);
+    for (double v : {f->time_s, f->frame_ms, f->busy_ms, f->wait_ms, f->display_change_ms,
+                     f->in_present_ms, f->until_render_complete_ms, f->until_displayed_ms, f->dropped,
+                     f->frame_index, f->target_ms, f->lateness_ms, f->sleep_ms, f->spin_ms,
+                     f->oversleep_ms, f->margin_ms, f->skipped, f->missed, f->sync_interval, f->fps})
+        EXPECT_TRUE(std::isnan(v)) << v;
+    EXPECT_TRUE(f->application.empty());
+    EXPECT_TRUE(f->wait_mode.empty());
+    EXPECT_TRUE(f->pacing_source.empty());
+    f->~FrameRecord();
 }
 
 // ---- metrics against hand computation ------------------------------------------------------
