@@ -79,12 +79,32 @@ TEST(FrameStats, HistogramBinsAndClampsOutliersIntoTheEdges) {
     pacer::FrameStats s(64);
     for (double ms : {0.5, 1.2, 1.7, 3.9, 4.0, 9.0, 25.0}) s.add(frame(static_cast<std::int64_t>(ms * 1e6)));
     std::array<float, 4> bins{};  // [1,2) [2,3) [3,4) [4,5)
-    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins), 7u);
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins).placed, 7u);
     EXPECT_FLOAT_EQ(bins[0], 3.0f);  // 0.5 (clamped), 1.2, 1.7
     EXPECT_FLOAT_EQ(bins[1], 0.0f);
     EXPECT_FLOAT_EQ(bins[2], 1.0f);  // 3.9
     EXPECT_FLOAT_EQ(bins[3], 3.0f);  // 4.0, and 9 and 25 clamped
-    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins), 0u);  // empty range
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins).placed, 0u);  // empty range
+}
+
+TEST(FrameStats, HistogramSaysHowManyValuesFellOutsideTheRange) {
+    pacer::FrameStats s(64);
+    for (double ms : {0.5, 1.2, 1.7, 3.9, 4.0, 9.0, 25.0}) s.add(frame(static_cast<std::int64_t>(ms * 1e6)));
+    std::array<float, 4> bins{};
+    pacer::HistogramCounts c = s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins);
+    EXPECT_EQ(c.placed, 7u);
+    EXPECT_EQ(c.below, 1u);  // 0.5, counted in bins[0]
+    EXPECT_EQ(c.above, 2u);  // 9 and 25, counted in bins[3]
+    // [lo, hi): lo is inside, hi is above.
+    c = s.histogram(pacer::FrameMetric::interval, 1.2, 4.0, bins);
+    EXPECT_EQ(c.placed, 7u);
+    EXPECT_EQ(c.below, 1u);
+    EXPECT_EQ(c.above, 3u);  // 4.0, 9, 25
+    float sum = 0;
+    for (float b : bins) sum += b;
+    EXPECT_FLOAT_EQ(sum, 7.0f);  // the edge bins still hold every frame
+    c = s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins);  // empty range: nothing counted
+    EXPECT_EQ(c.placed + c.below + c.above, 0u);
 }
 
 TEST(FrameStats, SharesOfSleepSpinAndWork) {

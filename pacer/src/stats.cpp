@@ -131,20 +131,31 @@ StatsSummary FrameStats::summarize() const noexcept {
     return s;
 }
 
-std::size_t FrameStats::histogram(FrameMetric metric, double lo_ms, double hi_ms,
-                                  std::span<float> bins) const noexcept {
-    if (bins.empty() || !(hi_ms > lo_ms) || !std::isfinite(lo_ms) || !std::isfinite(hi_ms)) return 0;
+HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double hi_ms,
+                                      std::span<float> bins) const noexcept {
+    HistogramCounts c;
+    if (bins.empty() || !(hi_ms > lo_ms) || !std::isfinite(lo_ms) || !std::isfinite(hi_ms)) return c;
     std::fill(bins.begin(), bins.end(), 0.0f);
     const std::int64_t* col = column(metric);
     const double scale = static_cast<double>(bins.size()) / (hi_ms - lo_ms);
     const auto last = static_cast<std::ptrdiff_t>(bins.size()) - 1;
     for (std::size_t i = 0; i < count_; ++i) {
         const double v = static_cast<double>(col[at(i)]) * 1e-6;
-        const double b = std::floor((v - lo_ms) * scale);
-        const std::ptrdiff_t k = b < 0 ? 0 : b > static_cast<double>(last) ? last : static_cast<std::ptrdiff_t>(b);
+        std::ptrdiff_t k;
+        if (v < lo_ms) {
+            k = 0;
+            ++c.below;
+        } else if (v >= hi_ms) {
+            k = last;
+            ++c.above;
+        } else {
+            // Rounding can put a value just under hi_ms at bins.size(): it belongs to the last bin.
+            k = std::min(static_cast<std::ptrdiff_t>(std::floor((v - lo_ms) * scale)), last);
+        }
         bins[static_cast<std::size_t>(k)] += 1.0f;
     }
-    return count_;
+    c.placed = count_;
+    return c;
 }
 
 std::size_t FrameStats::series(FrameMetric metric, std::span<float> out) const noexcept {

@@ -64,6 +64,13 @@ struct StatsSummary {
     double work_share = 0, sleep_share = 0, spin_share = 0;
 };
 
+// What FrameStats::histogram() counted.
+struct HistogramCounts {
+    std::size_t placed = 0;  // values counted in the bins: the whole window, edge values included
+    std::size_t below = 0;   // of them, < lo_ms: counted in the first bin
+    std::size_t above = 0;   // of them, >= hi_ms: counted in the last bin
+};
+
 class FrameStats {
 public:
     // capacity: frames kept in the window, >= 2. Allocates here and nowhere else.
@@ -77,11 +84,14 @@ public:
 
     StatsSummary summarize() const noexcept;
 
-    // Counts of the window's values of `metric` in `bins.size()` equal bins over [lo_ms, hi_ms);
-    // values outside are counted in the first or last bin, so every frame is shown. Returns the
-    // number of values placed. bins are overwritten; nothing happens for hi_ms <= lo_ms or empty bins.
-    std::size_t histogram(FrameMetric metric, double lo_ms, double hi_ms,
-                          std::span<float> bins) const noexcept;
+    // Counts of the window's values of `metric` in `bins.size()` equal bins over [lo_ms, hi_ms).
+    // Values outside the range are counted in the first (below lo_ms) or the last bin (at or
+    // above hi_ms), so the bins add up to every frame of the window; the result says how many of
+    // them are such edge values, so a display can mark the edge bins ("< lo", ">= hi") instead of
+    // passing them off as values in range. bins are overwritten; for hi_ms <= lo_ms, a non-finite
+    // bound or empty bins nothing happens and all counts are 0. O(size()), no allocation.
+    HistogramCounts histogram(FrameMetric metric, double lo_ms, double hi_ms,
+                              std::span<float> bins) const noexcept;
 
     // Copies the newest min(out.size(), size()) values of `metric`, oldest first; returns the count.
     std::size_t series(FrameMetric metric, std::span<float> out) const noexcept;
