@@ -16,15 +16,42 @@ double percentile_sorted(std::span<const double> s, double p) noexcept {
     return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
 }
 
-FrameStats::FrameStats(std::size_t capacity)
+StutterCounter::StutterCounter(int window, double factor)
+    : ring_(static_cast<std::size_t>(std::max(window, 1))), factor_(factor) {}
+
+bool StutterCounter::add(double frame_ms) noexcept {
+    if (!std::isfinite(frame_ms) || frame_ms < 0) return false;
+    const std::size_t n = ring_.size();
+    const bool stutter = filled_ == n && frame_ms > factor_ * (sum_ / static_cast<double>(n));
+    if (stutter) {
+        ++count_;
+        time_ms_ += frame_ms;
+    }
+    if (filled_ == n) sum_ -= ring_[head_];
+    else ++filled_;
+    ring_[head_] = frame_ms;
+    sum_ += frame_ms;
+    head_ = (head_ + 1) % n;
+    return stutter;
+}
+
+void StutterCounter::reset() noexcept {
+    head_ = filled_ = 0;
+    sum_ = 0;
+    count_ = 0;
+    time_ms_ = 0;
+}
+
+FrameStats::FrameStats(std::size_t capacity, int stutter_window, double stutter_factor)
     : cap_(std::max<std::size_t>(capacity, 2)),
       interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), missed_(cap_),
-      scratch_(cap_) {}
+      stutter_flag_(cap_), stutter_(stutter_window, stutter_factor), scratch_(cap_) {}
 
 void FrameStats::reset() noexcept {
     head_ = count_ = 0;
     missed_total_ = skipped_total_ = frames_total_ = 0;
     last_period_ = 0;
+    stutter_.reset();
 }
 
 void FrameStats::add(const FrameTiming& t) noexcept {
@@ -38,6 +65,7 @@ void FrameStats::add(const FrameTiming& t) noexcept {
     slept_[head_] = t.slept.count();
     spun_[head_] = t.spun.count();
     missed_[head_] = t.missed ? 1 : 0;
+    stutter_flag_[head_] = stutter_.add(static_cast<double>(t.interval.count()) * 1e-6) ? 1 : 0;
     if (t.missed) ++missed_total_;
     head_ = (head_ + 1) % cap_;
     if (count_ < cap_) ++count_;
@@ -99,6 +127,7 @@ StatsSummary FrameStats::summarize() const noexcept {
     s.missed_total = missed_total_;
     s.skipped_total = skipped_total_;
     s.frames_total = frames_total_;
+    s.stutters_total = stutter_.count();
     s.target_ms = static_cast<double>(last_period_) * 1e-6;
     if (count_ == 0) return s;
     std::span<double> buf(scratch_.data(), count_);
@@ -111,6 +140,7 @@ StatsSummary FrameStats::summarize() const noexcept {
         slept += slept_[j];
         spun += spun_[j];
         s.missed += missed_[j];
+        s.stutters += stutter_flag_[j];
         buf[i] = static_cast<double>(lateness_[j]) * 1e-6;
     }
     std::sort(buf.begin(), buf.end());
