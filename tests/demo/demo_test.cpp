@@ -251,3 +251,28 @@ TEST(Session, HistogramRangesFollowTheTargetRate) {
         EXPECT_EQ(s.summary().frames, 11u) << hz;  // the first frame has no interval
     }
 }
+
+TEST(Session, CountsStuttersByTheLibraryRule) {
+    Options o;
+    o.hz = 500;
+    o.work_ms = 0;
+    o.work_jitter_ms = 0;
+    Session s(o);
+    auto slow_frame = [&s] {  // 30 ms of work: a frame time of 30 ms or more, against ~2 ms
+        ASSERT_TRUE(s.set_work(30, 0).ok());
+        s.do_work();
+        ASSERT_TRUE(s.set_work(0, 0).ok());
+        s.begin_frame();
+    };
+    s.begin_frame();  // the first frame has no frame time
+    for (int i = 0; i < 5; ++i) s.begin_frame();
+    slow_frame();  // frame time 6: 5 frame times before it, no verdict
+    while (s.stats().size() < 20) s.begin_frame();
+    EXPECT_EQ(s.stutters(), 0u);  // none of the first 20 frame times gets a verdict
+    slow_frame();  // frame time 21: the mean of the 20 before it is ~3.4 ms
+    EXPECT_GE(s.stutters(), 1u);
+    s.refresh(false);
+    EXPECT_EQ(s.stutters(), s.summary().stutters_total);
+    s.reset_stats();
+    EXPECT_EQ(s.stutters(), 0u);
+}
