@@ -12,7 +12,8 @@
 //   * average FPS = 1000 N / sum(frame time ms);
 //   * 1 % low FPS = 1000 / mean of the frame times >= the 99th percentile (0.1 %: >= p99.9);
 //   * missed: FrameTiming::missed (late by more than PacerConfig::miss_tolerance or skipped);
-//   * stutter: a frame time above 2.5 x the mean of the 20 frame times before it (StutterCounter).
+//   * stutter: a frame time above 2.5 x the mean of the 20 frame times before it (by default;
+//     StutterCounter, which also says what the first 20 frames get).
 // The first frame after reset (interval 0) is not a frame time and is left out.
 //
 // Thread safety: none; one thread adds and summarizes (or guard it yourself).
