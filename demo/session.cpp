@@ -82,14 +82,7 @@ const pacer::FrameTiming& Session::begin_frame() {
     stats_.add(t_);
     ++frames_;
     const double ms = static_cast<double>(t_.interval.count()) * 1e-6;
-    if (t_.interval.count() > 0) {
-        frame_ms.push(static_cast<float>(ms));
-        if (recent_n_ == kStutterWindow && ms > 2.5 * recent_sum_ / kStutterWindow) ++stutters_;
-        recent_sum_ += ms - recent_[static_cast<std::size_t>(recent_head_)];
-        recent_[static_cast<std::size_t>(recent_head_)] = ms;
-        recent_head_ = (recent_head_ + 1) % kStutterWindow;
-        recent_n_ = std::min(recent_n_ + 1, kStutterWindow);
-    }
+    if (t_.interval.count() > 0) frame_ms.push(static_cast<float>(ms));
     return t_;
 }
 
@@ -140,10 +133,6 @@ void Session::refresh(bool histograms) {
 void Session::reset_stats() {
     stats_.reset();
     frame_ms.clear();
-    recent_ = {};
-    recent_sum_ = 0;
-    recent_n_ = recent_head_ = 0;
-    stutters_ = 0;
     interval_bins.fill(0);
     lateness_bins.fill(0);
     sum_ = stats_.summarize();

@@ -2,8 +2,8 @@
 //
 // A Session owns the FramePacer, the statistics, the fixed-step simulation (the motion test), the
 // simulated work, the background load and the coarse-scheduler injection. Per frame it does O(1)
-// work (FrameStats::add, a ring write, a running sum); summaries, CPU samples and histogram bins
-// are refreshed by refresh() about four times a second.
+// work (FrameStats::add, which also keeps the stutter count, and a ring write); summaries, CPU
+// samples and histogram bins are refreshed by refresh() about four times a second.
 //
 //   Session s(options);
 //   while (running) {
@@ -115,7 +115,8 @@ public:
     double process_pct() const noexcept { return process_pct_; }
     double thread_pct() const noexcept { return thread_pct_; }
     double machine_pct() const noexcept { return machine_pct_; }
-    std::uint64_t stutters() const noexcept { return stutters_; }
+    // Stutters since the last reset, by the library's rule (pacer::StutterCounter, kept by stats_).
+    std::uint64_t stutters() const noexcept { return stats_.stutter_counter().count(); }
 
     // Whole-run CPU (process, 100 = one core) since construction.
     double run_process_pct();
@@ -147,12 +148,6 @@ private:
     std::int64_t start_ns_ = 0, last_refresh_ns_ = 0;
     std::int64_t run_cpu_start_ns_ = -1;
     double process_pct_ = -1, thread_pct_ = -1, machine_pct_ = -1;
-    // Stutter (CapFrameX): frame time > 2.5 x the moving average of the previous 20 frames.
-    static constexpr int kStutterWindow = 20;  // as `pacer analyze` (tools/analyze.hpp)
-    std::array<double, kStutterWindow> recent_{};
-    double recent_sum_ = 0;
-    int recent_n_ = 0, recent_head_ = 0;
-    std::uint64_t stutters_ = 0;
     pacer::CaptureWriter capture_;
 };
 

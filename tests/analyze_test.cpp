@@ -11,8 +11,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -144,6 +146,26 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
     EXPECT_EQ(a.missed, missed - (written[0].missed ? 1 : 0));
 }
 
+// ---- FrameRecord ---------------------------------------------------------------------------
+
+TEST(FrameRecord, DefaultConstructedIsLineZeroAndNothingMeasured) {
+    // Default-initialised over bytes that are not a NaN pattern, as `FrameRecord f;` is over
+    // whatever the stack held: a member without an initializer would keep the 0x11 bytes.
+    alignas(FrameRecord) unsigned char raw[sizeof(FrameRecord)];
+    std::memset(raw, 0x11, sizeof raw);
+    const FrameRecord* f = new (raw) FrameRecord;
+    EXPECT_EQ(f->line, 0u);
+    for (double v : {f->time_s, f->frame_ms, f->busy_ms, f->wait_ms, f->display_change_ms,
+                     f->in_present_ms, f->until_render_complete_ms, f->until_displayed_ms, f->dropped,
+                     f->frame_index, f->target_ms, f->lateness_ms, f->sleep_ms, f->spin_ms,
+                     f->oversleep_ms, f->margin_ms, f->skipped, f->missed, f->sync_interval, f->fps})
+        EXPECT_TRUE(std::isnan(v)) << v;
+    EXPECT_TRUE(f->application.empty());
+    EXPECT_TRUE(f->wait_mode.empty());
+    EXPECT_TRUE(f->pacing_source.empty());
+    f->~FrameRecord();
+}
+
 // ---- metrics against hand computation ------------------------------------------------------
 
 TEST(Metrics, NineFastFramesAndOneSlow) {
@@ -153,6 +175,7 @@ TEST(Metrics, NineFastFramesAndOneSlow) {
     AnalyzeOptions o;
     o.target_ms = 10;
     o.refresh_hz = 100;
+    o.stutter_window = 9;  // the slow frame gets a verdict: 9 frames precede it
     ASSERT_TRUE(analyze_text(classic_file({10, 10, 10, 10, 10, 10, 10, 10, 10, 100}), a, o).ok());
     EXPECT_EQ(a.format, "PresentMon 1.x");
     EXPECT_EQ(a.frames, 10u);
@@ -217,6 +240,46 @@ TEST(Metrics, StutterUsesTheMovingAverage) {
     o.stutter_window = 4;
     ASSERT_TRUE(analyze_text(classic_file({10, 10, 10, 10, 30, 24}), a, o).ok());
     EXPECT_EQ(a.stutters, 1u);
+}
+
+TEST(Metrics, StutterNeedsAFullWindowBeforeTheFrame) {
+    // Default window 20: the spike at frame 6 has 5 frames before it (no verdict); the one at
+    // frame 21 has 20: mean (19 x 10 + 100) / 20 = 14.5 -> 100 > 36.25.
+    std::vector<double> ft(20, 10.0);
+    ft[5] = 100;
+    ft.push_back(100);
+    Analysis a;
+    ASSERT_TRUE(analyze_text(classic_file(ft), a).ok());
+    EXPECT_EQ(a.stutters, 1u);
+    EXPECT_NEAR(a.stutter_time_share, 100.0 / 390.0, 1e-12);
+}
+
+TEST(Metrics, AnalyzeAndFrameStatsCountTheSameStutters) {
+    // Frame times with spikes everywhere, one among the first frames too.
+    std::vector<std::int64_t> ns;
+    std::uint64_t x = 0x2545F4914F6CDD1DULL;
+    for (int i = 0; i < 3000; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        const std::int64_t v = 6'000'000 + static_cast<std::int64_t>(x % 3'000'000);
+        ns.push_back(x % 41 == 0 ? v * (2 + static_cast<std::int64_t>(x % 5)) : v);
+    }
+    ns.insert(ns.begin() + 3, 60'000'000);
+    pacer::FrameStats stats(4096);
+    std::vector<double> ft;
+    for (std::int64_t v : ns) {
+        pacer::FrameTiming t;
+        t.interval = std::chrono::nanoseconds(v);
+        stats.add(t);
+        ft.push_back(static_cast<double>(v) * 1e-6);  // the ms value FrameStats judges
+    }
+    Analysis a;
+    pacer::tools::compute(ft, {}, {}, {}, a);
+    const pacer::StatsSummary s = stats.summarize();
+    EXPECT_GT(a.stutters, 10u);
+    EXPECT_EQ(s.stutters_total, a.stutters);
+    EXPECT_EQ(s.stutters, a.stutters);  // the window holds every frame
 }
 
 TEST(Metrics, LatenessHistogramInRefreshPeriods) {

@@ -59,6 +59,38 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
+// One RFC 4180 record without line breaks in its fields: a field in double quotes may hold
+// commas, and "" inside it is one quote. The sidecar is read with this.
+std::vector<std::string> parse_record(const std::string& s) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (quoted) {
+            if (c != '"') out.back() += c;
+            else if (i + 1 < s.size() && s[i + 1] == '"') out.back() += s[++i];
+            else quoted = false;
+        } else if (c == '"' && out.back().empty()) {
+            quoted = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+std::map<std::string, std::string> read_sidecar(const std::string& capture_path) {
+    std::map<std::string, std::string> kv;
+    for (const auto& l : read_lines(pacer::CaptureWriter::stats_path(capture_path))) {
+        const auto f = parse_record(l);
+        EXPECT_EQ(f.size(), 2u) << l;
+        if (f.size() == 2) kv[f[0]] = f[1];
+    }
+    return kv;
+}
+
 // Frames from a pacer in virtual time: deterministic and with every field populated.
 std::vector<pacer::FrameTiming> frames(int n, pacer::WaitMode mode = pacer::WaitMode::hybrid) {
     pacer::set_log_function(nullptr);
@@ -170,7 +202,7 @@ TEST(Capture, NumbersIgnoreTheGlobalLocale) {
     const std::size_t cols = split(lines[0]).size();
     for (std::size_t i = 1; i < lines.size(); ++i) EXPECT_EQ(split(lines[i]).size(), cols);
     const auto stats = read_lines(pacer::CaptureWriter::stats_path(path));
-    for (const auto& l : stats) EXPECT_EQ(split(l).size(), 2u) << l;
+    for (const auto& l : stats) EXPECT_EQ(parse_record(l).size(), 2u) << l;
 }
 
 TEST(Capture, SidecarHasSummarySettingsAndMachine) {
@@ -184,12 +216,7 @@ TEST(Capture, SidecarHasSummarySettingsAndMachine) {
     const auto fs_ = frames(200);
     for (const auto& t : fs_) cap.add(t);
     ASSERT_TRUE(cap.close().ok());
-    std::map<std::string, std::string> kv;
-    for (const auto& l : read_lines(temp_path("side-stats.csv"))) {
-        const auto f = split(l);
-        ASSERT_EQ(f.size(), 2u);
-        kv[f[0]] = f[1];
-    }
+    auto kv = read_sidecar(path);
     EXPECT_EQ(kv["Rows"], "200");
     EXPECT_EQ(kv["Frames"], "199");  // the first frame has no frame time
     EXPECT_EQ(kv["SettingTargetHz"], "144.000000");
@@ -202,6 +229,42 @@ TEST(Capture, SidecarHasSummarySettingsAndMachine) {
     std::int64_t sum = 0;
     for (std::size_t i = 1; i < fs_.size(); ++i) sum += fs_[i].interval.count();
     EXPECT_NEAR(std::stod(kv["AverageFPS"]), 199e9 / static_cast<double>(sum), 1e-5);
+}
+
+TEST(Capture, SidecarQuotesCommasAndQuotesInsteadOfAlteringThem) {
+    // The Linux primitive's own name has a comma; notes are free text with commas and quotes.
+    struct LinuxNamedOs : pacer::TimeSource {
+        pacer::SimulatedOs sim;
+        std::int64_t now_ns() noexcept override { return sim.now_ns(); }
+        void sleep_until_ns(std::int64_t deadline_ns) noexcept override { sim.sleep_until_ns(deadline_ns); }
+        void relax() noexcept override { sim.relax(); }
+        pacer::CpuTimes cpu_times() noexcept override { return sim.cpu_times(); }
+        const char* sleep_primitive() const noexcept override {
+            return "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)";
+        }
+    } os;
+    const std::string notes = R"(work 2 ms, busy threads 3, "coarse" scheduler)";
+    const std::string path = temp_path("quoted.csv");
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions o;
+    o.notes = notes;
+    ASSERT_TRUE(cap.open(path, o, &os).ok());
+    for (const auto& t : frames(30)) cap.add(t);
+    ASSERT_TRUE(cap.close().ok());
+
+    const auto lines = read_lines(pacer::CaptureWriter::stats_path(path));
+    auto line_of = [&](const std::string& key) {
+        for (const auto& l : lines)
+            if (l.rfind(key + ",", 0) == 0) return l;
+        return std::string();
+    };
+    EXPECT_EQ(line_of("MachineSleepPrimitive"), R"x(MachineSleepPrimitive,"clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)")x");
+    EXPECT_EQ(line_of("Notes"), R"x(Notes,"work 2 ms, busy threads 3, ""coarse"" scheduler")x");
+    EXPECT_EQ(line_of("Rows"), "Rows,30");  // nothing to quote: written as before
+
+    auto kv = read_sidecar(path);
+    EXPECT_EQ(kv["MachineSleepPrimitive"], "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)");
+    EXPECT_EQ(kv["Notes"], notes);
 }
 
 TEST(Capture, OffUntilOpenedAndAfterClose) {

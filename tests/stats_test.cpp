@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
+#include <initializer_list>
 #include <vector>
 
 #include "pacer/pacer.hpp"
@@ -79,12 +81,32 @@ TEST(FrameStats, HistogramBinsAndClampsOutliersIntoTheEdges) {
     pacer::FrameStats s(64);
     for (double ms : {0.5, 1.2, 1.7, 3.9, 4.0, 9.0, 25.0}) s.add(frame(static_cast<std::int64_t>(ms * 1e6)));
     std::array<float, 4> bins{};  // [1,2) [2,3) [3,4) [4,5)
-    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins), 7u);
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins).placed, 7u);
     EXPECT_FLOAT_EQ(bins[0], 3.0f);  // 0.5 (clamped), 1.2, 1.7
     EXPECT_FLOAT_EQ(bins[1], 0.0f);
     EXPECT_FLOAT_EQ(bins[2], 1.0f);  // 3.9
     EXPECT_FLOAT_EQ(bins[3], 3.0f);  // 4.0, and 9 and 25 clamped
-    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins), 0u);  // empty range
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins).placed, 0u);  // empty range
+}
+
+TEST(FrameStats, HistogramSaysHowManyValuesFellOutsideTheRange) {
+    pacer::FrameStats s(64);
+    for (double ms : {0.5, 1.2, 1.7, 3.9, 4.0, 9.0, 25.0}) s.add(frame(static_cast<std::int64_t>(ms * 1e6)));
+    std::array<float, 4> bins{};
+    pacer::HistogramCounts c = s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins);
+    EXPECT_EQ(c.placed, 7u);
+    EXPECT_EQ(c.below, 1u);  // 0.5, counted in bins[0]
+    EXPECT_EQ(c.above, 2u);  // 9 and 25, counted in bins[3]
+    // [lo, hi): lo is inside, hi is above.
+    c = s.histogram(pacer::FrameMetric::interval, 1.2, 4.0, bins);
+    EXPECT_EQ(c.placed, 7u);
+    EXPECT_EQ(c.below, 1u);
+    EXPECT_EQ(c.above, 3u);  // 4.0, 9, 25
+    float sum = 0;
+    for (float b : bins) sum += b;
+    EXPECT_FLOAT_EQ(sum, 7.0f);  // the edge bins still hold every frame
+    c = s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins);  // empty range: nothing counted
+    EXPECT_EQ(c.placed + c.below + c.above, 0u);
 }
 
 TEST(FrameStats, SharesOfSleepSpinAndWork) {
@@ -112,6 +134,85 @@ TEST(FrameStats, EmptyAndResetAreWellDefined) {
     r = s.summarize();
     EXPECT_EQ(r.frames, 0u);
     EXPECT_EQ(r.frames_total, 0u);
+}
+
+// ---- stutters ----------------------------------------------------------------------------
+
+// add() for each value; the verdicts, in order.
+std::vector<bool> verdicts(pacer::StutterCounter& c, std::initializer_list<double> ms) {
+    std::vector<bool> out;
+    for (double v : ms) out.push_back(c.add(v));
+    return out;
+}
+
+TEST(StutterCounter, NoVerdictUntilTheWindowHoldsWindowFrames) {
+    pacer::StutterCounter c;  // 20 frames, 2.5x
+    EXPECT_EQ(c.window(), 20);
+    EXPECT_EQ(c.factor(), 2.5);
+    // A 100 ms spike as the 6th frame: only 5 frames precede it, no verdict.
+    for (int i = 0; i < 5; ++i) EXPECT_FALSE(c.add(10));
+    EXPECT_FALSE(c.add(100));
+    for (int i = 0; i < 14; ++i) EXPECT_FALSE(c.add(10));
+    EXPECT_EQ(c.count(), 0u);
+    // The 21st frame has 20 before it: mean (19 x 10 + 100) / 20 = 14.5, threshold 36.25.
+    EXPECT_TRUE(c.add(100));
+    EXPECT_EQ(c.count(), 1u);
+    EXPECT_DOUBLE_EQ(c.time_ms(), 100.0);
+}
+
+TEST(StutterCounter, TheWindowSlidesAndTheThresholdIsStrict) {
+    pacer::StutterCounter c(4, 2.5);
+    // 30 against mean(10,10,10,10) = 10: 30 > 25. 24 against mean(10,10,10,30) = 15: 24 < 37.5.
+    // Then four 10s refill the window, and 25 against a mean of 10 is exactly 2.5x: not above.
+    EXPECT_EQ(verdicts(c, {10, 10, 10, 10, 30, 24}),
+              (std::vector<bool>{false, false, false, false, true, false}));
+    EXPECT_EQ(verdicts(c, {10, 10, 10, 10, 25}), (std::vector<bool>{false, false, false, false, false}));
+    EXPECT_EQ(c.count(), 1u);
+    EXPECT_DOUBLE_EQ(c.time_ms(), 30.0);
+}
+
+TEST(StutterCounter, WindowOfOneComparesWithThePreviousFrame) {
+    pacer::StutterCounter c(1, 2.5);
+    // First frame: nothing before it. 25 = 2.5 x 10 is not above; 100 > 2.5 x 26.
+    EXPECT_EQ(verdicts(c, {10, 25, 26, 100, 10, 30}),
+              (std::vector<bool>{false, false, false, true, false, true}));
+    EXPECT_EQ(c.count(), 2u);
+    EXPECT_DOUBLE_EQ(c.time_ms(), 130.0);
+    EXPECT_EQ(pacer::StutterCounter(0).window(), 1);  // a window below 1 is taken as 1
+}
+
+TEST(StutterCounter, ResetForgetsTheCountAndTheWindow) {
+    pacer::StutterCounter c(3);
+    EXPECT_EQ(verdicts(c, {10, 10, 10, 50}), (std::vector<bool>{false, false, false, true}));
+    c.reset();
+    EXPECT_EQ(c.count(), 0u);
+    EXPECT_EQ(c.time_ms(), 0.0);
+    // The window starts empty again: the first spike has only 1 frame before it.
+    EXPECT_EQ(verdicts(c, {10, 50, 10, 10, 10, 50}),
+              (std::vector<bool>{false, false, false, false, false, true}));
+    EXPECT_EQ(c.count(), 1u);
+}
+
+TEST(StutterCounter, NonFiniteAndNegativeValuesAreIgnored) {
+    pacer::StutterCounter c(2);
+    EXPECT_EQ(verdicts(c, {10, std::nan(""), 10, -5, 1e300 * 1e300, 30}),
+              (std::vector<bool>{false, false, false, false, false, true}));
+    EXPECT_EQ(c.count(), 1u);
+}
+
+TEST(FrameStats, CountsStuttersInTheWindowAndSinceReset) {
+    pacer::FrameStats s(5, 4, 2.5);
+    s.add(frame(0));  // no frame time: not judged, not averaged
+    for (std::int64_t ms : {10, 10, 10, 10, 30, 10, 10, 10, 10, 40})
+        s.add(frame(ms * 1'000'000));
+    pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.stutters_total, 2u);  // 30 and 40 (mean of the 4 before 40: 10)
+    EXPECT_EQ(r.stutters, 1u);        // the window holds the newest 5: 30 has left it
+    EXPECT_EQ(s.stutter_counter().count(), 2u);
+    s.reset();
+    r = s.summarize();
+    EXPECT_EQ(r.stutters_total, 0u);
+    EXPECT_EQ(r.stutters, 0u);
 }
 
 TEST(CpuMeter, MeasuresSpinAsCpuAndSleepAsIdle) {

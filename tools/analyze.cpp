@@ -102,22 +102,14 @@ void compute(const std::vector<double>& ft, const std::vector<double>& target,
         a.jitter_max_ms = d.back();
     }
 
-    // Stutters (moving average of the preceding frames) and hitches.
-    const std::size_t w = static_cast<std::size_t>(std::max(1, o.stutter_window));
-    double win = 0, stutter_time = 0;
+    // Stutters (the library's rule, pacer::StutterCounter) and hitches.
+    StutterCounter stutters(o.stutter_window, o.stutter_factor);
     for (std::size_t i = 0; i < n; ++i) {
-        if (i > 0) {
-            const double avg = win / static_cast<double>(std::min(i, w));
-            if (ft[i] > o.stutter_factor * avg) {
-                ++a.stutters;
-                stutter_time += ft[i];
-            }
-            if (ft[i] > 60.0 && ft[i] >= 1.5 * ft[i - 1]) ++a.hitches;
-        }
-        win += ft[i];
-        if (i >= w) win -= ft[i - w];
+        (void)stutters.add(ft[i]);
+        if (i > 0 && ft[i] > 60.0 && ft[i] >= 1.5 * ft[i - 1]) ++a.hitches;
     }
-    a.stutter_time_share = total > 0 ? stutter_time / total : 0.0;
+    a.stutters = stutters.count();
+    a.stutter_time_share = total > 0 ? stutters.time_ms() / total : 0.0;
 
     // Swappy-style histograms in refresh periods.
     a.refresh_ms = o.refresh_hz > 0 ? 1000.0 / o.refresh_hz

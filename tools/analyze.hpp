@@ -9,8 +9,8 @@
 //   * stddev: population; jitter: |ft[i] - ft[i-1]|;
 //   * pacing error = ft - target (per-frame target when the capture has one): bias (mean), RMS,
 //     p99 of |error|, share of frames within +/- 0.5 ms;
-//   * stutter (CapFrameX): ft > 2.5 x the moving average of the preceding stutter_window frames
-//     (frames before the window is full use the frames they have);
+//   * stutter: ft > 2.5 x the mean of the stutter_window frame times before it; the first
+//     stutter_window frames get no verdict (pacer::StutterCounter, pacer/stats.hpp, says why);
 //   * hitch (Unreal): ft > 60 ms and ft >= 1.5 x the previous frame time;
 //   * Swappy-style histograms: bucket = clamp(floor(x / refresh period), 0, 5) of the lateness
 //     (pacer captures only) and of the frame time.

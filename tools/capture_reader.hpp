@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,19 +43,24 @@ enum class CaptureFormat { pacer, presentmon1, presentmon2, mangohud };
 const char* to_string(CaptureFormat f) noexcept;
 
 // One row; NaN where the file has no such column or says NA. Durations in ms.
+// A default-constructed record is line 0, every number NaN ("not measured", the same value the
+// reader gives a missing column) and every text empty, so a record that next() never filled
+// cannot pass for a measured 0 ms frame.
 struct FrameRecord {
-    std::uint64_t line = 0;       // 1-based line in the file
-    double time_s;                // TimeInSeconds / CPUStartTime (s) / elapsed
-    double frame_ms;              // frame time: MsBetweenPresents / FrameTime / frametime
-    double busy_ms, wait_ms;      // MsCPUBusy|CPUBusy, MsCPUWait|CPUWait
-    double display_change_ms;     // MsBetweenDisplayChange / DisplayedTime
-    double in_present_ms, until_render_complete_ms, until_displayed_ms;
-    double dropped;               // Dropped (0/1)
-    double frame_index;           // pacer: Frame
-    double target_ms, lateness_ms, sleep_ms, spin_ms, oversleep_ms, margin_ms;  // pacer
-    double skipped, missed;       // pacer
-    double sync_interval;
-    double fps;                   // MangoHud's own fps column
+    static constexpr double kNA = std::numeric_limits<double>::quiet_NaN();
+    std::uint64_t line = 0;                     // 1-based line in the file
+    double time_s = kNA;                        // TimeInSeconds / CPUStartTime (s) / elapsed
+    double frame_ms = kNA;                      // frame time: MsBetweenPresents / FrameTime / frametime
+    double busy_ms = kNA, wait_ms = kNA;        // MsCPUBusy|CPUBusy, MsCPUWait|CPUWait
+    double display_change_ms = kNA;             // MsBetweenDisplayChange / DisplayedTime
+    double in_present_ms = kNA, until_render_complete_ms = kNA, until_displayed_ms = kNA;
+    double dropped = kNA;                       // Dropped (0/1)
+    double frame_index = kNA;                   // pacer: Frame
+    double target_ms = kNA, lateness_ms = kNA, sleep_ms = kNA, spin_ms = kNA;  // pacer
+    double oversleep_ms = kNA, margin_ms = kNA;                                 // pacer
+    double skipped = kNA, missed = kNA;         // pacer
+    double sync_interval = kNA;
+    double fps = kNA;                           // MangoHud's own fps column
     std::string_view application, wait_mode, pacing_source;  // valid until the next next()
 };
 

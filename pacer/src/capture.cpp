@@ -34,20 +34,40 @@ constexpr const char* kOsName =
     "unknown";
 #endif
 
-// Copies text into out (at most max chars), replacing what would break a plain CSV field.
-std::size_t sanitize(const char* text, std::size_t len, char* out, std::size_t max) noexcept {
+// Where a text is written: an unquoted field of a frame row, where a comma or a quote would split
+// the row or start quoting, or a sidecar value, which csv_field() quotes and which only has to
+// stay on its line.
+enum class Field { row, sidecar };
+
+// Copies text into out (at most max chars), replacing with '_' what the field cannot hold.
+std::size_t sanitize(const char* text, std::size_t len, char* out, std::size_t max,
+                     Field where = Field::row) noexcept {
     std::size_t n = 0;
     for (std::size_t i = 0; i < len && n < max; ++i) {
         const char c = text[i];
-        out[n++] = (c == ',' || c == '"' || c == '\n' || c == '\r' || c == '\0') ? '_' : c;
+        const bool ends_line = c == '\n' || c == '\r' || c == '\0';
+        const bool splits_row = where == Field::row && (c == ',' || c == '"');
+        out[n++] = ends_line || splits_row ? '_' : c;
     }
     return n;
 }
 
-std::string sanitized(const std::string& s, std::size_t max) {
+std::string sanitized(const std::string& s, std::size_t max, Field where = Field::row) {
     std::string out(std::min(s.size(), max), '_');
-    out.resize(sanitize(s.data(), s.size(), out.data(), out.size()));
+    out.resize(sanitize(s.data(), s.size(), out.data(), out.size(), where));
     return out;
+}
+
+// A sidecar value as an RFC 4180 field (section 2, rules 6 and 7): in double quotes, each quote
+// doubled, when it holds a comma or a quote; as it is otherwise.
+std::string csv_field(const std::string& v) {
+    if (v.find_first_of(",\"") == std::string::npos) return v;
+    std::string out = "\"";
+    for (const char c : v) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + '"';
 }
 
 // Appends helpers: p points into a buffer with room for CaptureWriter::kMaxRow bytes.
@@ -126,7 +146,7 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     if (opt_.application.empty()) opt_.application = "pacer";
     opt_.runtime = sanitized(options.runtime, 32);
     if (opt_.runtime.empty()) opt_.runtime = "Other";
-    opt_.notes = sanitized(options.notes, 512);
+    opt_.notes = sanitized(options.notes, 512, Field::sidecar);
     opt_.stats_window = std::max<std::size_t>(options.stats_window, 2);
     if (opt_.config) {
         if (Status st = validate(*opt_.config); !st) return Status::error("capture: config: " + st.message());
@@ -314,7 +334,7 @@ Status CaptureWriter::write_stats() const {
     auto kv = [&](const char* k, const std::string& v) {
         out += k;
         out += ',';
-        out += v;
+        out += csv_field(v);
         out += '\n';
     };
     auto d = [&](double v) {
@@ -323,12 +343,12 @@ Status CaptureWriter::write_stats() const {
     };
     auto u = [&](std::uint64_t v) { return std::to_string(v); };
     const std::string name = path_.substr(path_.find_last_of("/\\") == std::string::npos ? 0 : path_.find_last_of("/\\") + 1);
-    kv("Capture", sanitized(name, 256));
+    kv("Capture", sanitized(name, 256, Field::sidecar));
     kv("Application", opt_.application);
     kv("Rows", u(rows_));
     kv("RowsWritten", u(written_));
     kv("RowsDropped", u(dropped_));
-    kv("WriteError", failed() ? sanitized(err_, 256) : "none");
+    kv("WriteError", failed() ? sanitized(err_, 256, Field::sidecar) : "none");
     kv("Frames", u(n_));
     kv("DurationSeconds", d(static_cast<double>(sum_ns_) * 1e-9));
     kv("AverageFPS", d(sum_ns_ > 0 ? 1e9 * static_cast<double>(n_) / static_cast<double>(sum_ns_) : 0.0));
@@ -372,7 +392,7 @@ Status CaptureWriter::write_stats() const {
     kv("Notes", opt_.notes.empty() ? "NA" : opt_.notes);
     kv("MachineOS", kOsName);
     kv("MachineHardwareThreads", u(std::thread::hardware_concurrency()));
-    kv("MachineSleepPrimitive", sanitized(sleep_primitive_, 256));
+    kv("MachineSleepPrimitive", sanitized(sleep_primitive_, 256, Field::sidecar));
     kv("PacerVersion", kVersion);
 
     const bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();

@@ -16,15 +16,42 @@ double percentile_sorted(std::span<const double> s, double p) noexcept {
     return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
 }
 
-FrameStats::FrameStats(std::size_t capacity)
+StutterCounter::StutterCounter(int window, double factor)
+    : ring_(static_cast<std::size_t>(std::max(window, 1))), factor_(factor) {}
+
+bool StutterCounter::add(double frame_ms) noexcept {
+    if (!std::isfinite(frame_ms) || frame_ms < 0) return false;
+    const std::size_t n = ring_.size();
+    const bool stutter = filled_ == n && frame_ms > factor_ * (sum_ / static_cast<double>(n));
+    if (stutter) {
+        ++count_;
+        time_ms_ += frame_ms;
+    }
+    if (filled_ == n) sum_ -= ring_[head_];
+    else ++filled_;
+    ring_[head_] = frame_ms;
+    sum_ += frame_ms;
+    head_ = (head_ + 1) % n;
+    return stutter;
+}
+
+void StutterCounter::reset() noexcept {
+    head_ = filled_ = 0;
+    sum_ = 0;
+    count_ = 0;
+    time_ms_ = 0;
+}
+
+FrameStats::FrameStats(std::size_t capacity, int stutter_window, double stutter_factor)
     : cap_(std::max<std::size_t>(capacity, 2)),
       interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), missed_(cap_),
-      scratch_(cap_) {}
+      stutter_flag_(cap_), stutter_(stutter_window, stutter_factor), scratch_(cap_) {}
 
 void FrameStats::reset() noexcept {
     head_ = count_ = 0;
     missed_total_ = skipped_total_ = frames_total_ = 0;
     last_period_ = 0;
+    stutter_.reset();
 }
 
 void FrameStats::add(const FrameTiming& t) noexcept {
@@ -38,6 +65,7 @@ void FrameStats::add(const FrameTiming& t) noexcept {
     slept_[head_] = t.slept.count();
     spun_[head_] = t.spun.count();
     missed_[head_] = t.missed ? 1 : 0;
+    stutter_flag_[head_] = stutter_.add(static_cast<double>(t.interval.count()) * 1e-6) ? 1 : 0;
     if (t.missed) ++missed_total_;
     head_ = (head_ + 1) % cap_;
     if (count_ < cap_) ++count_;
@@ -99,6 +127,7 @@ StatsSummary FrameStats::summarize() const noexcept {
     s.missed_total = missed_total_;
     s.skipped_total = skipped_total_;
     s.frames_total = frames_total_;
+    s.stutters_total = stutter_.count();
     s.target_ms = static_cast<double>(last_period_) * 1e-6;
     if (count_ == 0) return s;
     std::span<double> buf(scratch_.data(), count_);
@@ -111,6 +140,7 @@ StatsSummary FrameStats::summarize() const noexcept {
         slept += slept_[j];
         spun += spun_[j];
         s.missed += missed_[j];
+        s.stutters += stutter_flag_[j];
         buf[i] = static_cast<double>(lateness_[j]) * 1e-6;
     }
     std::sort(buf.begin(), buf.end());
@@ -131,20 +161,31 @@ StatsSummary FrameStats::summarize() const noexcept {
     return s;
 }
 
-std::size_t FrameStats::histogram(FrameMetric metric, double lo_ms, double hi_ms,
-                                  std::span<float> bins) const noexcept {
-    if (bins.empty() || !(hi_ms > lo_ms) || !std::isfinite(lo_ms) || !std::isfinite(hi_ms)) return 0;
+HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double hi_ms,
+                                      std::span<float> bins) const noexcept {
+    HistogramCounts c;
+    if (bins.empty() || !(hi_ms > lo_ms) || !std::isfinite(lo_ms) || !std::isfinite(hi_ms)) return c;
     std::fill(bins.begin(), bins.end(), 0.0f);
     const std::int64_t* col = column(metric);
     const double scale = static_cast<double>(bins.size()) / (hi_ms - lo_ms);
     const auto last = static_cast<std::ptrdiff_t>(bins.size()) - 1;
     for (std::size_t i = 0; i < count_; ++i) {
         const double v = static_cast<double>(col[at(i)]) * 1e-6;
-        const double b = std::floor((v - lo_ms) * scale);
-        const std::ptrdiff_t k = b < 0 ? 0 : b > static_cast<double>(last) ? last : static_cast<std::ptrdiff_t>(b);
+        std::ptrdiff_t k;
+        if (v < lo_ms) {
+            k = 0;
+            ++c.below;
+        } else if (v >= hi_ms) {
+            k = last;
+            ++c.above;
+        } else {
+            // Rounding can put a value just under hi_ms at bins.size(): it belongs to the last bin.
+            k = std::min(static_cast<std::ptrdiff_t>(std::floor((v - lo_ms) * scale)), last);
+        }
         bins[static_cast<std::size_t>(k)] += 1.0f;
     }
-    return count_;
+    c.placed = count_;
+    return c;
 }
 
 std::size_t FrameStats::series(FrameMetric metric, std::span<float> out) const noexcept {

@@ -23,6 +23,15 @@ ParseResult parse(std::vector<const char*> args, Options* o) {
     return parse_options(static_cast<int>(args.size()), args.data(), o);
 }
 
+// A session at hz without simulated work, so frame times are the pacer's own.
+Options idle_at(double hz) {
+    Options o;
+    o.hz = hz;
+    o.work_ms = 0;
+    o.work_jitter_ms = 0;
+    return o;
+}
+
 }  // namespace
 
 TEST(DemoOptions, NumbersMustParseWhole) {
@@ -193,11 +202,7 @@ TEST(BusyThreads, StartAndStopOnRequest) {
 }
 
 TEST(Session, ControlsRefuseBadValuesAndKeepRunning) {
-    Options o;
-    o.hz = 500;
-    o.work_ms = 0;
-    o.work_jitter_ms = 0;
-    Session s(o);
+    Session s(idle_at(500));
     for (int i = 0; i < 10; ++i) {
         s.begin_frame();
         s.simulate();
@@ -234,11 +239,7 @@ TEST(Session, ControlsRefuseBadValuesAndKeepRunning) {
 
 TEST(Session, HistogramRangesFollowTheTargetRate) {
     for (double hz : {60.0, 120.0, 144.0}) {
-        Options o;
-        o.hz = hz;
-        o.work_ms = 0;
-        o.work_jitter_ms = 0;
-        Session s(o);
+        Session s(idle_at(hz));
         for (int i = 0; i < 12; ++i) s.begin_frame();
         s.refresh(true);
         const double target_ms = 1000.0 / hz;
@@ -250,4 +251,25 @@ TEST(Session, HistogramRangesFollowTheTargetRate) {
         EXPECT_EQ(static_cast<std::size_t>(in_bins), s.summary().frames) << hz;
         EXPECT_EQ(s.summary().frames, 11u) << hz;  // the first frame has no interval
     }
+}
+
+TEST(Session, CountsStuttersByTheLibraryRule) {
+    Session s(idle_at(500));
+    auto slow_frame = [&s] {  // 30 ms of work: a frame time of 30 ms or more, against ~2 ms
+        ASSERT_TRUE(s.set_work(30, 0).ok());
+        s.do_work();
+        ASSERT_TRUE(s.set_work(0, 0).ok());
+        s.begin_frame();
+    };
+    s.begin_frame();  // the first frame has no frame time
+    for (int i = 0; i < 5; ++i) s.begin_frame();
+    slow_frame();  // frame time 6: 5 frame times before it, no verdict
+    while (s.stats().size() < 20) s.begin_frame();
+    EXPECT_EQ(s.stutters(), 0u);  // none of the first 20 frame times gets a verdict
+    slow_frame();  // frame time 21: the mean of the 20 before it is ~3.4 ms
+    EXPECT_GE(s.stutters(), 1u);
+    s.refresh(false);
+    EXPECT_EQ(s.stutters(), s.summary().stutters_total);
+    s.reset_stats();
+    EXPECT_EQ(s.stutters(), 0u);
 }

@@ -34,6 +34,11 @@
 // skipped by CapFrameX): Key,Value rows with the summary over the whole capture (frames, average
 // FPS, mean/stddev/min/max frame time, missed, work/sleep/spin shares), percentiles and 1 % lows
 // over the newest CaptureOptions::stats_window frames, the pacer's settings and the machine.
+// A value that holds a comma or a double quote is written as an RFC 4180 quoted field (RFC 4180
+// section 2, rules 6 and 7: in double quotes, each quote doubled), so it reads back unaltered:
+//   MachineSleepPrimitive,"clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
+// Other values are written as they are. Line breaks in free text (Notes, the file name, an error
+// message) become '_', so each key stays on one line.
 //
 // Cost. add() formats about 200 bytes into a buffer allocated by open() (no allocation per frame;
 // tests/alloc_test.cpp) and writes the buffer with one write() when it is full: with the default
@@ -91,7 +96,7 @@ struct CaptureOptions {
     bool write_stats = true;              // write <name>-stats.csv at close() (regular files only)
     std::size_t stats_window = 65'536;    // frames kept for the sidecar's percentiles, >= 2
     std::optional<PacerConfig> config{};  // settings written to the sidecar, if given
-    std::string notes{};                  // free text for the sidecar (e.g. the load), sanitized
+    std::string notes{};                  // free text for the sidecar (e.g. the load), <= 512 chars
 };
 
 class CaptureWriter {

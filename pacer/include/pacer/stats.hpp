@@ -11,7 +11,9 @@
 //   * percentiles: linear interpolation at h = (N - 1) p of the sorted window;
 //   * average FPS = 1000 N / sum(frame time ms);
 //   * 1 % low FPS = 1000 / mean of the frame times >= the 99th percentile (0.1 %: >= p99.9);
-//   * missed: FrameTiming::missed (late by more than PacerConfig::miss_tolerance or skipped).
+//   * missed: FrameTiming::missed (late by more than PacerConfig::miss_tolerance or skipped);
+//   * stutter: a frame time above 2.5 x the mean of the 20 frame times before it (by default;
+//     StutterCounter, which also says what the first 20 frames get).
 // The first frame after reset (interval 0) is not a frame time and is left out.
 //
 // Thread safety: none; one thread adds and summarizes (or guard it yourself).
@@ -48,6 +50,58 @@ struct Distribution {
 // Mean, population stddev, min, max and percentiles of an ascending range; zeros when empty.
 Distribution describe_sorted(std::span<const double> sorted) noexcept;
 
+// Counts stutters: frames whose time is above `factor` x the mean of the `window` frame times
+// before them. The one stutter rule of the library, the demo and `pacer analyze`.
+//
+//   pacer::StutterCounter stutters;                  // 20 frames, 2.5 x; allocates here only
+//   ...per frame:  if (stutters.add(frame_ms)) mark_stutter();   // O(1), noexcept, no allocation
+//   ...any time:   stutters.count(), stutters.time_ms()
+//
+// The baseline follows the frame rate, so a 30 ms frame is a stutter in a 10 ms run and not in a
+// 25 ms one. CapFrameX (github.com/CXWorld/CapFrameX) draws its stuttering threshold the same
+// way, as its stuttering factor (2.5 by default) x a moving average of the frame times; here the
+// average is over a fixed count of preceding frames, so it is kept with a ring and a running sum.
+//
+// The first frames: a frame gets a verdict only when `window` frame times precede it (since
+// construction or reset()), so the first `window` frames are never stutters. A mean over fewer
+// frames would be a different, noisier rule: with one frame before it, any frame 2.5 x its
+// predecessor would count (an ordinary 16.7 ms frame after a 5 ms catch-up frame), and the start
+// of a run, its least regular part, would be judged against the least data. The price: a run of
+// `window` frames or fewer has no verdict at all.
+//
+// A value that is NaN, infinite or negative is not a frame time: add() ignores it (no verdict,
+// and it does not enter the average). The comparison is strict: exactly factor x the mean is not
+// a stutter. Thread safety: none.
+class StutterCounter {
+public:
+    static constexpr int kDefaultWindow = 20;
+    static constexpr double kDefaultFactor = 2.5;
+
+    // window: frames in the mean (a value below 1 is taken as 1); factor: as given. Allocates the
+    // ring (window doubles) here and nowhere else.
+    explicit StutterCounter(int window = kDefaultWindow, double factor = kDefaultFactor);
+
+    // Judges frame_ms (ms) against the frames before it, then adds it to the window.
+    // Returns true when it is a stutter.
+    bool add(double frame_ms) noexcept;
+    // Forgets the window, the count and the time.
+    void reset() noexcept;
+
+    std::uint64_t count() const noexcept { return count_; }  // stutters since construction / reset
+    double time_ms() const noexcept { return time_ms_; }     // their frame times, summed
+    int window() const noexcept { return static_cast<int>(ring_.size()); }
+    double factor() const noexcept { return factor_; }
+
+private:
+    std::vector<double> ring_;
+    std::size_t head_ = 0;    // next slot to write
+    std::size_t filled_ = 0;  // frames in the ring, up to ring_.size()
+    double sum_ = 0;          // of the frames in the ring
+    double factor_;
+    std::uint64_t count_ = 0;
+    double time_ms_ = 0;
+};
+
 struct StatsSummary {
     std::size_t frames = 0;            // frame times in the window
     Distribution interval_ms;          // frame times
@@ -60,14 +114,25 @@ struct StatsSummary {
     std::uint64_t missed_total = 0;    // since reset
     std::uint64_t skipped_total = 0;   // grid slots skipped since reset
     std::uint64_t frames_total = 0;    // frames added since reset
+    std::size_t stutters = 0;          // stutters (StutterCounter) among the window's frames
+    std::uint64_t stutters_total = 0;  // since reset
     // Shares of the window's wall time (sum of intervals), each in [0, 1].
     double work_share = 0, sleep_share = 0, spin_share = 0;
 };
 
+// What FrameStats::histogram() counted.
+struct HistogramCounts {
+    std::size_t placed = 0;  // values counted in the bins: the whole window, edge values included
+    std::size_t below = 0;   // of them, < lo_ms: counted in the first bin
+    std::size_t above = 0;   // of them, >= hi_ms: counted in the last bin
+};
+
 class FrameStats {
 public:
-    // capacity: frames kept in the window, >= 2. Allocates here and nowhere else.
-    explicit FrameStats(std::size_t capacity = 4096);
+    // capacity: frames kept in the window, >= 2; stutter_window, stutter_factor: the stutter rule
+    // (StutterCounter). Allocates here and nowhere else.
+    explicit FrameStats(std::size_t capacity = 4096, int stutter_window = StutterCounter::kDefaultWindow,
+                        double stutter_factor = StutterCounter::kDefaultFactor);
 
     void add(const FrameTiming& t) noexcept;
     void reset() noexcept;
@@ -77,14 +142,20 @@ public:
 
     StatsSummary summarize() const noexcept;
 
-    // Counts of the window's values of `metric` in `bins.size()` equal bins over [lo_ms, hi_ms);
-    // values outside are counted in the first or last bin, so every frame is shown. Returns the
-    // number of values placed. bins are overwritten; nothing happens for hi_ms <= lo_ms or empty bins.
-    std::size_t histogram(FrameMetric metric, double lo_ms, double hi_ms,
-                          std::span<float> bins) const noexcept;
+    // Counts of the window's values of `metric` in `bins.size()` equal bins over [lo_ms, hi_ms).
+    // Values outside the range are counted in the first (below lo_ms) or the last bin (at or
+    // above hi_ms), so the bins add up to every frame of the window; the result says how many of
+    // them are such edge values, so a display can mark the edge bins ("< lo", ">= hi") instead of
+    // passing them off as values in range. bins are overwritten; for hi_ms <= lo_ms, a non-finite
+    // bound or empty bins nothing happens and all counts are 0. O(size()), no allocation.
+    HistogramCounts histogram(FrameMetric metric, double lo_ms, double hi_ms,
+                              std::span<float> bins) const noexcept;
 
     // Copies the newest min(out.size(), size()) values of `metric`, oldest first; returns the count.
     std::size_t series(FrameMetric metric, std::span<float> out) const noexcept;
+
+    // The stutter count and time since reset, up to the last add() (summarize() not needed).
+    const StutterCounter& stutter_counter() const noexcept { return stutter_; }
 
 private:
     const std::int64_t* column(FrameMetric m) const noexcept;
@@ -94,7 +165,8 @@ private:
     std::size_t head_ = 0;   // next slot to write
     std::size_t count_ = 0;
     std::vector<std::int64_t> interval_, lateness_, work_, slept_, spun_;
-    std::vector<std::uint8_t> missed_;
+    std::vector<std::uint8_t> missed_, stutter_flag_;
+    StutterCounter stutter_;
     mutable std::vector<double> scratch_;
     std::int64_t last_period_ = 0;
     std::uint64_t missed_total_ = 0, skipped_total_ = 0, frames_total_ = 0;
