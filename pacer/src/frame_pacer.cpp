@@ -107,6 +107,7 @@ void FramePacer::apply_config() noexcept {
         frac = 0;
     }
     period_frac_ = static_cast<std::uint64_t>(frac);
+    period_rounded_ = period();
     if (started_) reanchor(last_deadline_);  // the new period starts at the last deadline
     if (!same_waiter_config(waiter_.config(), cfg_.waiter))
         (void)waiter_.set_config(cfg_.waiter);  // validated with cfg_; keeps what it learned
@@ -197,7 +198,7 @@ FrameTiming FramePacer::first_frame(std::int64_t now) noexcept {
     t.deadline = t.wake = clock::from_ns(now);
     t.mode = cfg_.mode;
     t.source = own_source(cfg_.mode);
-    t.period = period();
+    t.period = period_rounded_;
     return t;
 }
 
@@ -205,7 +206,7 @@ FrameTiming FramePacer::first_frame(std::int64_t now) noexcept {
 // enforces the floor of half a period (at most twice the target rate).
 FramePacer::Slot FramePacer::swap_slot() noexcept {
     grid_dirty_ = true;
-    const std::int64_t p = period().count();
+    const std::int64_t p = period_rounded_.count();
     Slot s;
     s.k = k_ + 1;
     s.deadline = last_wake_ + p;
@@ -256,7 +257,7 @@ FrameTiming FramePacer::record(const Slot& slot, const WaitResult& r, std::int64
     t.lateness = nanoseconds(wake > slot.deadline ? wake - slot.deadline : 0);
     t.interval = nanoseconds(wake - last_wake_);
     t.work = nanoseconds(now - last_wake_);
-    t.period = period();
+    t.period = period_rounded_;
     t.slept = r.slept;
     t.spun = r.spun;
     t.oversleep = r.oversleep;

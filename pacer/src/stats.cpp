@@ -22,7 +22,8 @@ StutterCounter::StutterCounter(int window, double factor)
 bool StutterCounter::add(double frame_ms) noexcept {
     if (!std::isfinite(frame_ms) || frame_ms < 0) return false;
     const std::size_t n = ring_.size();
-    const bool stutter = filled_ == n && frame_ms > factor_ * (sum_ / static_cast<double>(n));
+    // frame > factor * sum / n, without a division per frame.
+    const bool stutter = filled_ == n && frame_ms * static_cast<double>(n) > factor_ * sum_;
     if (stutter) {
         ++count_;
         time_ms_ += frame_ms;
@@ -31,7 +32,7 @@ bool StutterCounter::add(double frame_ms) noexcept {
     else ++filled_;
     ring_[head_] = frame_ms;
     sum_ += frame_ms;
-    head_ = (head_ + 1) % n;
+    if (++head_ == n) head_ = 0;
     return stutter;
 }
 
@@ -67,7 +68,7 @@ void FrameStats::add(const FrameTiming& t) noexcept {
     missed_[head_] = t.missed ? 1 : 0;
     stutter_flag_[head_] = stutter_.add(static_cast<double>(t.interval.count()) * 1e-6) ? 1 : 0;
     if (t.missed) ++missed_total_;
-    head_ = (head_ + 1) % cap_;
+    if (++head_ == cap_) head_ = 0;
     if (count_ < cap_) ++count_;
 }
 

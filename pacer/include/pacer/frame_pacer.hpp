@@ -160,6 +160,7 @@ private:
     // Active period in fixed point: whole ns + fraction in units of 2^-32 ns.
     std::int64_t period_whole_ = 0;
     std::uint64_t period_frac_ = 0;
+    std::chrono::nanoseconds period_rounded_{0};  // FrameTiming::period
     std::int64_t anchor_ = 0;      // deadline of grid slot 0
     std::uint64_t k_ = 0;          // slot of the last deadline, relative to anchor_
     std::uint64_t index_base_ = 0; // frame index of slot 0
