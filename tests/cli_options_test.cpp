@@ -191,12 +191,12 @@ TEST(CliOptions, UsageListsEveryOptionWithRangeAndDefault) {
     }
     EXPECT_EQ(f.p.options().size(), 8u);
     EXPECT_NE(u.find("-h, --help"), std::string::npos);
-    EXPECT_NE(u.find("target rate, in [1, 1000] (default 60)"), std::string::npos) << u;
-    EXPECT_NE(u.find("frames, at least 1 (default 0)"), std::string::npos) << u;
-    EXPECT_NE(u.find("wait times, each in [0, 100] (default 0.5,1)"), std::string::npos) << u;
+    EXPECT_NE(u.find("target rate, in [1, 1000] (default: 60)"), std::string::npos) << u;
+    EXPECT_NE(u.find("frames, at least 1 (default: 0)"), std::string::npos) << u;
+    EXPECT_NE(u.find("wait times, each in [0, 100] (default: 0.5,1)"), std::string::npos) << u;
     EXPECT_NE(u.find("--mode slow|fast"), std::string::npos) << u;
-    EXPECT_NE(u.find("how fast (default slow)"), std::string::npos) << u;
-    EXPECT_NE(u.find("application (default demo)"), std::string::npos) << u;
+    EXPECT_NE(u.find("how fast (default: slow)"), std::string::npos) << u;
+    EXPECT_NE(u.find("application (default: demo)"), std::string::npos) << u;
 }
 
 TEST(CliOptions, UsageIndentsLongPlaceholdersAndMoreLines) {
