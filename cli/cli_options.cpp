@@ -169,7 +169,7 @@ std::string Parser::usage() const {
     for (const Option& o : options_) {
         std::string right = o.help;
         if (!o.range.empty()) right += (right.empty() ? "" : ", ") + o.range;
-        if (!o.default_text.empty()) right += " (default " + o.default_text + ")";
+        if (!o.default_text.empty()) right += " (default: " + o.default_text + ")";
         rows.emplace_back("  " + o.name + (o.value.empty() ? "" : " " + o.value), std::move(right));
     }
     rows.emplace_back("  -h, --help", "this text");
