@@ -48,6 +48,10 @@ template <class T>
 std::string format_range(T lo, T hi);
 std::string quoted(std::string_view text);  // "text", for messages
 
+// The bounds of a number whose rule is a check (e.g. the library's validate()) rather than a range.
+inline constexpr double kNoLow = std::numeric_limits<double>::lowest();
+inline constexpr double kNoHigh = std::numeric_limits<double>::max();
+
 // One row of the table.
 struct Option {
     std::string name;          // "--hz"

@@ -14,15 +14,14 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "compare.hpp"
-#include "tools.hpp"
 #include "pacer/pacer.hpp"
 #include "seed000.hpp"
+#include "tools.hpp"
 
 namespace pacer::tools {
 namespace {
@@ -107,8 +106,7 @@ int compare_main(int argc, char** argv, const char* prog) {
                      "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, seed 000's\n"
                      "preciseSleep, pacer's hybrid) paces the same loop in short chunks, one after the other,\n"
                      "round after round; prints lateness percentiles and the pacing thread's CPU %.");
-    opts.list("--hz", "LIST", "target rates to compare", &o.hz, std::numeric_limits<double>::lowest(),
-              std::numeric_limits<double>::max(), check_rate)
+    opts.list("--hz", "LIST", "target rates to compare", &o.hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = "each " + rate_range();
     opts.list("--load", "LIST", "numbers of background busy threads", &o.load, 0, 64);
     opts.number("--seconds", "S", "length of one chunk of one strategy", &o.seconds, 0.1, 600.0);

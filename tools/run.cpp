@@ -2,7 +2,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <string>
 
 #include "cli_options.hpp"
@@ -30,8 +29,7 @@ int run_main(int argc, char** argv) {
                      "Paces a loop on this machine without a window (busy work per frame, then wait()) and prints\n"
                      "the pacer's statistics; with --capture, writes a PresentMon-compatible capture and its\n"
                      "-stats.csv sidecar (pacer/capture.hpp).");
-    opts.number("--hz", "HZ", "target rate", &cfg.target_hz, std::numeric_limits<double>::lowest(),
-                std::numeric_limits<double>::max(), check_rate)
+    opts.number("--hz", "HZ", "target rate", &cfg.target_hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = rate_range();
     // Headless there is no swap to pace by: vsync and auto have nothing to measure.
     opts.choice("--mode", "wait mode", &cfg.mode,
