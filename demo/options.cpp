@@ -1,43 +1,18 @@
 #include "options.hpp"
 
-#include <cctype>
 #include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string_view>
 #include <system_error>
 
+#include "cli_options.hpp"
 #include "pacer/fixed_step.hpp"
 #include "session.hpp"
 
 namespace pacer_demo {
-
-bool parse_double(const char* text, double* out) {
-    if (text == nullptr || *text == '\0') return false;
-    // strtod, not from_chars: libstdc++ 12 has from_chars for double, but strtod is everywhere.
-    // Leading blanks are refused too, so the whole string must be the number.
-    if (std::isspace(static_cast<unsigned char>(*text))) return false;
-    errno = 0;
-    char* end = nullptr;
-    const double v = std::strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !std::isfinite(v)) return false;
-    *out = v;
-    return true;
-}
-
-bool parse_uint(const char* text, std::uint64_t* out) {
-    if (text == nullptr || *text == '\0') return false;
-    const std::string_view s(text);
-    std::uint64_t v = 0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || ptr != s.data() + s.size()) return false;
-    *out = v;
-    return true;
-}
 
 bool path_writable(const std::string& path, std::string* why) {
     if (path.empty()) {
@@ -56,40 +31,80 @@ bool path_writable(const std::string& path, std::string* why) {
     return true;
 }
 
-std::string usage() {
-    return
-        "usage: pacer_demo [options]\n"
-        "Paces a game-like loop with pacer::FramePacer and shows frame times, histograms, CPU cost\n"
-        "and controls (SDL2 + Dear ImGui). Without a display, or with --headless, it runs the same\n"
-        "loop without a window, prints a status line every second and a summary line at the end.\n"
-        "\n"
-        "  --hz RATE              target frame rate, (0, 10000]                    [60]\n"
-        "  --mode MODE            wait mode: sleep | spin | hybrid | vsync | auto   [hybrid]\n"
-        "                         (vsync: the swap paces; auto: vsync when verified, else hybrid)\n"
-        "  --policy POLICY        late-frame policy: catch_up | skip | resync       [catch_up]\n"
-        "  --seconds S            stop after S seconds (0 = no bound)               [window: 0, headless: 10]\n"
-        "  --frames N             stop after N frames (0 = no bound)                [0]\n"
-        "  --load N               background busy threads, 0..64                    [0]\n"
-        "  --work-ms MS           simulated work per frame (busy spin), 0..1000     [1.0]\n"
-        "  --work-jitter-ms MS    +- uniform jitter of the work, 0..1000            [0.5]\n"
-        "  --vsync on|off         request vsync in sleep/spin/hybrid modes; vsync and auto\n"
-        "                         modes set the swap interval themselves        [off]\n"
-        "  --refresh-hz RATE      display refresh rate when the display cannot tell (Xvfb),\n"
-        "                         0 = ask the display                           [0]\n"
-        "  --sim-hz RATE          fixed simulation rate, (0, 100000]                [60]\n"
-        "  --coarse-ms P          fake coarse scheduler of period P ms, 0..10 (0 = real OS sleep) [0]\n"
-        "  --headless             no window, even if a display is available\n"
-        "  --capture FILE.csv     capture every frame to FILE.csv (PresentMon columns + pacer's)\n"
-        "                         and a summary to FILE-stats.csv; read them with `pacer analyze`\n"
-        "  --screenshot FILE.png  write a PNG of the window after --screenshot-frame frames\n"
-        "  --screenshot-frame N   frame of the screenshot, >= 1                     [120]\n"
-        "  --help                 this text\n"
-        "\n"
-        "Options take their value as the next argument or after '=' (--hz=144).\n"
-        "Exit status: 0 ok, 1 runtime failure (e.g. screenshot not written), 2 bad command line.\n";
+namespace {
+
+pacer::Status check_rate(double hz) {
+    pacer::PacerConfig c;
+    c.target_hz = hz;
+    return pacer::validate(c);
 }
 
-namespace {
+pacer::Status check_sim_rate(double hz) {
+    return pacer::validate(sim_config(hz, 8, std::chrono::nanoseconds(0)));
+}
+
+pacer::Status check_refresh(double hz) {
+    if (hz == 0 || (hz >= pacer::kMinRefreshHz && hz <= pacer::kMaxRefreshHz)) return {};
+    return pacer::Status::error(pacer::cli::format_number(hz) + " is neither 0 nor in [" +
+                                pacer::cli::format_number(pacer::kMinRefreshHz) + ", " +
+                                pacer::cli::format_number(pacer::kMaxRefreshHz) + "]");
+}
+
+pacer::Status take_path(std::string_view v, std::string* out) {
+    std::string why;
+    if (!path_writable(std::string(v), &why))
+        return pacer::Status::error(pacer::cli::quoted(v) + ": cannot write there: " + why);
+    *out = std::string(v);
+    return {};
+}
+
+// The demo's options, written into *o.
+pacer::cli::Parser make_parser(Options* o) {
+    using pacer::LatePolicy;
+    using pacer::WaitMode;
+    using pacer::cli::format_number;
+    using pacer::cli::kNoHigh;
+    using pacer::cli::kNoLow;
+    constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
+    pacer::cli::Parser p(
+        "pacer_demo", "",
+        "Paces a game-like loop with pacer::FramePacer and shows frame times, histograms, CPU cost\n"
+        "and controls (SDL2 + Dear ImGui). Without a display, or with --headless, it runs the same\n"
+        "loop without a window, prints a status line every second and a summary line at the end.");
+    p.number("--hz", "RATE", "target frame rate", &o->hz, kNoLow, kNoHigh, check_rate).range =
+        "in (0, " + format_number(pacer::kMaxTargetHz) + "]";
+    p.choice("--mode", "wait mode; vsync: the swap paces; auto: vsync when verified, else hybrid", &o->mode,
+             {{"sleep", WaitMode::sleep}, {"spin", WaitMode::spin}, {"hybrid", WaitMode::hybrid},
+              {"vsync", WaitMode::vsync}, {"auto", WaitMode::automatic}});
+    p.choice("--policy", "late-frame policy", &o->policy,
+             {{"catch_up", LatePolicy::catch_up}, {"skip", LatePolicy::skip}, {"resync", LatePolicy::resync}});
+    p.number("--seconds", "S", "stop after S seconds (0 = no bound)", &o->seconds, 0.0, 1e6).default_text =
+        "window 0, headless " + format_number(kDefaultHeadlessSeconds);
+    p.number("--frames", "N", "stop after N frames (0 = no bound)", &o->frames, std::uint64_t{0}, kNoEnd);
+    p.number("--load", "N", "background busy threads", &o->load, 0, kMaxLoadThreads);
+    p.number("--work-ms", "MS", "simulated work per frame (busy spin)", &o->work_ms, 0.0, kMaxWorkMs);
+    p.number("--work-jitter-ms", "MS", "+- uniform jitter of the work", &o->work_jitter_ms, 0.0, kMaxWorkMs);
+    p.choice("--vsync", "request vsync in sleep/spin/hybrid modes; vsync and auto\n"
+             "modes set the swap interval themselves", &o->vsync, {{"on", true}, {"off", false}});
+    p.number("--refresh-hz", "RATE", "display refresh rate when the display cannot tell (Xvfb);\n"
+             "0 asks the display", &o->refresh_hz, kNoLow, kNoHigh, check_refresh)
+        .range = "0 or in [" + format_number(pacer::kMinRefreshHz) + ", " +
+                 format_number(pacer::kMaxRefreshHz) + "]";
+    // FixedStepConfig states its limit in a comment only: (0, 100000].
+    p.number("--sim-hz", "RATE", "fixed simulation rate", &o->sim_hz, kNoLow, kNoHigh, check_sim_rate).range =
+        "in (0, 100000]";
+    p.number("--coarse-ms", "P", "fake coarse scheduler of period P ms (0 = real OS sleep)", &o->coarse_ms, 0,
+             10);
+    p.flag("--headless", "no window, even if a display is available", &o->headless);
+    p.custom("--capture", "FILE.csv", "capture every frame to FILE.csv (PresentMon columns + pacer's)\n"
+             "and a summary to FILE-stats.csv; read them with `pacer analyze`",
+             [o](std::string_view v) { return take_path(v, &o->capture); });
+    p.custom("--screenshot", "FILE.png", "write a PNG of the window after --screenshot-frame frames",
+             [o](std::string_view v) { return take_path(v, &o->screenshot); });
+    p.number("--screenshot-frame", "N", "frame of the screenshot", &o->screenshot_frame, std::uint64_t{1}, kNoEnd);
+    p.epilogue = "Exit status: 0 ok, 1 runtime failure (e.g. screenshot not written), 2 bad command line.";
+    return p;
+}
 
 ParseResult fail(std::string msg) {
     ParseResult r;
@@ -99,114 +114,19 @@ ParseResult fail(std::string msg) {
     return r;
 }
 
-std::string quoted(const char* v) { return std::string("'") + v + "'"; }
-
 }  // namespace
+
+std::string usage() {
+    Options o;
+    return make_parser(&o).usage();
+}
 
 ParseResult parse_options(int argc, const char* const* argv, Options* out) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        std::string name = argv[i];
-        std::string inline_value;
-        bool has_inline = false;
-        if (const auto eq = name.find('='); name.rfind("--", 0) == 0 && eq != std::string::npos) {
-            inline_value = name.substr(eq + 1);
-            name = name.substr(0, eq);
-            has_inline = true;
-        }
-        // Fetches the option's value; nullptr if missing.
-        const auto value = [&]() -> const char* {
-            if (has_inline) return inline_value.c_str();
-            if (i + 1 < argc) return argv[++i];
-            return nullptr;
-        };
-
-        if (name == "--help" || name == "-h") {
-            ParseResult r;
-            r.exit = true;
-            r.exit_code = 0;
-            r.message = usage();
-            return r;
-        }
-        if (name == "--headless") {
-            if (has_inline) return fail("--headless takes no value");
-            o.headless = true;
-            continue;
-        }
-
-        static const char* const kValued[] = {
-            "--hz",   "--mode",   "--policy", "--seconds", "--frames", "--load",
-            "--work-ms", "--work-jitter-ms", "--vsync", "--sim-hz", "--coarse-ms",
-            "--screenshot", "--screenshot-frame", "--refresh-hz", "--capture"};
-        bool known = false;
-        for (const char* k : kValued) known = known || name == k;
-        if (!known) return fail("unknown option " + quoted(argv[i]));
-        const char* v = value();
-        if (v == nullptr) return fail(name + " needs a value");
-
-        if (name == "--hz") {
-            pacer::PacerConfig c;
-            if (!parse_double(v, &c.target_hz)) return fail("--hz " + quoted(v) + ": not a number");
-            if (pacer::Status s = pacer::validate(c); !s) return fail("--hz: " + s.message());
-            o.hz = c.target_hz;
-        } else if (name == "--mode") {
-            if (!pacer::parse_wait_mode(v, &o.mode))
-                return fail("--mode " + quoted(v) + ": expected sleep, spin, hybrid, vsync or auto");
-        } else if (name == "--policy") {
-            if (!pacer::parse_late_policy(v, &o.policy))
-                return fail("--policy " + quoted(v) + ": expected catch_up, skip or resync");
-        } else if (name == "--seconds") {
-            if (!parse_double(v, &o.seconds) || o.seconds < 0 || o.seconds > 1e6)
-                return fail("--seconds " + quoted(v) + ": expected a number of seconds in [0, 1e6]");
-        } else if (name == "--frames") {
-            if (!parse_uint(v, &o.frames))
-                return fail("--frames " + quoted(v) + ": expected a whole number >= 0");
-        } else if (name == "--load") {
-            std::uint64_t n = 0;
-            if (!parse_uint(v, &n) || n > static_cast<std::uint64_t>(kMaxLoadThreads))
-                return fail("--load " + quoted(v) + ": expected a whole number of threads in [0, " +
-                            std::to_string(kMaxLoadThreads) + "]");
-            o.load = static_cast<int>(n);
-        } else if (name == "--work-ms" || name == "--work-jitter-ms") {
-            double ms = 0;
-            if (!parse_double(v, &ms) || ms < 0 || ms > kMaxWorkMs)
-                return fail(name + " " + quoted(v) + ": expected milliseconds in [0, 1000]");
-            (name == "--work-ms" ? o.work_ms : o.work_jitter_ms) = ms;
-        } else if (name == "--vsync") {
-            const std::string s = v;
-            if (s == "on") o.vsync = true;
-            else if (s == "off") o.vsync = false;
-            else return fail("--vsync " + quoted(v) + ": expected on or off");
-        } else if (name == "--refresh-hz") {
-            if (!parse_double(v, &o.refresh_hz) || (o.refresh_hz != 0 && (o.refresh_hz < pacer::kMinRefreshHz ||
-                                                                          o.refresh_hz > pacer::kMaxRefreshHz)))
-                return fail("--refresh-hz " + quoted(v) + ": expected 0 (ask the display) or a rate in [20, 1000]");
-        } else if (name == "--sim-hz") {
-            double hz = 0;
-            if (!parse_double(v, &hz)) return fail("--sim-hz " + quoted(v) + ": not a number");
-            const pacer::FixedStepConfig c = sim_config(hz, 8, std::chrono::nanoseconds(0));
-            if (pacer::Status s = pacer::validate(c); !s) return fail("--sim-hz: " + s.message());
-            o.sim_hz = hz;
-        } else if (name == "--coarse-ms") {
-            std::uint64_t n = 0;
-            if (!parse_uint(v, &n) || n > 10)
-                return fail("--coarse-ms " + quoted(v) + ": expected a whole number of ms in [0, 10]");
-            o.coarse_ms = static_cast<int>(n);
-        } else if (name == "--screenshot") {
-            std::string why;
-            if (!path_writable(v, &why))
-                return fail("--screenshot " + quoted(v) + ": cannot write there: " + why);
-            o.screenshot = v;
-        } else if (name == "--capture") {
-            std::string why;
-            if (!path_writable(v, &why))
-                return fail("--capture " + quoted(v) + ": cannot write there: " + why);
-            o.capture = v;
-        } else if (name == "--screenshot-frame") {
-            if (!parse_uint(v, &o.screenshot_frame) || o.screenshot_frame < 1)
-                return fail("--screenshot-frame " + quoted(v) + ": expected a whole number >= 1");
-        }
-    }
+    const pacer::cli::Parser p = make_parser(&o);
+    const pacer::cli::Parsed r = p.parse(argc > 0 ? argc - 1 : 0, argv + (argc > 0 ? 1 : 0));
+    if (r.help) return {true, 0, p.usage()};
+    if (!r.status) return fail(r.status.message());
     if (o.headless && !o.screenshot.empty()) return fail("--screenshot needs the window, not --headless");
     if (!o.screenshot.empty() && o.frames != 0 && o.frames < o.screenshot_frame)
         return fail("--frames " + std::to_string(o.frames) + " ends before --screenshot-frame " +

@@ -4,8 +4,9 @@
 //   pacer_demo::ParseResult r = pacer_demo::parse_options(argc, argv, &o);
 //   if (r.exit) return r.exit_code;          // --help (0) or a bad option (2, message in r.message)
 //
-// Numbers must parse as a whole ("60x", "", "1e999" and "nan" are refused). Ranges come from
-// pacer::validate() where the library has a rule (rate, simulation rate), from the demo otherwise.
+// The parser is the `pacer` tool's (cli/cli_options.hpp): numbers must parse as a whole ("60x", "",
+// "1e999" and "nan" are refused). Ranges come from pacer::validate() where the library has a rule
+// (rate, simulation rate), from the demo otherwise.
 #pragma once
 
 #include <cstdint>
@@ -48,10 +49,6 @@ struct ParseResult {
 
 ParseResult parse_options(int argc, const char* const* argv, Options* out);
 std::string usage();
-
-// Strict number parsing: the whole text must be a finite number / a non-negative integer.
-bool parse_double(const char* text, double* out);
-bool parse_uint(const char* text, std::uint64_t* out);
 
 // True if `path` can be created or overwritten (an existing file is left untouched).
 bool path_writable(const std::string& path, std::string* why);

@@ -1,4 +1,5 @@
-// demo/window.hpp - the windowed demo: SDL2 window, OpenGL 3 context, Dear ImGui panels.
+// demo/window.hpp - the windowed demo: the paced frame loop over a GlWindow (gl_window.hpp) and
+// the panels (panels.hpp).
 #pragma once
 
 #include <string>

@@ -10,7 +10,6 @@
 //   pacer compare [--hz 60,144] [--load 0,1] [--seconds 2] [--rounds 3] [--work-ms 0] [--csv FILE]
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -22,11 +21,10 @@
 #include "compare.hpp"
 #include "pacer/pacer.hpp"
 #include "seed000.hpp"
+#include "tools.hpp"
 
 namespace pacer::tools {
 namespace {
-
-const char* g_prog = "pacer compare";
 
 struct Options {
     std::vector<double> hz{60.0, 144.0};
@@ -99,92 +97,29 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     out.wall_ns += static_cast<double>(ts.now_ns() - t0);
 }
 
-bool parse_list(const char* text, std::vector<double>& out) {
-    out.clear();
-    std::string s(text);
-    std::size_t pos = 0;
-    while (pos <= s.size()) {
-        const std::size_t comma = std::min(s.find(',', pos), s.size());
-        double v = 0;
-        const char* b = s.data() + pos;
-        const char* e = s.data() + comma;
-        auto r = std::from_chars(b, e, v);
-        if (r.ec != std::errc() || r.ptr != e) return false;
-        out.push_back(v);
-        pos = comma + 1;
-    }
-    return !out.empty();
-}
-
-int usage(const char* why) {
-    if (why) std::fprintf(stderr, "%s: %s\n", g_prog, why);
-    std::fprintf(why ? stderr : stdout,
-                 "usage: %s [--hz 60,144] [--load 0,1] [--seconds 2] [--rounds 3]\n"
-                 "         [--work-ms 0] [--csv FILE]\n"
-                 "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, seed 000's\n"
-                 "preciseSleep, pacer's hybrid) paces the same loop in short chunks, one after the other,\n"
-                 "round after round; prints lateness percentiles and the pacing thread's CPU %%.\n"
-                 "  --hz       target rates to compare (each in (0, 10000])\n"
-                 "  --load     numbers of background busy threads (each in [0, 64])\n"
-                 "  --seconds  length of one chunk of one strategy (0.1 .. 600)\n"
-                 "  --rounds   chunks per strategy, interleaved (1 .. 1000)\n"
-                 "  --work-ms  simulated work per frame, busy (0 .. 1000)\n"
-                 "  --csv      also write one row per strategy and setting to FILE\n",
-                 g_prog);
-    return why ? 2 : 0;
-}
-
 }  // namespace
 
 int compare_main(int argc, char** argv, const char* prog) {
-    g_prog = prog;
     pacer::set_log_function(nullptr);
     Options o;
-    for (int i = 0; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") return usage(nullptr);
-        if (i + 1 >= argc) return usage(("missing value after " + a).c_str());
-        const char* v = argv[++i];
-        std::vector<double> list;
-        if (a == "--hz") {
-            if (!parse_list(v, list)) return usage("--hz: expected numbers separated by commas");
-            for (double h : list) {
-                pacer::PacerConfig c;
-                c.target_hz = h;
-                if (pacer::Status st = pacer::validate(c); !st) return usage(st.message().c_str());
-            }
-            o.hz = list;
-        } else if (a == "--load") {
-            if (!parse_list(v, list)) return usage("--load: expected whole numbers separated by commas");
-            o.load.clear();
-            for (double l : list) {
-                if (l < 0 || l > 64 || l != std::floor(l)) return usage("--load: each in [0, 64], whole");
-                o.load.push_back(static_cast<int>(l));
-            }
-        } else if (a == "--seconds" || a == "--rounds" || a == "--work-ms") {
-            if (!parse_list(v, list) || list.size() != 1) return usage((a + ": expected one number").c_str());
-            const double x = list[0];
-            if (a == "--seconds") {
-                if (!(x >= 0.1 && x <= 600)) return usage("--seconds: must be in [0.1, 600]");
-                o.seconds = x;
-            } else if (a == "--rounds") {
-                if (!(x >= 1 && x <= 1000) || x != std::floor(x)) return usage("--rounds: whole, in [1, 1000]");
-                o.rounds = static_cast<int>(x);
-            } else {
-                if (!(x >= 0 && x <= 1000)) return usage("--work-ms: must be in [0, 1000]");
-                o.work_ms = x;
-            }
-        } else if (a == "--csv") {
-            o.csv = v;
-        } else {
-            return usage(("unknown option " + a).c_str());
-        }
-    }
+    cli::Parser opts(prog, "",
+                     "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, seed 000's\n"
+                     "preciseSleep, pacer's hybrid) paces the same loop in short chunks, one after the other,\n"
+                     "round after round; prints lateness percentiles and the pacing thread's CPU %.");
+    opts.list("--hz", "LIST", "target rates to compare", &o.hz, cli::kNoLow, cli::kNoHigh, check_rate)
+        .range = "each " + rate_range();
+    opts.list("--load", "LIST", "numbers of background busy threads", &o.load, 0, 64);
+    opts.number("--seconds", "S", "length of one chunk of one strategy", &o.seconds, 0.1, 600.0);
+    opts.number("--rounds", "N", "chunks per strategy, interleaved", &o.rounds, 1, 1000);
+    opts.number("--work-ms", "MS", "simulated work per frame, busy", &o.work_ms, 0.0, 1000.0);
+    opts.text("--csv", "FILE", "also write one row per strategy and setting to FILE", &o.csv);
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
     std::ofstream csv;
     if (!o.csv.empty()) {
         csv.open(o.csv);
         if (!csv) {
-            std::fprintf(stderr, "%s: cannot write %s: %s\n", g_prog, o.csv.c_str(), std::strerror(errno));
+            std::fprintf(stderr, "%s: cannot write %s: %s\n", prog, o.csv.c_str(), std::strerror(errno));
             return 2;
         }
         csv << "hz,busy_threads,strategy,frames,late_p50_us,late_p99_us,late_p999_us,late_max_us,"
@@ -193,7 +128,7 @@ int compare_main(int argc, char** argv, const char* prog) {
 
     std::printf("%s: %d rounds x %.1f s per strategy, work %.2f ms/frame, %u hardware threads,\n"
                 "sleep primitive: %s\n",
-                g_prog, o.rounds, o.seconds, o.work_ms, std::thread::hardware_concurrency(),
+                prog, o.rounds, o.seconds, o.work_ms, std::thread::hardware_concurrency(),
                 pacer::system_time_source().sleep_primitive());
     for (int load : o.load) {
         std::atomic<bool> stop{false};

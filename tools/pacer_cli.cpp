@@ -7,30 +7,12 @@
 #include <vector>
 
 #include "analyze.hpp"
-#include "cli_util.hpp"
+#include "cli_options.hpp"
 #include "pacer/pacer.hpp"
 #include "tools.hpp"
 
 namespace pacer::tools {
 namespace {
-
-int analyze_usage(const char* why) {
-    if (why) std::fprintf(stderr, "pacer analyze: %s\n", why);
-    std::fprintf(why ? stderr : stdout,
-                 "usage: pacer analyze [options] FILE...\n"
-                 "Reads pacer captures, PresentMon CSVs (1.x and 2.x) and MangoHud logs and prints the\n"
-                 "summary, one column per file: FPS, frame-time percentiles, P1/P0.1 FPS, 1%%/0.1%% lows\n"
-                 "(average and integral definitions), stddev, pacing error against the target, jitter,\n"
-                 "stutters, hitches, histograms in refresh periods and a frame-time histogram.\n"
-                 "  --json              JSON instead of text\n"
-                 "  --target-hz HZ      pacing error against this rate (default: the capture's target)\n"
-                 "  --refresh-hz HZ     refresh rate of the histograms (default: target, else 60)\n"
-                 "  --app NAME          only rows whose Application is NAME (PresentMon logs of many apps)\n"
-                 "  --stutter-window N  frames in the stutter moving average (default 20)\n"
-                 "  --bins N            frame-time histogram bins (default 20)\n"
-                 "Exit status: 0 ok, 1 a file could not be read (the message names file and line), 2 bad options.\n");
-    return why ? 2 : 0;
-}
 
 int usage(FILE* to) {
     std::fprintf(to,
@@ -49,42 +31,26 @@ int usage(FILE* to) {
 int analyze_main(int argc, char** argv) {
     AnalyzeOptions o;
     bool json = false;
-    std::vector<std::string> files;
-    for (int i = 0; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") return analyze_usage(nullptr);
-        if (a == "--json") {
-            json = true;
-            continue;
-        }
-        if (a.size() > 1 && a[0] == '-' && a != "-") {
-            if (i + 1 >= argc) return analyze_usage(("missing value after " + a).c_str());
-            const char* v = argv[++i];
-            Status st;
-            long long n = 0;
-            double hz = 0;
-            if (a == "--target-hz") {
-                st = parse_number(v, "--target-hz", 1e-3, 1e6, hz);
-                if (st) o.target_ms = 1000.0 / hz;
-            } else if (a == "--refresh-hz") {
-                st = parse_number(v, "--refresh-hz", 1e-3, 1e6, o.refresh_hz);
-            } else if (a == "--app") {
-                o.application = v;
-            } else if (a == "--stutter-window") {
-                st = parse_int(v, "--stutter-window", 1, 1'000'000, n);
-                o.stutter_window = static_cast<int>(n);
-            } else if (a == "--bins") {
-                st = parse_int(v, "--bins", 1, 1000, n);
-                o.histogram_bins = static_cast<int>(n);
-            } else {
-                return analyze_usage(("unknown option " + a).c_str());
-            }
-            if (!st) return analyze_usage(st.message().c_str());
-            continue;
-        }
-        files.push_back(a);
-    }
-    if (files.empty()) return analyze_usage("no capture file given");
+    double target_hz = 0;  // 0: the capture's own target
+    cli::Parser opts("pacer analyze", "FILE...",
+                  "Reads pacer captures, PresentMon CSVs (1.x and 2.x) and MangoHud logs and prints the\n"
+                  "summary, one column per file: FPS, frame-time percentiles, P1/P0.1 FPS, 1%/0.1% lows\n"
+                  "(average and integral definitions), stddev, pacing error against the target, jitter,\n"
+                  "stutters, hitches, histograms in refresh periods and a frame-time histogram.");
+    opts.flag("--json", "JSON instead of text", &json);
+    opts.number("--target-hz", "HZ", "pacing error against this rate", &target_hz, 1e-3, 1e6).default_text =
+        "the capture's target";
+    opts.number("--refresh-hz", "HZ", "refresh rate of the histograms", &o.refresh_hz, 1e-3, 1e6).default_text =
+        "the target, else 60";
+    opts.text("--app", "NAME", "only rows whose Application is NAME (PresentMon logs of many apps)", &o.application);
+    opts.number("--stutter-window", "N", "frames in the stutter moving average", &o.stutter_window, 1, 1'000'000);
+    opts.number("--bins", "N", "frame-time histogram bins", &o.histogram_bins, 1, 1000);
+    opts.epilogue = "Exit status: 0 ok, 1 a file could not be read (the message names file and line), 2 bad options.";
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+    if (parsed.operands.empty()) return cli::stop(opts, Status::error("no capture file given"));
+    if (target_hz > 0) o.target_ms = 1000.0 / target_hz;
+    const std::vector<std::string>& files = parsed.operands;
     std::vector<Analysis> as;
     int rc = 0;
     for (const std::string& f : files) {

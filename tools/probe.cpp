@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,7 +24,7 @@
 #include <sys/timerfd.h>
 #endif
 
-#include "cli_util.hpp"
+#include "cli_options.hpp"
 #include "pacer/pacer.hpp"
 #include "tools.hpp"
 
@@ -97,27 +98,25 @@ const Primitive kPrimitives[] = {
     {"hybrid", w_hybrid},
 };
 
-int usage(const char* why) {
-    if (why) std::fprintf(stderr, "pacer probe: %s\n", why);
-    std::fprintf(why ? stderr : stdout,
-                 "usage: pacer probe [--primitives all|NAME,...] [--times-ns LIST] [--max-ms 100]\n"
-                 "                   [--iterations 20] [--load 0,1] [--budget 60] [--csv FILE]\n"
-                 "Times this machine's waits: for each primitive, requested time and number of busy\n"
-                 "threads, N calls; prints mean, stddev, min, p50, p99, max of the real time (us) and the\n"
-                 "calling thread's CPU %% (nan when the cell took under 1 ms: too short to account).\n"
-                 "  --primitives  comma list of:");
-    for (const Primitive& p : kPrimitives) std::fprintf(why ? stderr : stdout, " %s", p.name);
-    std::fprintf(why ? stderr : stdout,
-                 "\n"
-                 "  --times-ns    requested times in ns (default: 0, then 1 ns, 10 ns, ... up to --max-ms)\n"
-                 "  --max-ms      largest requested time of the default grid, [0.000001, 1000] (default 100;\n"
-                 "                1000 reaches 1 s, raise --budget to let those cells run)\n"
-                 "  --iterations  calls per cell, [1, 100000] (default 20)\n"
-                 "  --load        numbers of busy background threads (default 0)\n"
-                 "  --budget      bound on the total run time in s, [0.1, 86400] (default 60); cells\n"
-                 "                whose expected time does not fit are skipped and marked\n"
-                 "  --csv         also write one row per cell to FILE\n");
-    return why ? 2 : 0;
+// --primitives: "all" or a comma list of kPrimitives' names.
+Status parse_primitives(std::string_view v, std::vector<const Primitive*>* out) {
+    std::vector<const Primitive*> prims;
+    if (v == "all") {
+        for (const Primitive& p : kPrimitives) prims.push_back(&p);
+    } else {
+        for (std::size_t pos = 0; pos <= v.size();) {
+            const std::size_t c = std::min(v.find(',', pos), v.size());
+            const std::string_view name = v.substr(pos, c - pos);
+            const Primitive* found = nullptr;
+            for (const Primitive& p : kPrimitives)
+                if (name == p.name) found = &p;
+            if (!found) return Status::error("unknown primitive " + cli::quoted(name));
+            prims.push_back(found);
+            pos = c + 1;
+        }
+    }
+    *out = std::move(prims);
+    return {};
 }
 
 }  // namespace
@@ -125,45 +124,36 @@ int usage(const char* why) {
 int probe_main(int argc, char** argv) {
     pacer::set_log_function(nullptr);
     std::vector<const Primitive*> prims;
-    for (const Primitive& p : kPrimitives) prims.push_back(&p);
-    std::vector<double> times, loads{0};
+    (void)parse_primitives("all", &prims);
+    std::vector<double> times;
+    std::vector<int> loads{0};
     double max_ms = 100, budget = 60;
     long long iterations = 20;
     std::string csv_path;
-    for (int i = 0; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") return usage(nullptr);
-        if (i + 1 >= argc) return usage(("missing value after " + a).c_str());
-        const std::string v = argv[++i];
-        Status st;
-        if (a == "--times-ns") st = parse_list(v, "--times-ns", 0, 1e9, times);
-        else if (a == "--max-ms") st = parse_number(v, "--max-ms", 1e-6, 1000, max_ms);
-        else if (a == "--iterations") st = parse_int(v, "--iterations", 1, 100000, iterations);
-        else if (a == "--load") st = parse_list(v, "--load", 0, 64, loads);
-        else if (a == "--budget") st = parse_number(v, "--budget", 0.1, 86400, budget);
-        else if (a == "--csv") csv_path = v;
-        else if (a == "--primitives") {
-            if (v != "all") {
-                prims.clear();
-                std::size_t pos = 0;
-                while (pos <= v.size()) {
-                    const std::size_t c = std::min(v.find(',', pos), v.size());
-                    const std::string name = v.substr(pos, c - pos);
-                    const Primitive* found = nullptr;
-                    for (const Primitive& p : kPrimitives)
-                        if (name == p.name) found = &p;
-                    if (!found) return usage(("--primitives: unknown primitive \"" + name + "\"").c_str());
-                    prims.push_back(found);
-                    pos = c + 1;
-                }
-            }
-        } else {
-            return usage(("unknown option " + a).c_str());
-        }
-        if (!st) return usage(st.message().c_str());
-    }
-    for (double l : loads)
-        if (l != std::floor(l)) return usage("--load: whole numbers of threads");
+    cli::Parser opts("pacer probe", "",
+                     "Times this machine's waits: for each primitive, requested time and number of busy\n"
+                     "threads, N calls; prints mean, stddev, min, p50, p99, max of the real time (us) and the\n"
+                     "calling thread's CPU % (nan when the cell took under 1 ms: too short to account).");
+    std::string names;
+    for (const Primitive& prim : kPrimitives) names += std::string(" ") + prim.name;
+    opts.custom("--primitives", "all|NAME,...", "comma list of:" + names,
+                [&prims](std::string_view v) { return parse_primitives(v, &prims); })
+        .default_text = "all";
+    opts.list("--times-ns", "LIST", "requested times in ns", &times, 0.0, 1e9).default_text =
+        "0, then 1 ns, 10 ns, ... up to --max-ms";
+    opts.number("--max-ms", "MS",
+                "largest requested time of the default grid (1000 reaches 1 s,\n"
+                "raise --budget to let those cells run)",
+                &max_ms, 1e-6, 1000.0);
+    opts.number("--iterations", "N", "calls per cell", &iterations, 1LL, 100000LL);
+    opts.list("--load", "LIST", "numbers of busy background threads", &loads, 0, 64);
+    opts.number("--budget", "S",
+                "bound on the total run time in s; cells whose expected time does\n"
+                "not fit are skipped and marked",
+                &budget, 0.1, 86400.0);
+    opts.text("--csv", "FILE", "also write one row per cell to FILE", &csv_path);
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (times.empty()) {
         times = {0};  // then decades: 1 ns, 10 ns, ... up to --max-ms
         for (double t = 1; t <= max_ms * 1e6 + 0.5; t *= 10) times.push_back(t);
@@ -192,17 +182,17 @@ int probe_main(int argc, char** argv) {
     std::printf("pacer probe: %lld calls per cell, %u hardware threads, budget %.1f s\n", iterations,
                 std::thread::hardware_concurrency(), budget);
     PacingScope scope;  // the hybrid waits and the absolute sleeps get the lowered timer slack
-    for (double load : loads) {
+    for (int load : loads) {
         std::atomic<bool> stop{false};
         std::vector<std::thread> busy;
-        for (int b = 0; b < static_cast<int>(load); ++b)
+        for (int b = 0; b < load; ++b)
             busy.emplace_back([&stop] {
                 volatile std::uint64_t x = 0;
                 while (!stop.load(std::memory_order_relaxed)) x = x + 1;
             });
         std::printf("\n%d busy thread%s\n| primitive | requested | mean us | stddev us | min us | p50 us | p99 us | max us | CPU %% |\n"
                     "|---|---|---|---|---|---|---|---|---|\n",
-                    static_cast<int>(load), load == 1 ? "" : "s");
+                    load, load == 1 ? "" : "s");
         for (const Primitive* p : prims) {
             for (double t : times) {
                 ++done;
@@ -244,7 +234,7 @@ int probe_main(int argc, char** argv) {
                             us.front(), percentile_sorted(us, 0.5), percentile_sorted(us, 0.99), us.back(), cpu);
                 if (csv)
                     std::fprintf(csv, "%s,%d,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f\n", p->name,
-                                 static_cast<int>(load), static_cast<long long>(req), iterations, mean, sd, us.front(),
+                                 load, static_cast<long long>(req), iterations, mean, sd, us.front(),
                                  percentile_sorted(us, 0.5), percentile_sorted(us, 0.99), us.back(), cpu);
                 if (tty) {
                     const int width = 30;

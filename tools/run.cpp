@@ -4,29 +4,12 @@
 #include <cstring>
 #include <string>
 
-#include "cli_util.hpp"
+#include "cli_options.hpp"
 #include "pacer/pacer.hpp"
 #include "tools.hpp"
 
 namespace pacer::tools {
 namespace {
-
-int usage(const char* why) {
-    if (why) std::fprintf(stderr, "pacer run: %s\n", why);
-    std::fprintf(why ? stderr : stdout,
-                 "usage: pacer run [--hz 60] [--mode hybrid|sleep|spin] [--late-policy catch_up|skip|resync]\n"
-                 "                 [--seconds 5 | --frames N] [--work-ms 0] [--capture FILE] [--app NAME]\n"
-                 "Paces a loop on this machine without a window (busy work per frame, then wait()) and prints\n"
-                 "the pacer's statistics; with --capture, writes a PresentMon-compatible capture and its\n"
-                 "-stats.csv sidecar (pacer/capture.hpp).\n"
-                 "  --hz           target rate, (0, 10000]\n"
-                 "  --seconds      run time, [0.01, 86400] (default 5)\n"
-                 "  --frames       run this many frames instead, [1, 1e9]\n"
-                 "  --work-ms      busy work per frame, [0, 1000]\n"
-                 "  --capture      capture file (created or truncated)\n"
-                 "  --app          Application column of the capture (default pacer-run)\n");
-    return why ? 2 : 0;
-}
 
 void busy_for(TimeSource& ts, std::int64_t ns) {
     const std::int64_t end = ts.now_ns() + ns;
@@ -40,33 +23,27 @@ int run_main(int argc, char** argv) {
     pacer::set_log_function(nullptr);  // the summary below says what the log would
     PacerConfig cfg;
     double seconds = 5, work_ms = 0;
-    long long frames = -1;
+    long long frames = -1;  // -1: from --seconds
     std::string capture, app = "pacer-run";
-    for (int i = 0; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") return usage(nullptr);
-        if (i + 1 >= argc) return usage(("missing value after " + a).c_str());
-        const char* v = argv[++i];
-        Status st;
-        if (a == "--hz") st = parse_number(v, "--hz", 0, 1e9, cfg.target_hz);
-        else if (a == "--seconds") st = parse_number(v, "--seconds", 0.01, 86400, seconds);
-        else if (a == "--frames") st = parse_int(v, "--frames", 1, 1'000'000'000, frames);
-        else if (a == "--work-ms") st = parse_number(v, "--work-ms", 0, 1000, work_ms);
-        else if (a == "--capture") capture = v;
-        else if (a == "--app") app = v;
-        else if (a == "--mode") {
-            // Headless there is no swap to pace by: vsync and auto have nothing to measure.
-            if (!parse_wait_mode(v, &cfg.mode) || cfg.mode == WaitMode::vsync || cfg.mode == WaitMode::automatic)
-                st = Status::error(std::string("--mode: \"") + v + "\" is not sleep, spin or hybrid");
-        } else if (a == "--late-policy") {
-            if (!parse_late_policy(v, &cfg.late_policy))
-                st = Status::error(std::string("--late-policy: \"") + v + "\" is not catch_up, skip or resync");
-        } else {
-            return usage(("unknown option " + a).c_str());
-        }
-        if (!st) return usage(st.message().c_str());
-    }
-    if (Status st = validate(cfg); !st) return usage(st.message().c_str());
+    cli::Parser opts("pacer run", "",
+                     "Paces a loop on this machine without a window (busy work per frame, then wait()) and prints\n"
+                     "the pacer's statistics; with --capture, writes a PresentMon-compatible capture and its\n"
+                     "-stats.csv sidecar (pacer/capture.hpp).");
+    opts.number("--hz", "HZ", "target rate", &cfg.target_hz, cli::kNoLow, cli::kNoHigh, check_rate)
+        .range = rate_range();
+    // Headless there is no swap to pace by: vsync and auto have nothing to measure.
+    opts.choice("--mode", "wait mode", &cfg.mode,
+                {{"sleep", WaitMode::sleep}, {"spin", WaitMode::spin}, {"hybrid", WaitMode::hybrid}});
+    opts.choice("--late-policy", "what a late frame does", &cfg.late_policy,
+                {{"catch_up", LatePolicy::catch_up}, {"skip", LatePolicy::skip}, {"resync", LatePolicy::resync}});
+    opts.number("--seconds", "S", "run time", &seconds, 0.01, 86400.0);
+    opts.number("--frames", "N", "run this many frames instead", &frames, 1LL, 1'000'000'000LL).default_text.clear();
+    opts.number("--work-ms", "MS", "busy work per frame", &work_ms, 0.0, 1000.0);
+    opts.text("--capture", "FILE", "capture file (created or truncated)", &capture);
+    opts.text("--app", "NAME", "Application column of the capture", &app);
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+    if (Status st = validate(cfg); !st) return cli::stop(opts, st);
     if (frames < 0) frames = std::max(1LL, static_cast<long long>(seconds * cfg.target_hz));
 
     FramePacer pacer(cfg);

@@ -10,31 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "cli_util.hpp"
+#include "cli_options.hpp"
 #include "pacer/pacer.hpp"
 #include "tools.hpp"
 
 namespace pacer::tools {
 namespace {
-
-int usage(const char* why) {
-    if (why) std::fprintf(stderr, "pacer simulate: %s\n", why);
-    std::fprintf(why ? stderr : stdout,
-                 "usage: pacer simulate [--times-ms 0.5,1,2,4,8,16] [--periods-ms 1,2,4,6,8,10]\n"
-                 "                      [--mode hybrid|sleep|spin|all] [--iterations 200]\n"
-                 "                      [--preempt 0.05] [--seed 1] [--csv FILE]\n"
-                 "Runs the waiter against the virtual-time OS model (pacer/sim.hpp) over a grid of requested\n"
-                 "times x scheduler periods and prints the mean relative error |woke - requested| / requested\n"
-                 "in percent, as in seed 000's heatmap. Deterministic.\n"
-                 "  --times-ms    requested wait times, ms (each in [0.001, 1000])\n"
-                 "  --periods-ms  scheduler periods of the simulated OS sleep, ms (each in [0, 100])\n"
-                 "  --mode        waiter mode to simulate; all = sleep, spin and hybrid\n"
-                 "  --iterations  waits per cell (1 .. 100000)\n"
-                 "  --preempt     chance that a wake-up is preempted by another period ([0, 0.9])\n"
-                 "  --seed        random seed of the model (0 .. 2^53)\n"
-                 "  --csv         also write mode,period_ms,time_ms,rel_error_pct,cpu_pct rows to FILE\n");
-    return why ? 2 : 0;
-}
 
 const char kShade[] = " .:-=+*#%@";
 
@@ -47,28 +28,23 @@ int simulate_main(int argc, char** argv) {
     long long iterations = 200, seed = 1;
     double preempt = 0.05;
     std::string csv_path;
-    for (int i = 0; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--help" || a == "-h") return usage(nullptr);
-        if (i + 1 >= argc) return usage(("missing value after " + a).c_str());
-        const char* v = argv[++i];
-        Status st;
-        if (a == "--times-ms") st = parse_list(v, "--times-ms", 0.001, 1000, times);
-        else if (a == "--periods-ms") st = parse_list(v, "--periods-ms", 0, 100, periods);
-        else if (a == "--iterations") st = parse_int(v, "--iterations", 1, 100000, iterations);
-        else if (a == "--seed") st = parse_int(v, "--seed", 0, 1LL << 53, seed);
-        else if (a == "--preempt") st = parse_number(v, "--preempt", 0, 0.9, preempt);
-        else if (a == "--csv") csv_path = v;
-        else if (a == "--mode") {
-            WaitMode m;
-            if (std::strcmp(v, "all") == 0) modes = {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid};
-            else if (parse_wait_mode(v, &m) && m != WaitMode::vsync && m != WaitMode::automatic) modes = {m};
-            else st = Status::error(std::string("--mode: \"") + v + "\" is not sleep, spin, hybrid or all");
-        } else {
-            return usage(("unknown option " + a).c_str());
-        }
-        if (!st) return usage(st.message().c_str());
-    }
+    cli::Parser opts("pacer simulate", "",
+                     "Runs the waiter against the virtual-time OS model (pacer/sim.hpp) over a grid of requested\n"
+                     "times x scheduler periods and prints the mean relative error |woke - requested| / requested\n"
+                     "in percent, as in seed 000's heatmap. Deterministic.");
+    opts.list("--times-ms", "LIST", "requested wait times, ms", &times, 0.001, 1000.0);
+    opts.list("--periods-ms", "LIST", "scheduler periods of the simulated OS sleep, ms", &periods, 0.0, 100.0);
+    opts.choice("--mode", "waiter mode to simulate; all = sleep, spin and hybrid", &modes,
+                {{"sleep", {WaitMode::sleep}},
+                 {"spin", {WaitMode::spin}},
+                 {"hybrid", {WaitMode::hybrid}},
+                 {"all", {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid}}});
+    opts.number("--iterations", "N", "waits per cell", &iterations, 1LL, 100000LL);
+    opts.number("--preempt", "P", "chance that a wake-up is preempted by another period", &preempt, 0.0, 0.9);
+    opts.number("--seed", "N", "random seed of the model", &seed, 0LL, 1LL << 53);
+    opts.text("--csv", "FILE", "also write mode,period_ms,time_ms,rel_error_pct,cpu_pct rows to FILE", &csv_path);
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
     std::FILE* csv = nullptr;
     if (!csv_path.empty()) {
         csv = std::fopen(csv_path.c_str(), "w");

@@ -3,6 +3,11 @@
 // output, 2 bad options.
 #pragma once
 
+#include <string>
+
+#include "cli_options.hpp"
+#include "pacer/frame_pacer.hpp"
+
 namespace pacer::tools {
 
 int analyze_main(int argc, char** argv);
@@ -10,5 +15,13 @@ int probe_main(int argc, char** argv);
 int compare_main(int argc, char** argv, const char* prog);
 int simulate_main(int argc, char** argv);
 int run_main(int argc, char** argv);
+
+// A target rate as the library accepts it (validate), for the tools' --hz.
+inline Status check_rate(double hz) {
+    PacerConfig c;
+    c.target_hz = hz;
+    return validate(c);
+}
+inline std::string rate_range() { return "in (0, " + cli::format_number(kMaxTargetHz) + "]"; }
 
 }  // namespace pacer::tools

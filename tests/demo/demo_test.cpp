@@ -35,17 +35,28 @@ Options idle_at(double hz) {
 }  // namespace
 
 TEST(DemoOptions, NumbersMustParseWhole) {
-    double d = 0;
-    EXPECT_TRUE(parse_double("144", &d));
-    EXPECT_DOUBLE_EQ(d, 144.0);
-    EXPECT_TRUE(parse_double("59.94", &d));
-    for (const char* bad : {"", " 60", "60 ", "60x", "x60", "nan", "inf", "-inf", "1e999", "0x"})
-        EXPECT_FALSE(parse_double(bad, &d)) << bad;
-    std::uint64_t u = 0;
-    EXPECT_TRUE(parse_uint("400", &u));
-    EXPECT_EQ(u, 400u);
-    for (const char* bad : {"", "-1", "+1", "1.5", "1e3", "12a", "99999999999999999999999"})
-        EXPECT_FALSE(parse_uint(bad, &u)) << bad;
+    Options o;
+    ASSERT_FALSE(parse({"--hz", "144"}, &o).exit);
+    EXPECT_DOUBLE_EQ(o.hz, 144.0);
+    ASSERT_FALSE(parse({"--hz", "59.94"}, &o).exit);
+    EXPECT_DOUBLE_EQ(o.hz, 59.94);
+    for (const char* bad : {"", " 60", "60 ", "60x", "x60", "nan", "inf", "-inf", "1e999", "0x"}) {
+        const ParseResult r = parse({"--hz", bad}, &o);
+        EXPECT_TRUE(r.exit) << bad;
+        EXPECT_NE(r.message.find(std::string("--hz: \"") + bad + "\" is not a number"), std::string::npos)
+            << bad << " -> " << r.message;
+    }
+    ASSERT_FALSE(parse({"--frames", "400"}, &o).exit);
+    EXPECT_EQ(o.frames, 400u);
+    for (const char* bad : {"", "-1", "+1", "1.5", "1e3", "12a"}) {
+        const ParseResult r = parse({"--frames", bad}, &o);
+        EXPECT_TRUE(r.exit) << bad;
+        EXPECT_NE(r.message.find(std::string("--frames: \"") + bad + "\" is not a whole number"), std::string::npos)
+            << bad << " -> " << r.message;
+    }
+    const ParseResult big = parse({"--frames", "99999999999999999999999"}, &o);
+    EXPECT_TRUE(big.exit);
+    EXPECT_NE(big.message.find("--frames = 99999999999999999999999: must be"), std::string::npos) << big.message;
 }
 
 TEST(DemoOptions, AcceptsTheDocumentedOptions) {

@@ -1,0 +1,99 @@
+#include "gl_window.hpp"
+
+#include <SDL.h>
+#include <SDL_opengl.h>  // the platform's GL 1.x header (GL/gl.h, OpenGL/gl.h)
+#include <imgui.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <backends/imgui_impl_sdl.h>
+
+namespace pacer_demo {
+
+std::unique_ptr<GlWindow> GlWindow::open(std::string* why) {
+    std::unique_ptr<GlWindow> w(new GlWindow);
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        *why = SDL_GetError();
+        return nullptr;
+    }
+    w->sdl_ = true;
+    // Without a display SDL 2.26 quietly picks its "offscreen" (EGL pbuffer) or "dummy" driver:
+    // nobody would see the window, so that counts as no display unless asked for by name
+    // (SDL_VIDEODRIVER=offscreen renders and takes screenshots without an X server).
+    const char* driver = SDL_GetCurrentVideoDriver();
+    const char* asked = SDL_getenv("SDL_VIDEODRIVER");
+    if (driver != nullptr && asked == nullptr &&
+        (SDL_strcmp(driver, "offscreen") == 0 || SDL_strcmp(driver, "dummy") == 0)) {
+        *why = std::string("SDL found no display, only its '") + driver + "' video driver";
+        return nullptr;
+    }
+    // OpenGL 3.0 and GLSL 130: what ImGui's OpenGL3 backend defaults to on Linux and what Mesa's
+    // llvmpipe gives under Xvfb.
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, 0);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+    SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
+    w->win_ = SDL_CreateWindow("pacer demo", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
+                               SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE);
+    if (w->win_ == nullptr) {
+        *why = SDL_GetError();
+        return nullptr;
+    }
+    w->gl_ = SDL_GL_CreateContext(w->win_);
+    if (w->gl_ == nullptr) {
+        *why = std::string("no OpenGL 3.0 context: ") + SDL_GetError();
+        return nullptr;
+    }
+    SDL_GL_MakeCurrent(w->win_, w->gl_);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    w->imgui_ = true;
+    ImGui::GetIO().IniFilename = nullptr;  // fixed layout, nothing to remember
+    ImGui::StyleColorsDark();
+    ImGui_ImplSDL2_InitForOpenGL(w->win_, w->gl_);
+    ImGui_ImplOpenGL3_Init("#version 130");
+    return w;
+}
+
+GlWindow::~GlWindow() {
+    if (imgui_) {
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplSDL2_Shutdown();
+        ImGui::DestroyContext();
+    }
+    if (gl_ != nullptr) SDL_GL_DeleteContext(gl_);
+    if (win_ != nullptr) SDL_DestroyWindow(win_);
+    if (sdl_) SDL_Quit();
+}
+
+bool GlWindow::poll_events() {
+    bool quit = false;
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) {
+        ImGui_ImplSDL2_ProcessEvent(&e);
+        if (e.type == SDL_QUIT) quit = true;
+        if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_ESCAPE) quit = true;
+        if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE) quit = true;
+    }
+    return quit;
+}
+
+void GlWindow::new_frame() {
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    ImGui::NewFrame();
+}
+
+void GlWindow::draw() {
+    const ImGuiIO& io = ImGui::GetIO();
+    glViewport(0, 0, static_cast<int>(io.DisplaySize.x), static_cast<int>(io.DisplaySize.y));
+    const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void GlWindow::drawable_size(int* w, int* h) const { SDL_GL_GetDrawableSize(win_, w, h); }
+
+}  // namespace pacer_demo

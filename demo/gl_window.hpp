@@ -1,0 +1,43 @@
+// demo/gl_window.hpp - the windowed demo's lifetime: SDL video, a 1280 x 800 window, an OpenGL 3.0
+// context, and a Dear ImGui context with its SDL2 and OpenGL3 backends. Created in that order,
+// destroyed in the reverse order, also when opening stops half way.
+//
+//   std::string why;
+//   std::unique_ptr<GlWindow> w = GlWindow::open(&why);   // nullptr: no display, see why
+//   while (!w->poll_events()) {
+//       w->new_frame();  ... ImGui calls ...  ImGui::Render();
+//       w->draw();       ... swap ...
+//   }
+#pragma once
+
+#include <memory>
+#include <string>
+
+struct SDL_Window;
+
+namespace pacer_demo {
+
+class GlWindow {
+public:
+    static std::unique_ptr<GlWindow> open(std::string* why);
+    ~GlWindow();
+    GlWindow(const GlWindow&) = delete;
+    GlWindow& operator=(const GlWindow&) = delete;
+
+    SDL_Window* sdl() const noexcept { return win_; }
+    // Hands this frame's events to ImGui; true once the user asked to quit (Esc, closing).
+    bool poll_events();
+    void new_frame();  // the backends' and ImGui's NewFrame
+    void draw();       // clears to the panels' background and draws ImGui's last Render()
+    void drawable_size(int* w, int* h) const;
+
+private:
+    GlWindow() = default;
+
+    bool sdl_ = false;
+    SDL_Window* win_ = nullptr;
+    void* gl_ = nullptr;  // SDL_GLContext
+    bool imgui_ = false;
+};
+
+}  // namespace pacer_demo

@@ -1,0 +1,139 @@
+// The controls: each applies through a Session setter and shows the library's verdict.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "panels.hpp"
+#include "ui_common.hpp"
+
+namespace pacer_demo {
+
+namespace {
+
+void rate_controls(Session& s, UiState& ui) {
+    ImGui::TextUnformatted("Target rate");
+    for (double hz : {30.0, 60.0, 120.0, 144.0, 240.0}) {
+        char b[16];
+        std::snprintf(b, sizeof b, "%.0f", hz);
+        if (ImGui::Button(b, ImVec2(42, 0))) {
+            ui.any_hz = hz;
+            ui.report(s.set_rate(hz), std::string("rate ") + b + " Hz");
+        }
+        ImGui::SameLine();
+    }
+    ImGui::NewLine();
+    if (ImGui::InputDouble("Hz (Enter)", &ui.any_hz, 0, 0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue)) {
+        // Events are read once per frame: below 1 Hz the window would stop answering, so the UI
+        // refuses what the library would accept (the command line still takes it).
+        if (ui.any_hz > 0 && ui.any_hz < 1.0)
+            ui.report(pacer::Status::error("the window needs at least 1 Hz to stay responsive"), "");
+        else
+            ui.report(s.set_rate(ui.any_hz), "rate applied");
+    }
+}
+
+void mode_controls(Session& s, UiState& ui) {
+    section("Wait mode");
+    for (int i = 0; i < kModeCount; ++i) {
+        if (ImGui::RadioButton(pacer::to_string(kModes[i]), &ui.mode, i))
+            ui.report(s.set_mode(kModes[i]), std::string("mode ") + pacer::to_string(kModes[i]));
+        if (i != 2 && i + 1 < kModeCount) ImGui::SameLine();
+    }
+    const char* policies[] = {"catch_up", "skip", "resync"};
+    const pacer::LatePolicy pol[] = {pacer::LatePolicy::catch_up, pacer::LatePolicy::skip,
+                                     pacer::LatePolicy::resync};
+    bool pol_changed = ImGui::Combo("late policy", &ui.policy, policies, 3);
+    pol_changed |= ImGui::InputInt("max catch-up", &ui.max_catch_up, 1, 1, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (pol_changed) ui.report(s.set_policy(pol[ui.policy], ui.max_catch_up), "late policy applied");
+}
+
+void waiter_controls(Session& s, UiState& ui) {
+    section("Hybrid waiter estimator");
+    ImGui::InputDouble("quantile", &ui.quantile, 0, 0, "%.4f");
+    ImGui::InputDouble("half-life (sleeps)", &ui.half_life, 0, 0, "%.0f");
+    ImGui::InputDouble("initial margin us", &ui.initial_us, 0, 0, "%.0f");
+    ImGui::InputDouble("min margin us", &ui.min_us, 0, 0, "%.0f");
+    ImGui::InputDouble("spin cap us", &ui.max_spin_us, 0, 0, "%.0f");
+    if (ImGui::Button("Apply waiter settings")) {
+        pacer::WaiterConfig wc;
+        const auto ns = [](double us) {
+            return std::chrono::nanoseconds(std::isfinite(us) && std::fabs(us) < 1e12
+                                                ? static_cast<std::int64_t>(us * 1000.0)
+                                                : std::int64_t{-1});
+        };
+        wc.quantile = ui.quantile;
+        wc.half_life = ui.half_life;
+        wc.initial_margin = ns(ui.initial_us);
+        wc.min_margin = ns(ui.min_us);
+        wc.max_spin = ns(ui.max_spin_us);
+        ui.report(s.set_waiter(wc), "waiter settings applied");
+    }
+}
+
+void sim_controls(Session& s, UiState& ui) {
+    section("Fixed-step simulation");
+    ImGui::InputDouble("sim Hz", &ui.sim_hz, 0, 0, "%.1f");
+    ImGui::InputInt("max steps/frame", &ui.max_steps);
+    if (ImGui::Button("Apply simulation"))
+        ui.report(s.set_sim(ui.sim_hz, ui.max_steps), "simulation rate applied");
+}
+
+void load_controls(Session& s, UiState& ui, float w) {
+    section("Load");
+    bool work = ImGui::SliderFloat("work ms", &ui.work_ms, 0.0f, 20.0f, "%.2f");
+    work |= ImGui::SliderFloat("jitter +- ms", &ui.jitter_ms, 0.0f, 10.0f, "%.2f");
+    if (work) ui.report(s.set_work(ui.work_ms, ui.jitter_ms), "work applied");
+    const int max_threads = std::min(kMaxLoadThreads, 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    if (ImGui::SliderInt("busy threads", &ui.load, 0, max_threads))
+        ui.report(s.set_load(ui.load), "busy threads: " + std::to_string(ui.load));
+    bool coarse = ImGui::Checkbox("coarse scheduler", &ui.coarse);
+    ImGui::SameLine();
+    ImGui::PushItemWidth(w * 0.25f);
+    coarse |= ImGui::SliderInt("ms", &ui.coarse_ms, 1, 10);
+    ImGui::PopItemWidth();
+    if (coarse) ui.report(s.set_coarse(ui.coarse ? ui.coarse_ms : 0),
+                          ui.coarse ? "fake scheduler period " + std::to_string(ui.coarse_ms) + " ms"
+                                    : "real OS sleep");
+    // In vsync and auto modes the pacer chooses the swap interval (Presenter).
+    const pacer::WaitMode m = s.pacer().config().mode;
+    const bool pacer_owns_vsync = m == pacer::WaitMode::vsync || m == pacer::WaitMode::automatic;
+    ImGui::BeginDisabled(pacer_owns_vsync);
+    if (ImGui::Checkbox(pacer_owns_vsync ? "vsync (set by the pacer in this mode)" : "vsync (SDL_GL_SetSwapInterval)",
+                        &ui.vsync))
+        ui.report({}, std::string("vsync ") + (ui.vsync ? "requested" : "off"));
+    ImGui::EndDisabled();
+}
+
+void reset_and_verdict(Session& s, UiState& ui) {
+    ImGui::Separator();
+    if (ImGui::Button("Reset statistics", ImVec2(-1, 0))) {
+        s.reset_stats();
+        ui.message_error = false;
+        ui.message = "statistics reset";
+    }
+    if (!ui.message.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ui.message_error ? kRed : kGreen);
+        ImGui::TextWrapped("%s%s", ui.message_error ? "Refused: " : "", ui.message.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+}  // namespace
+
+void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
+    panel("Controls", x, y, w, h);
+    ImGui::PushItemWidth(w * 0.42f);
+    rate_controls(s, ui);
+    mode_controls(s, ui);
+    waiter_controls(s, ui);
+    sim_controls(s, ui);
+    load_controls(s, ui, w);
+    reset_and_verdict(s, ui);
+    ImGui::PopItemWidth();
+    ImGui::TextColored(kGrey, "Esc quits.");
+    ImGui::End();
+}
+
+}  // namespace pacer_demo

@@ -1,0 +1,80 @@
+// The statistics: percentiles, lows, missed deadlines, stutters, and the capture controls.
+#include <string>
+
+#include "panels.hpp"
+#include "ui_common.hpp"
+
+namespace pacer_demo {
+
+namespace {
+
+void percentile_table(const pacer::StatsSummary& m) {
+    if (ImGui::BeginTable("pct", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+        ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 76.0f);
+        for (const char* c : {"mean", "p50", "p90", "p99", "p99.9", "max"})
+            ImGui::TableSetupColumn(c);
+        ImGui::TableHeadersRow();
+        const auto row = [](const char* name, const pacer::Distribution& d, const char* fmt) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(name);
+            for (double v : {d.mean, d.p50, d.p90, d.p99, d.p999, d.max}) {
+                ImGui::TableNextColumn();
+                ImGui::Text(fmt, v);
+            }
+        };
+        row("frame time", m.interval_ms, "%.2f");
+        row("lateness", m.lateness_ms, "%.3f");
+        ImGui::EndTable();
+    }
+}
+
+// Start / stop of a frame-time capture, or its progress.
+void capture_controls(Session& s, UiState& ui) {
+    if (!s.capture().is_open()) {
+        ImGui::InputText("##capture", ui.capture_path, sizeof ui.capture_path);
+        ImGui::SameLine();
+        if (ImGui::Button("Start capture"))
+            ui.report(s.start_capture(ui.capture_path), std::string("capturing to ") + ui.capture_path);
+        ImGui::SameLine();
+        ImGui::TextColored(kGrey, "PresentMon CSV");
+    } else {
+        const pacer::CaptureWriter& c = s.capture();
+        if (c.failed())
+            ImGui::TextColored(kRed, "%llu rows, %llu lost", static_cast<unsigned long long>(c.rows()),
+                               static_cast<unsigned long long>(c.rows_dropped()));
+        else
+            ImGui::Text("%llu rows to %s", static_cast<unsigned long long>(c.rows()), c.path().c_str());
+        ImGui::SameLine();
+        if (ImGui::Button("Stop")) {
+            const std::string path = c.path();
+            ui.report(s.stop_capture(), "wrote " + path + " and " + pacer::CaptureWriter::stats_path(path));
+        }
+    }
+}
+
+}  // namespace
+
+void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
+    panel("Statistics (window of the last 4096 frames)", x, y, w, h);
+    const pacer::StatsSummary& m = s.summary();
+    percentile_table(m);
+    ImGui::Text("Average FPS  %.1f      1%% low  %.1f      0.1%% low  %.1f", m.avg_fps, m.low1_fps,
+                m.low01_fps);
+    const ImVec4 miss_col = m.missed > 0 ? kRed : kGreen;
+    ImGui::TextColored(miss_col, "Missed deadlines  %zu in window, %llu since reset (%llu skips)",
+                       m.missed, static_cast<unsigned long long>(m.missed_total),
+                       static_cast<unsigned long long>(m.skipped_total));
+    ImGui::TextColored(s.stutters() > 0 ? kRed : kGreen,
+                       "Stutters  %llu  (frame > 2.5x average of previous 20)",
+                       static_cast<unsigned long long>(s.stutters()));
+    ImGui::TextColored(kGrey, "Missed: woke > %.2f ms after its deadline, or skipped a slot.",
+                       ms(s.pacer().config().miss_tolerance));
+    ImGui::Separator();
+    ImGui::PushItemWidth(w * 0.45f);
+    capture_controls(s, ui);
+    ImGui::PopItemWidth();
+    ImGui::End();
+}
+
+}  // namespace pacer_demo

@@ -1,0 +1,51 @@
+// The status: the pacer's mode and waiter, the display, and who paces (vsync or the wait).
+
+#include "panels.hpp"
+#include "ui_common.hpp"
+
+namespace pacer_demo {
+
+void status_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h) {
+    panel("Status", x, y, w, h);
+    pacer::FramePacer& fp = s.pacer();
+    const pacer::PacerConfig& c = fp.config();
+    const pacer::FrameTiming& t = s.timing();
+    ImGui::Text("%s wait, %s, %.2f Hz (%.3f ms)", pacer::to_string(c.mode),
+                pacer::to_string(c.late_policy), c.target_hz, ms(fp.period()));
+    ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
+    ImGui::TextWrapped("%s", fp.time_source().sleep_primitive());
+    ImGui::PopStyleColor();
+    // The waiter's learned margin (what the next hybrid wait subtracts), also in sleep/spin mode.
+    ImGui::Text("Spin margin %.3f ms, from %lld sleeps", ms(fp.waiter().margin()),
+                static_cast<long long>(fp.waiter().estimator().count()));
+    ImGui::Text("Spin cap %.2f of %.1f ms", ms(fp.waiter().spin_cap()), ms(c.waiter.max_spin));
+    if (fp.waiter().preempted_spins() > 0) {
+        ImGui::SameLine();
+        ImGui::TextColored(fp.waiter().spin_cap() < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
+                           static_cast<long long>(fp.waiter().preempted_spins()));
+    }
+    ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
+    if (p.refresh_hz > 0)
+        ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0 ? " (--refresh-hz)" : "");
+    else
+        ImGui::Text("Display refresh rate: unknown");
+    const pacer::VsyncStatus vs = fp.vsync_status();
+    const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
+    ImGui::Text("Vsync requested: %s", p.requested > 0 ? "yes" : "no");
+    ImGui::SameLine();
+    if (p.in_effect >= 0)
+        ImGui::TextColored(kGrey, "(%s, interval %d)", manual ? "by you" : "by the pacer", p.in_effect);
+    else
+        ImGui::TextColored(kRed, "(interval %d refused)", p.requested);
+    ImGui::Text("Detected: %s   In use: %s", vs.detected ? "yes" : "no", vs.in_use ? "yes" : "no");
+    ImGui::SameLine();
+    ImGui::TextColored(kGrey, "(%d/%d locked)", fp.vsync().detector().locked_streak(), pacer::VsyncDetector::kTrustAfter);
+    ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
+    ImGui::TextWrapped("%s; this frame paced by %s", vs.reason, pacer::to_string(t.source));
+    ImGui::PopStyleColor();
+    if (s.coarse_ms() > 0)
+        ImGui::TextColored(kRed, "Coarse scheduler injected: %d ms", s.coarse_ms());
+    ImGui::End();
+}
+
+}  // namespace pacer_demo

@@ -1,0 +1,34 @@
+#include "ui_state.hpp"
+
+#include "session.hpp"
+#include "ui_common.hpp"
+
+namespace pacer_demo {
+
+UiState::UiState(const Options& o, Session& s) {
+    any_hz = o.hz;
+    for (int i = 0; i < kModeCount; ++i)
+        if (kModes[i] == o.mode) mode = i;
+    policy = o.policy == pacer::LatePolicy::catch_up ? 0 : o.policy == pacer::LatePolicy::skip ? 1 : 2;
+    sim_hz = o.sim_hz;
+    work_ms = static_cast<float>(o.work_ms);
+    jitter_ms = static_cast<float>(o.work_jitter_ms);
+    load = o.load;
+    coarse = o.coarse_ms > 0;
+    coarse_ms = o.coarse_ms > 0 ? o.coarse_ms : 4;
+    vsync = o.vsync;
+    const pacer::WaiterConfig& wc = s.pacer().config().waiter;
+    quantile = wc.quantile;
+    half_life = wc.half_life;
+    initial_us = ms(wc.initial_margin) * 1000;
+    min_us = ms(wc.min_margin) * 1000;
+    max_spin_us = ms(wc.max_spin) * 1000;
+    max_steps = s.sim().config().max_steps;
+}
+
+void UiState::report(const pacer::Status& s, const std::string& ok_text) {
+    message_error = !s.ok();
+    message = s.ok() ? ok_text : s.message();
+}
+
+}  // namespace pacer_demo
