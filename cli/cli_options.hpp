@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -30,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "pacer/names.hpp"
 #include "pacer/status.hpp"
 
 namespace pacer::cli {
@@ -155,6 +157,19 @@ Option& Parser::list(std::string name, std::string value, std::string help, std:
         return Status{};
     };
     return add(std::move(o));
+}
+
+// The names of a library enum from its table (pacer/names.hpp); `only` restricts the values
+// offered, in the table's order and words.
+template <class E, std::size_t N>
+std::vector<std::pair<std::string, E>> names_of(const EnumName<E> (&table)[N], std::initializer_list<E> only = {}) {
+    std::vector<std::pair<std::string, E>> out;
+    for (const EnumName<E>& e : table) {
+        bool wanted = only.size() == 0;
+        for (E x : only) wanted = wanted || x == e.value;
+        if (wanted) out.emplace_back(e.name, e.value);
+    }
+    return out;
 }
 
 template <class T>

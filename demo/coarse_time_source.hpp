@@ -7,8 +7,8 @@
 // requested time, then on to the next multiple of the period, then one more period with
 // probability preempt_probability per round. Clock, spin and CPU time are the real OS's.
 //
-// FramePacer takes its TimeSource at construction, so the demo recreates the pacer when the
-// injection is switched on or off; the period can change at any time (pacing thread only).
+// The demo hands it to the pacer with FramePacer::set_time_source() when the injection is switched
+// on or off; the period can change at any time (pacing thread only).
 #pragma once
 
 #include <cstdint>

@@ -74,10 +74,9 @@ pacer::cli::Parser make_parser(Options* o) {
     p.number("--hz", "RATE", "target frame rate", &o->hz, kNoLow, kNoHigh, check_rate).range =
         "in (0, " + format_number(pacer::kMaxTargetHz) + "]";
     p.choice("--mode", "wait mode; vsync: the swap paces; auto: vsync when verified, else hybrid", &o->mode,
-             {{"sleep", WaitMode::sleep}, {"spin", WaitMode::spin}, {"hybrid", WaitMode::hybrid},
-              {"vsync", WaitMode::vsync}, {"auto", WaitMode::automatic}});
+             pacer::cli::names_of(pacer::kWaitModeNames));
     p.choice("--policy", "late-frame policy", &o->policy,
-             {{"catch_up", LatePolicy::catch_up}, {"skip", LatePolicy::skip}, {"resync", LatePolicy::resync}});
+             pacer::cli::names_of(pacer::kLatePolicyNames));
     p.number("--seconds", "S", "stop after S seconds (0 = no bound)", &o->seconds, 0.0, 1e6).default_text =
         "window 0, headless " + format_number(kDefaultHeadlessSeconds);
     p.number("--frames", "N", "stop after N frames (0 = no bound)", &o->frames, std::uint64_t{0}, kNoEnd);

@@ -37,16 +37,18 @@ void rate_controls(Session& s, UiState& ui) {
 void mode_controls(Session& s, UiState& ui) {
     section("Wait mode");
     for (int i = 0; i < kModeCount; ++i) {
-        if (ImGui::RadioButton(pacer::to_string(kModes[i]), &ui.mode, i))
-            ui.report(s.set_mode(kModes[i]), std::string("mode ") + pacer::to_string(kModes[i]));
+        const auto& m = pacer::kWaitModeNames[i];
+        if (ImGui::RadioButton(m.name, &ui.mode, i)) ui.report(s.set_mode(m.value), std::string("mode ") + m.name);
         if (i != 2 && i + 1 < kModeCount) ImGui::SameLine();
     }
-    const char* policies[] = {"catch_up", "skip", "resync"};
-    const pacer::LatePolicy pol[] = {pacer::LatePolicy::catch_up, pacer::LatePolicy::skip,
-                                     pacer::LatePolicy::resync};
-    bool pol_changed = ImGui::Combo("late policy", &ui.policy, policies, 3);
+    const auto policy_name = [](void*, int i, const char** out) {
+        *out = pacer::kLatePolicyNames[i].name;
+        return true;
+    };
+    bool pol_changed = ImGui::Combo("late policy", &ui.policy, policy_name, nullptr, kPolicyCount);
     pol_changed |= ImGui::InputInt("max catch-up", &ui.max_catch_up, 1, 1, ImGuiInputTextFlags_EnterReturnsTrue);
-    if (pol_changed) ui.report(s.set_policy(pol[ui.policy], ui.max_catch_up), "late policy applied");
+    if (pol_changed)
+        ui.report(s.set_policy(pacer::kLatePolicyNames[ui.policy].value, ui.max_catch_up), "late policy applied");
 }
 
 void waiter_controls(Session& s, UiState& ui) {

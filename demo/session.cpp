@@ -46,7 +46,8 @@ Session::Session(const Options& o)
     cfg.mode = o.mode;
     cfg.late_policy = o.policy;
     coarse_on_ = o.coarse_ms > 0;
-    make_pacer(cfg);  // throws pacer::ConfigError; options were validated before
+    // Throws pacer::ConfigError; options were validated before.
+    pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
     sim_ = pacer::FixedStep(sim_config(o.sim_hz, 8, pacer_->period()));
     busy_.set_count(o.load);
     start_ns_ = last_refresh_ns_ = now_ns();
@@ -70,12 +71,6 @@ pacer::Status Session::start_capture(const std::string& path) {
 }
 
 pacer::Status Session::stop_capture() { return capture_.close(); }
-
-void Session::make_pacer(const pacer::PacerConfig& config) {
-    const pacer::PacerConfig cfg = config;  // may refer to the old pacer's config: copy it first
-    pacer_.reset();  // the old pacer restores the thread's timer slack before the new one starts
-    pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
-}
 
 const pacer::FrameTiming& Session::begin_frame() {
     t_ = pacer_->wait();
@@ -196,9 +191,8 @@ pacer::Status Session::set_coarse(int period_ms) {
     const bool on = period_ms > 0;
     if (on != coarse_on_) {
         coarse_on_ = on;
-        // FramePacer takes its TimeSource at construction: a new pacer with the same settings.
-        // Its grid restarts and its learned margin starts from initial_margin again.
-        make_pacer(pacer_->config());
+        // The grid restarts on the new source; what the waiter learned is kept and adapts.
+        pacer_->set_time_source(on ? &coarse_ : nullptr);
     }
     return {};
 }

@@ -87,7 +87,8 @@ public:
     pacer::Status set_sim(double step_hz, int max_steps);
     pacer::Status set_work(double mean_ms, double jitter_ms);
     pacer::Status set_load(int threads);
-    // period_ms 0 = off (real OS sleep). Switching on/off recreates the pacer; statistics stay.
+    // period_ms 0 = off (real OS sleep). Switching on/off restarts the pacer's grid; its learned
+    // margin and the statistics stay.
     pacer::Status set_coarse(int period_ms);
 
     // Frame-time capture (pacer::CaptureWriter): one row per frame from record(), which the loop
@@ -128,7 +129,6 @@ public:
     double interval_hi_ms = 0, lateness_hi_ms = 0;  // bins cover [0, hi)
 
 private:
-    void make_pacer(const pacer::PacerConfig& cfg);
 
     CoarseTimeSource coarse_;
     bool coarse_on_ = false;

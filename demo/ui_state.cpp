@@ -7,9 +7,8 @@ namespace pacer_demo {
 
 UiState::UiState(const Options& o, Session& s) {
     any_hz = o.hz;
-    for (int i = 0; i < kModeCount; ++i)
-        if (kModes[i] == o.mode) mode = i;
-    policy = o.policy == pacer::LatePolicy::catch_up ? 0 : o.policy == pacer::LatePolicy::skip ? 1 : 2;
+    mode = index_in(pacer::kWaitModeNames, o.mode);
+    policy = index_in(pacer::kLatePolicyNames, o.policy);
     sim_hz = o.sim_hz;
     work_ms = static_cast<float>(o.work_ms);
     jitter_ms = static_cast<float>(o.work_jitter_ms);

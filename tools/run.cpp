@@ -33,9 +33,9 @@ int run_main(int argc, char** argv) {
         .range = rate_range();
     // Headless there is no swap to pace by: vsync and auto have nothing to measure.
     opts.choice("--mode", "wait mode", &cfg.mode,
-                {{"sleep", WaitMode::sleep}, {"spin", WaitMode::spin}, {"hybrid", WaitMode::hybrid}});
+                cli::names_of(pacer::kWaitModeNames, {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid}));
     opts.choice("--late-policy", "what a late frame does", &cfg.late_policy,
-                {{"catch_up", LatePolicy::catch_up}, {"skip", LatePolicy::skip}, {"resync", LatePolicy::resync}});
+                cli::names_of(pacer::kLatePolicyNames));
     opts.number("--seconds", "S", "run time", &seconds, 0.01, 86400.0);
     opts.number("--frames", "N", "run this many frames instead", &frames, 1LL, 1'000'000'000LL).default_text.clear();
     opts.number("--work-ms", "MS", "busy work per frame", &work_ms, 0.0, 1000.0);

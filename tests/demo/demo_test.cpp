@@ -234,14 +234,20 @@ TEST(Session, ControlsRefuseBadValuesAndKeepRunning) {
     w.quantile = 2.0;
     EXPECT_FALSE(s.set_waiter(w).ok());
 
-    // Switching the coarse scheduler on recreates the pacer with the same settings; the
-    // statistics carry on.
+    // Switching the coarse scheduler on keeps the pacer, its settings and what its waiter
+    // learned; the statistics carry on.
     EXPECT_TRUE(s.set_rate(500.0).ok());
+    const pacer::FramePacer* before = &s.pacer();
+    const std::int64_t learned = s.pacer().waiter().estimator().count();
     EXPECT_TRUE(s.set_coarse(1).ok());
     EXPECT_EQ(s.coarse_ms(), 1);
+    EXPECT_EQ(&s.pacer(), before);
+    EXPECT_EQ(s.pacer().waiter().estimator().count(), learned);
+    EXPECT_NE(&s.pacer().time_source(), &pacer::system_time_source());
     EXPECT_DOUBLE_EQ(s.pacer().config().target_hz, 500.0);
     for (int i = 0; i < 5; ++i) s.begin_frame();
     EXPECT_TRUE(s.set_coarse(0).ok());
+    EXPECT_EQ(&s.pacer().time_source(), &pacer::system_time_source());
     for (int i = 0; i < 5; ++i) s.begin_frame();
     s.refresh(true);
     EXPECT_EQ(s.summary().frames_total, 20u);
