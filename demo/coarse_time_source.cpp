@@ -24,7 +24,7 @@ void CoarseTimeSource::sleep_until_ns(std::int64_t deadline_ns) noexcept {
     // Wake on the scheduler's next tick: the next multiple of the period after the real wake-up.
     const std::int64_t woke = os_.now_ns();
     std::int64_t tick = (woke / period_ns_ + 1) * period_ns_;
-    // Another process holds the CPU for whole periods now and then (seed 000: 5 %, repeated).
+    // Another process holds the CPU for whole periods now and then (as in the preciseSleep article's fake sleep: 5 %, repeated).
     std::uniform_real_distribution<double> u(0.0, 1.0);
     while (u(rng_) < preempt_p_) tick += period_ns_;
     os_.sleep_until_ns(tick);

@@ -218,7 +218,7 @@ TEST_P(SchedulerPeriod, HybridLatenessAndSpinShareStayWithinBounds) {
     EXPECT_GT(r.sleep_share, 1.0 - 4e6 / frame_ns - r.spin_share - 0.3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seed000, SchedulerPeriod,
+INSTANTIATE_TEST_SUITE_P(PreciseSleepArticle, SchedulerPeriod,
                          ::testing::Values(Grid{0.05}, Grid{0.1}, Grid{0.25}, Grid{0.5}, Grid{1.0},
                                            Grid{2.0}, Grid{4.0}, Grid{10.0}),
                          [](const auto& param_info) {

@@ -1,5 +1,5 @@
 // tools/analyze.hpp - the summary `pacer analyze` prints, computed with the definitions PresentMon,
-// OCAT and CapFrameX use (REFERENCE.md "Metric definitions in use"):
+// OCAT and CapFrameX document:
 //   * quantile Q(p): linear interpolation at h = (N - 1) p of the sorted frame times
 //     (pacer::percentile_sorted);
 //   * average FPS = 1000 N / sum(frame time ms); P1 FPS = 1000 / Q(0.99), P0.1 FPS = 1000 / Q(0.999);

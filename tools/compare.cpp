@@ -20,7 +20,7 @@
 
 #include "compare.hpp"
 #include "pacer/pacer.hpp"
-#include "seed000.hpp"
+#include "precise_sleep.hpp"
 #include "tools.hpp"
 
 namespace pacer::tools {
@@ -35,10 +35,10 @@ struct Options {
     std::string csv;
 };
 
-enum Strategy { kSleep, kSpin, kSeed000, kHybrid, kStrategies };
-const char* kNames[kStrategies] = {"sleep (absolute OS sleep)", "spin", "seed000 preciseSleep",
+enum Strategy { kSleep, kSpin, kPrecise, kHybrid, kStrategies };
+const char* kNames[kStrategies] = {"sleep (absolute OS sleep)", "spin", "preciseSleep (Blatnik 2020)",
                                    "pacer hybrid"};
-const char* kShort[kStrategies] = {"sleep", "spin", "seed000", "hybrid"};
+const char* kShort[kStrategies] = {"sleep", "spin", "precise", "hybrid"};
 
 struct Samples {
     std::vector<double> late_us, interr_us, cpu_pct;
@@ -58,7 +58,7 @@ void busy_work(std::int64_t ns) {
 
 // One chunk of one strategy: paces for `seconds`, appends what it saw.
 void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
-               bench::Seed000Sleep& seed, Samples& out) {
+               bench::PreciseSleep& seed, Samples& out) {
     pacer::TimeSource& ts = pacer::system_time_source();
     const auto work_ns = static_cast<std::int64_t>(o.work_ms * 1e6);
     const auto frames = static_cast<int>(o.seconds * hz);
@@ -66,7 +66,7 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     pacer::CpuMeter cpu;
     const std::int64_t t0 = ts.now_ns();
     double spun = 0;
-    if (s == kSeed000) {
+    if (s == kPrecise) {
         // Seed 000's loop, given absolute deadlines so that lateness means the same thing.
         std::int64_t deadline = ts.now_ns();
         std::int64_t prev_wake = deadline;
@@ -103,9 +103,10 @@ int compare_main(int argc, char** argv, const char* prog) {
     pacer::set_log_function(nullptr);
     Options o;
     cli::Parser opts(prog, "",
-                     "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, seed 000's\n"
-                     "preciseSleep, pacer's hybrid) paces the same loop in short chunks, one after the other,\n"
-                     "round after round; prints lateness percentiles and the pacing thread's CPU %.");
+                     "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, the\n"
+                     "preciseSleep of \"Making an accurate Sleep() function\", pacer's hybrid) paces the\n"
+                     "same loop in short chunks, one after the other, round after round; prints lateness\n"
+                     "percentiles and the pacing thread's CPU %.");
     opts.list("--hz", "LIST", "target rates to compare", &o.hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = "each " + rate_range();
     opts.list("--load", "LIST", "numbers of background busy threads", &o.load, 0, 64);
@@ -145,7 +146,7 @@ int compare_main(int argc, char** argv, const char* prog) {
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::spin}),
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid})};
-            bench::Seed000Sleep seed;
+            bench::PreciseSleep seed;
             for (int r = 0; r < o.rounds; ++r)
                 for (int k = 0; k < kStrategies; ++k) {
                     const auto st = static_cast<Strategy>((k + r) % kStrategies);  // rotate the order
@@ -172,9 +173,9 @@ int compare_main(int argc, char** argv, const char* prog) {
                         << q(x.interr_us, 0.5) << ',' << q(x.interr_us, 0.99) << ',' << spin << ','
                         << cpu[k] << '\n';
             }
-            std::printf("hybrid vs seed000: CPU %.2fx; hybrid vs spin: CPU %.3fx, p99 lateness %.1f us vs %.1f us "
+            std::printf("hybrid vs preciseSleep: CPU %.2fx; hybrid vs spin: CPU %.3fx, p99 lateness %.1f us vs %.1f us "
                         "(target <= 2 x spin + 20 = %.1f us)\n",
-                        cpu[kHybrid] / std::max(cpu[kSeed000], 1e-9), cpu[kHybrid] / std::max(cpu[kSpin], 1e-9),
+                        cpu[kHybrid] / std::max(cpu[kPrecise], 1e-9), cpu[kHybrid] / std::max(cpu[kSpin], 1e-9),
                         p99[kHybrid], p99[kSpin], 2 * p99[kSpin] + 20);
             std::fflush(stdout);
         }

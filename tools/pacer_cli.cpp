@@ -19,7 +19,7 @@ int usage(FILE* to) {
                  "usage: pacer <command> [options]     (pacer <command> --help for its options)\n"
                  "  analyze FILE...  summary of frame-time captures (pacer, PresentMon, MangoHud)\n"
                  "  probe            how long this machine's wait primitives really wait\n"
-                 "  compare          interleaved pacing comparison: sleep, spin, seed 000, hybrid\n"
+                 "  compare          interleaved pacing comparison: sleep, spin, preciseSleep, hybrid\n"
                  "  simulate         relative-error heatmap of the waiter on the virtual-time OS model\n"
                  "  run              a paced loop without a window, optionally captured\n"
                  "  version          print the version\n");

@@ -1,4 +1,5 @@
-// `pacer probe`: how long this machine's wait primitives really take (seeds 001 and 003). For each
+// `pacer probe`: how long this machine's wait primitives really take (after "Quantifying The Accuracy Of Sleep", 2003, and "How long do short sleeps
+// actually take?"). For each
 // primitive, each requested time and each number of busy background threads, N timed calls:
 // mean, stddev, min, p50, p99, max of the real duration, and the calling thread's CPU %.
 // Total time is bounded by --budget: cells that would not fit are skipped and listed as such.

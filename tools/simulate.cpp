@@ -1,6 +1,6 @@
-// `pacer simulate`: seed 000's robustness heatmap, in virtual time. For every requested wait time
+// `pacer simulate`: the robustness heatmap of "Making an accurate Sleep() function" (2020), in virtual time. For every requested wait time
 // and scheduler period, a waiter sleeps `iterations` times on a pacer::SimulatedOs whose OS sleep
-// wakes up to one period late (uniform, as seed 000's fake sleep) with random preemptions, and the
+// wakes up to one period late (uniform, as that article's fake sleep) with random preemptions, and the
 // mean relative error |woke - requested| / requested is printed as a heatmap. Deterministic: the
 // same options print the same table on every machine, in well under a second.
 #include <cerrno>
@@ -31,7 +31,7 @@ int simulate_main(int argc, char** argv) {
     cli::Parser opts("pacer simulate", "",
                      "Runs the waiter against the virtual-time OS model (pacer/sim.hpp) over a grid of requested\n"
                      "times x scheduler periods and prints the mean relative error |woke - requested| / requested\n"
-                     "in percent, as in seed 000's heatmap. Deterministic.");
+                     "in percent, as in the heatmap of \"Making an accurate Sleep() function\". Deterministic.");
     opts.list("--times-ms", "LIST", "requested wait times, ms", &times, 0.001, 1000.0);
     opts.list("--periods-ms", "LIST", "scheduler periods of the simulated OS sleep, ms", &periods, 0.0, 100.0);
     opts.choice("--mode", "waiter mode to simulate; all = sleep, spin and hybrid", &modes,

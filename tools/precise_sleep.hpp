@@ -1,4 +1,4 @@
-// Baseline: the preciseSleep() of seed 000 ("Making an accurate Sleep() function"), rewritten
+// Baseline: the preciseSleep() of Blat Blatnik's "Making an accurate Sleep() function" (2020), rewritten
 // here. It sleeps in 1 ms slices while the time left exceeds mean + 1 sigma of the observed slice
 // (Welford's running estimate, never forgotten), then spins. Relative: it is handed "time left".
 #pragma once
@@ -10,7 +10,7 @@
 
 namespace bench {
 
-class Seed000Sleep {
+class PreciseSleep {
 public:
     // Returns the time spent spinning, in ns.
     std::int64_t sleep(double seconds) {
