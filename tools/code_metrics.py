@@ -50,9 +50,6 @@ def count_lines(text):
 
 # ---- Blanking comments, literals and preprocessor lines (newlines kept, so lines still match) ----
 
-RAW_PREFIX = re.compile(r"(?:u8|u|U|L)?R$")
-
-
 def _blank(s):
     return re.sub(r"[^\n]", " ", s)
 
@@ -95,7 +92,7 @@ def strip_code(text):
             k = n if k < 0 else k + 2
             out.append(_blank(text[i:k]))
             i = k
-        elif c == '"' and RAW_PREFIX.search(text[max(0, i - 3):i]) and not _ident_char_before(text, i):
+        elif c == '"' and _raw_string_prefix(text, i):
             m = re.compile(r'"([^()\\\s]{0,16})\(').match(text, i)
             if m:
                 end = text.find(")" + m.group(1) + '"', m.end())
@@ -117,10 +114,10 @@ def strip_code(text):
     return "".join(out)
 
 
-def _ident_char_before(text, i):
-    # R"( is a raw string only when the prefix is a whole token: fooR"(...)" is not.
+def _raw_string_prefix(text, i):
+    # R"(...)" is a raw string when R (u8R, uR, UR, LR) is a whole token: fooR"(...)" is not.
     m = re.search(r"[A-Za-z0-9_]*$", text[max(0, i - 64):i])
-    return m.group(0) not in ("R", "u8R", "uR", "UR", "LR")
+    return m.group(0) in ("R", "u8R", "uR", "UR", "LR")
 
 
 def _digit_separator(text, i):
