@@ -273,7 +273,9 @@ def export(rev, dest, cwd):
         tmp.seek(0)
         with tarfile.open(fileobj=tmp) as tar:
             members = [m for m in tar.getmembers() if m.isfile() or m.isdir()]
-            tar.extractall(dest, members=members)
+            # Python >= 3.12 takes an extraction filter (and warns without one); 3.11 does not.
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(dest, members=members, **safe)
             return [m.name for m in members if m.isfile()]
 
 
