@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI, Windows: cross-build pacer and its unit tests with mingw-w64 and run them under Wine.
 #
-#   .ci/windows.sh            install what is missing, configure, build (-j2), ctest under Wine
+#   .ci/windows.sh            install what is missing, configure, build (-j2, warnings are errors),
+#                             ctest under Wine
 #
 # Everything comes from Debian 12 packages (docs/platforms.md). Exits non-zero when a step or a
 # test fails; prints ctest's summary, the per-rung sleep measurements of
@@ -30,7 +31,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 build_dir=build-windows
-cmake --preset windows-mingw >/dev/null
+cmake --preset windows-mingw -DPACER_WARNINGS_AS_ERRORS=ON >/dev/null
 cmake --build --preset windows-mingw
 
 # A private Wine prefix in the build tree, created once (cmake/windows/wine-run.sh does it), and
