@@ -22,12 +22,15 @@ int consumer_designated(const std::string& path) {
     if (pacer::Status st = cap.open(path, {.application = "game", .config = pacer.config()}); !st)
         return 1;
 
-    const auto t0 = std::chrono::steady_clock::now();
+    const pacer::clock::time_point t0 = pacer.now();
     pacer::FrameTiming t = pacer.wait();
     cap.add(t, {.in_present = 1ms, .sync_interval = 1});
     cap.add(t, {.pacing_source = "swap"});
-    pacer.report_present({.begin = t0, .end = std::chrono::steady_clock::now(), .swap_interval = 1,
-                          .refresh_hz = 144.0});
-    pacer.report_present({t0, std::chrono::steady_clock::now(), 1, 144.0});  // README's form
+    pacer.report_present({.begin = t0, .end = pacer.now(), .swap_interval = 1, .refresh_hz = 144.0});
+    pacer.report_present({t0, pacer.now(), 1, 144.0});  // README's form
+    // A host that times its swap with steady_clock converts.
+    const auto s0 = std::chrono::steady_clock::now();
+    pacer.report_present({pacer::clock::from_steady(s0), pacer::clock::from_steady(std::chrono::steady_clock::now()),
+                          1, 144.0});
     return sim.advance(t.interval).steps >= 0 && cap.close() ? 0 : 1;
 }
