@@ -1,7 +1,8 @@
 // A minimal engine loop against the installed or add_subdirectory'd pacer: the README's
-// embedding example, run for a few frames at 200 Hz. Exit 0 when the frames came out right.
+// embedding examples, each run for a few frames at 200 Hz. Exit 0 when the frames came out right.
 #include <pacer/pacer.hpp>
 
+#include <chrono>
 #include <cstdio>
 
 namespace {
@@ -11,6 +12,11 @@ struct World {
 } world;
 double last_alpha = -1;
 void render(double alpha) { last_alpha = alpha; }
+int ticks = 0;
+double elapsed_s = 0;
+void update() { ++ticks; }
+void update(double dt) { elapsed_s += dt; }
+void draw_and_present() {}
 }  // namespace
 
 int main() {
@@ -28,8 +34,26 @@ int main() {
         render(a.alpha);
     }
     // ---
-    const bool ok = t.index >= 19 && t.wake >= t.deadline && stats.size() == 19 && world.steps > 0 &&
-                    last_alpha >= 0 && last_alpha < 1;
+    bool ok = t.index >= 19 && t.wake >= t.deadline && stats.size() == 19 && world.steps > 0 &&
+              last_alpha >= 0 && last_alpha < 1;
+
+    // --- README: a frame-locked game, and variable delta time ---
+    {
+        pacer::FramePacer locked({.target_hz = 200.0});
+        for (int frame = 0; frame < 10; ++frame) {
+            locked.wait();
+            update();
+            draw_and_present();
+        }
+        pacer::FramePacer variable({.target_hz = 200.0});
+        for (int frame = 0; frame < 10; ++frame) {
+            pacer::FrameTiming ft = variable.wait();
+            update(std::chrono::duration<double>(ft.interval).count());
+            draw_and_present();
+        }
+    }
+    // ---
+    ok = ok && ticks == 10 && elapsed_s >= 9 * 0.005 - 1e-9;
     std::printf("consumer: pacer %s, frame %llu, %d steps, %s\n", pacer::kVersion,
                 static_cast<unsigned long long>(t.index), world.steps, ok ? "ok" : "WRONG");
     return ok ? 0 : 1;
