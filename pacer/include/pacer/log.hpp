@@ -15,8 +15,8 @@
 // Defaults: warnings and errors only, written to stderr as "pacer: warning: <message>" by
 // log_to_stderr(). Informational lines (the rate and mode at start, each vsync decision) appear
 // when the level is lowered to info; debug adds the OS layer's choices (which Windows timer).
-// For an engine that logs with spdlog, the optional pacer::spdlog target (pacer/spdlog.hpp, built
-// when spdlog is found) routes the lines into a spdlog logger of the engine's own build.
+// Optional header-only adapters (pacer/adapters/include, each its own CMake target) route these
+// lines into common logging libraries, compiled in the engine's build against its own copy.
 //
 // The message is a NUL-terminated line without a trailing newline, valid during the call only.
 // The function is called on the thread where the event happened (usually the pacing thread),
