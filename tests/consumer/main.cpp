@@ -4,6 +4,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string_view>
+
+static_assert(std::string_view(pacer::kVersion) == PACER_PACKAGE_VERSION,
+              "pacer::kVersion differs from the version of the CMake package");
 
 namespace {
 struct World {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The Debian package installed for real, after ./dev test (it packs ./build): apt resolves its
+# Depends, then a CMake project and a pkg-config command line find pacer in the system's default
+# places, with no CMAKE_PREFIX_PATH or PKG_CONFIG_PATH. ctest's package.deb checks the package
+# unpacked, without root; this adds what only an installed package shows. The package is removed
+# again at the end, so a developer's machine is left as it was.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+chmod 755 "$work"  # apt reads the .deb as its own unprivileged user
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+cleanup() {
+  "${sudo[@]}" apt-get remove -y -q libpacer-dev >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+(cd build && cpack -G DEB -B "$work/deb" >/dev/null)
+deb=$(echo "$work"/deb/pacer_*.deb)
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "$deb"
+
+cmake -S tests/consumer -B "$work/consumer" -DPACER_HOW=find_package -DCMAKE_BUILD_TYPE=Release \
+      >/dev/null
+cmake --build "$work/consumer" -j 2 --target consumer >/dev/null
+"$work/consumer/consumer"
+
+version=$(pkg-config --modversion pacer)
+# shellcheck disable=SC2046  # pkg-config's output is meant to be split into arguments
+c++ -std=c++20 $(pkg-config --cflags pacer) -c tests/package/frames.cpp -o "$work/frames.o"
+# shellcheck disable=SC2046
+cc "$work/frames.o" $(pkg-config --libs pacer) -o "$work/frames"
+"$work/frames" "$version"
+echo "package: $(basename "$deb") installed with apt, built against with find_package and pkg-config"

@@ -1,0 +1,87 @@
+# What an installed pacer carries besides the CMake package (pacer/CMakeLists.txt): pacer.pc for
+# pkg-config, the license and changelog, and, when pacer is the top-level project, the Debian
+# package (`cpack -G DEB` in the build tree).
+include(GNUInstallDirs)
+find_package(Threads REQUIRED)
+
+# ---- pkg-config ---------------------------------------------------------------------------------
+# A static libpacer does not record what it links: a Makefile or C user must be told the C++
+# runtime (what this C++ compiler links implicitly, minus libc and the compiler's support
+# libraries, which every driver adds) and the threads flag. `pkg-config --libs` without --static
+# omits Libs.private, so for the static library they go in Libs.
+set(_pacer_runtime)
+foreach(_lib IN LISTS CMAKE_CXX_IMPLICIT_LINK_LIBRARIES)
+  if(NOT _lib MATCHES "^(c|gcc|gcc_s|gcc_eh|pthread)$")
+    list(APPEND _pacer_runtime "-l${_lib}")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES _pacer_runtime)
+list(APPEND _pacer_runtime ${CMAKE_THREAD_LIBS_INIT})
+list(JOIN _pacer_runtime " " _pacer_runtime)
+get_target_property(_pacer_type pacer TYPE)
+if(_pacer_type STREQUAL "STATIC_LIBRARY")
+  set(PACER_PC_LIBS "${_pacer_runtime}")
+  set(PACER_PC_LIBS_PRIVATE "")
+else()
+  set(PACER_PC_LIBS "")
+  set(PACER_PC_LIBS_PRIVATE "${_pacer_runtime}")
+endif()
+# Relative directories are written relative to ${prefix}, and ${prefix} relative to the file.
+file(RELATIVE_PATH PACER_PC_UP "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+string(REGEX REPLACE "/$" "" PACER_PC_UP "${PACER_PC_UP}")
+foreach(_dir IN ITEMS LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_dir}}")
+    set(PACER_PC_${_dir} "${CMAKE_INSTALL_${_dir}}")
+  else()
+    set(PACER_PC_${_dir} "\${prefix}/${CMAKE_INSTALL_${_dir}}")
+  endif()
+endforeach()
+configure_file("${CMAKE_CURRENT_LIST_DIR}/pacer.pc.in" "${PROJECT_BINARY_DIR}/pacer.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/pacer.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/CHANGELOG.md"
+        DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+
+# ---- Debian package -----------------------------------------------------------------------------
+# Only for pacer's own build: an engine that add_subdirectory()s pacer keeps its own CPack setup.
+if(NOT PROJECT_IS_TOP_LEVEL)
+  return()
+endif()
+set(PACER_PACKAGE_MAINTAINER "the pacer authors" CACHE STRING
+    "Maintainer field of the Debian package (\"Name <e-mail>\")")
+set(CPACK_PACKAGE_NAME libpacer-dev)
+set(CPACK_PACKAGE_VENDOR "the pacer authors")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+# Debian wraps nothing: the lines are kept under 80 columns here.
+string(JOIN "\n" CPACK_PACKAGE_DESCRIPTION
+  "pacer holds a game engine's main loop to a frame rate with hybrid sleep: the OS"
+  "sleep for the part of the wait the OS can be trusted with, learned online from"
+  "the machine's wake-up lateness, then a short spin to the exact deadline. It also"
+  "detects vsync, and offers a fixed-step accumulator with interpolation and frame"
+  "statistics. This package holds the C++20 headers, the static library, the CMake"
+  "package (find_package(pacer)) and pacer.pc for pkg-config.")
+set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
+set(CPACK_PACKAGE_CONTACT "${PACER_PACKAGE_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${PACER_PACKAGE_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
+# Headers and a static library: a user needs a C++20 standard library to build against them
+# (libstdc++-dev is provided by every libstdc++-N-dev); spdlog only for pacer::spdlog.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6-dev | libc-dev, libstdc++-dev")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "pkg-config, cmake, libspdlog-dev")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# The library's install rules only (the default component): the `pacer` tool is its own
+# component, left out, so the package holds no binary that would need shared-library dependencies.
+set(CPACK_INSTALL_CMAKE_PROJECTS "${PROJECT_BINARY_DIR};${PROJECT_NAME};Unspecified;/")
+find_program(PACER_DPKG dpkg)
+mark_as_advanced(PACER_DPKG)
+if(PACER_DPKG)
+  execute_process(COMMAND "${PACER_DPKG}" --print-architecture
+                  OUTPUT_VARIABLE _pacer_arch OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "${_pacer_arch}")
+  set(CPACK_DEBIAN_FILE_NAME "pacer_${PROJECT_VERSION}_${_pacer_arch}.deb")
+  set(CPACK_GENERATOR DEB)
+else()
+  set(CPACK_GENERATOR TGZ)
+endif()
+include(CPack)

@@ -1,0 +1,88 @@
+# ctest driver: builds the Debian package of the build tree under test (`cpack -G DEB`), checks
+# its control fields and contents, unpacks it into a scratch root (`dpkg-deb -x`, no root needed),
+# then builds against the unpacked tree both ways a user would: tests/consumer with find_package
+# (CMAKE_PREFIX_PATH), and a plain compiler command line with `pkg-config --cflags --libs pacer`.
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+function(run)  # runs a command; OUTPUT_VARIABLE out receives its standard output
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE stdout
+                  ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${stdout}${stderr}")
+  endif()
+  string(STRIP "${stdout}" stdout)
+  set(out "${stdout}" PARENT_SCOPE)
+endfunction()
+
+function(expect what text regex)
+  if(NOT text MATCHES "${regex}")
+    message(FATAL_ERROR "package: ${what}: expected /${regex}/ in:\n${text}")
+  endif()
+  message(STATUS "package: ok: ${what}")
+endfunction()
+
+# ---- The package --------------------------------------------------------------------------------
+run(${CPACK} -G DEB -C ${CONFIG} --config "${BUILD_DIR}/CPackConfig.cmake" -B "${WORK_DIR}/cpack")
+file(GLOB debs "${WORK_DIR}/cpack/pacer_${VERSION}_*.deb")
+list(LENGTH debs n)
+if(NOT n EQUAL 1)
+  file(GLOB all "${WORK_DIR}/cpack/*")
+  message(FATAL_ERROR "package: expected one pacer_${VERSION}_<arch>.deb, found: ${all}")
+endif()
+get_filename_component(deb_name "${debs}" NAME)
+message(STATUS "package: built ${deb_name}")
+
+run(dpkg-deb --field "${debs}" Package Version Section Maintainer Depends Description)
+set(fields "${out}")
+expect("package name and version" "${fields}" "Package: libpacer-dev\nVersion: ${VERSION}\n")
+expect("section" "${fields}" "Section: libdevel")
+expect("maintainer" "${fields}" "Maintainer: [^\n]+")
+# A static library and headers: the C and C++ standard libraries, nothing else.
+expect("depends on libc and libstdc++ only" "${fields}"
+       "Depends: libc6-dev \\| libc-dev, libstdc\\+\\+-dev\n")
+expect("description" "${fields}" "Description: [^\n]+\n [^\n]+")
+
+run(dpkg-deb --contents "${debs}")
+set(contents "${out}")
+foreach(file IN ITEMS include/pacer/pacer.hpp include/pacer/version.hpp lib/libpacer.a
+                      lib/cmake/pacer/pacerConfig.cmake lib/cmake/pacer/pacerConfigVersion.cmake
+                      lib/cmake/pacer/pacerTargets.cmake lib/pkgconfig/pacer.pc
+                      share/doc/pacer/LICENSE share/doc/pacer/CHANGELOG.md)
+  string(REPLACE "+" "\\+" pattern "./usr/${file}")
+  expect("contains /usr/${file}" "${contents}" " ${pattern}(\n|$)")
+endforeach()
+if(contents MATCHES " \\./usr/bin/")
+  message(FATAL_ERROR "package: the library package holds a program:\n${contents}")
+endif()
+
+# ---- Unpacked, as a user's machine sees it ------------------------------------------------------
+set(root "${WORK_DIR}/root")
+run(dpkg-deb -x "${debs}" "${root}")
+
+# find_package: the consumer project, with its version checks (tests/consumer/CMakeLists.txt).
+set(build "${WORK_DIR}/consumer")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${build}" -G "${GENERATOR}"
+    -DPACER_HOW=find_package -DCMAKE_BUILD_TYPE=${CONFIG} "-DCMAKE_PREFIX_PATH=${root}/usr")
+run(${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer)
+run("${build}/consumer")
+expect("find_package(pacer) consumer runs" "${out}" "consumer: pacer ${VERSION}, .* ok")
+
+# pkg-config, found through PKG_CONFIG_PATH only: pacer.pc finds its prefix from its own place.
+set(ENV{PKG_CONFIG_PATH} "${root}/usr/lib/pkgconfig")
+run(${PKG_CONFIG} --modversion pacer)
+expect("pkg-config --modversion" "${out}" "^${VERSION}$")
+run(${PKG_CONFIG} --cflags pacer)
+separate_arguments(cflags UNIX_COMMAND "${out}")
+string(FIND "${out}" "-I${root}/usr/lib/pkgconfig/../../include" at)
+if(NOT at EQUAL 0)
+  message(FATAL_ERROR "package: pkg-config --cflags pacer does not point into ${root}: ${out}")
+endif()
+run(${PKG_CONFIG} --libs pacer)
+separate_arguments(libs UNIX_COMMAND "${out}")
+message(STATUS "package: pkg-config --cflags --libs pacer: ${cflags} ${libs}")
+# Compiled as C++20, linked by the C compiler driver, which adds no C++ runtime of its own.
+run(${CXX} -std=c++20 ${cflags} -c "${SOURCE_DIR}/tests/package/frames.cpp" -o "${WORK_DIR}/frames.o")
+run(${CC} "${WORK_DIR}/frames.o" ${libs} -o "${WORK_DIR}/frames")
+run("${WORK_DIR}/frames" "${VERSION}")
+expect("pkg-config build links with cc and runs" "${out}" "frames: pacer ${VERSION}, frame [0-9]+, ok")
