@@ -87,37 +87,26 @@ TEST(CApi, WaitsInOrderAndNeverEarly) {
     pacer_destroy(p);
 }
 
-TEST(CApi, CreateRefusesBadConfigsWithTheMessage) {
-    const struct {
-        double hz;
-        const char* message;
-    } cases[] = {
-        {std::nan(""), "target_hz = nan: must be a finite number in (0, 10000]"},
-        {0.0, "target_hz = 0: must be a finite number in (0, 10000]"},
-        {1e9, "target_hz = 1e+09: must be a finite number in (0, 10000]"},
-        {-std::numeric_limits<double>::infinity(), "target_hz = -inf: must be a finite number in (0, 10000]"},
-    };
-    for (const auto& c : cases) {
-        const pacer_config config = config_at(c.hz);
-        EXPECT_EQ(pacer_create(&config), nullptr);
-        EXPECT_STREQ(pacer_last_error(), c.message);
-    }
+// pacer_create(config with one field changed by set) returns NULL and says message.
+template <class Set>
+void expect_refused(Set set, const char* message) {
     pacer_config config = pacer_config_default();
-    config.mode = 9;
+    set(config);
     EXPECT_EQ(pacer_create(&config), nullptr);
-    EXPECT_STREQ(pacer_last_error(), "mode = 9: not a WaitMode");
-    config = pacer_config_default();
-    config.late_policy = -1;
-    EXPECT_EQ(pacer_create(&config), nullptr);
-    EXPECT_STREQ(pacer_last_error(), "late_policy = -1: not a LatePolicy");
-    config = pacer_config_default();
-    config.max_catch_up = 1001;
-    EXPECT_EQ(pacer_create(&config), nullptr);
-    EXPECT_STREQ(pacer_last_error(), "max_catch_up = 1001: must be in [0, 1000] frames");
-    config = pacer_config_default();
-    config.miss_tolerance_ns = -1;
-    EXPECT_EQ(pacer_create(&config), nullptr);
-    EXPECT_STREQ(pacer_last_error(), "miss_tolerance = -1 ns: must be in [0, 1e9] ns");
+    EXPECT_STREQ(pacer_last_error(), message);
+}
+
+TEST(CApi, CreateRefusesBadConfigsWithTheMessage) {
+    const char* const hz_range = ": must be a finite number in (0, 10000]";
+    expect_refused([](pacer_config& c) { c.target_hz = std::nan(""); }, (std::string("target_hz = nan") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.target_hz = 0.0; }, (std::string("target_hz = 0") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.target_hz = 1e9; }, (std::string("target_hz = 1e+09") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.target_hz = -std::numeric_limits<double>::infinity(); },
+                   (std::string("target_hz = -inf") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.mode = 9; }, "mode = 9: not a WaitMode");
+    expect_refused([](pacer_config& c) { c.late_policy = -1; }, "late_policy = -1: not a LatePolicy");
+    expect_refused([](pacer_config& c) { c.max_catch_up = 1001; }, "max_catch_up = 1001: must be in [0, 1000] frames");
+    expect_refused([](pacer_config& c) { c.miss_tolerance_ns = -1; }, "miss_tolerance = -1 ns: must be in [0, 1e9] ns");
 }
 
 TEST(CApi, LastErrorIsPerThread) {
