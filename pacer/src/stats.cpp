@@ -6,7 +6,7 @@
 
 namespace pacer {
 
-double percentile_sorted(std::span<const double> s, double p) noexcept {
+double percentile_sorted(Span<const double> s, double p) noexcept {
     if (s.empty()) return 0.0;
     if (!(p > 0.0)) return s.front();
     if (p >= 1.0) return s.back();
@@ -90,7 +90,7 @@ const std::int64_t* FrameStats::column(FrameMetric m) const noexcept {
 namespace {
 
 // 1000 / mean of the frame times at or above the q-quantile (the "average" low-FPS definition).
-double low_fps(std::span<const double> sorted, double q) noexcept {
+double low_fps(Span<const double> sorted, double q) noexcept {
     if (sorted.empty()) return 0.0;
     const double cut = percentile_sorted(sorted, q);
     const auto first = std::lower_bound(sorted.begin(), sorted.end(), cut);
@@ -103,7 +103,7 @@ double low_fps(std::span<const double> sorted, double q) noexcept {
 
 }  // namespace
 
-Distribution describe_sorted(std::span<const double> sorted) noexcept {
+Distribution describe_sorted(Span<const double> sorted) noexcept {
     Distribution d;
     if (sorted.empty()) return d;
     double sum = 0;
@@ -131,7 +131,7 @@ StatsSummary FrameStats::summarize() const noexcept {
     s.stutters_total = stutter_.count();
     s.target_ms = static_cast<double>(last_period_) * 1e-6;
     if (count_ == 0) return s;
-    std::span<double> buf(scratch_.data(), count_);
+    const Span<double> buf(scratch_.data(), count_);
 
     std::int64_t wall = 0, work = 0, slept = 0, spun = 0;
     for (std::size_t i = 0; i < count_; ++i) {
@@ -163,7 +163,7 @@ StatsSummary FrameStats::summarize() const noexcept {
 }
 
 HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double hi_ms,
-                                      std::span<float> bins) const noexcept {
+                                      Span<float> bins) const noexcept {
     HistogramCounts c;
     if (bins.empty() || !(hi_ms > lo_ms) || !std::isfinite(lo_ms) || !std::isfinite(hi_ms)) return c;
     std::fill(bins.begin(), bins.end(), 0.0f);
@@ -189,7 +189,7 @@ HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double h
     return c;
 }
 
-std::size_t FrameStats::series(FrameMetric metric, std::span<float> out) const noexcept {
+std::size_t FrameStats::series(FrameMetric metric, Span<float> out) const noexcept {
     const std::size_t n = std::min(out.size(), count_);
     const std::int64_t* col = column(metric);
     for (std::size_t i = 0; i < n; ++i)

@@ -1,7 +1,8 @@
 # ctest driver: builds tests/consumer against pacer, by add_subdirectory or by find_package after
 # `cmake --install` of the build tree under test, then runs each of its checks and reports every
-# one that fails (not only the first): the README example, self-contained headers, designated
-# initializers, and no spdlog or {fmt} handed to the consumer.
+# one that fails (not only the first): the README example, self-contained headers (as C++20 and
+# C++17), a C++17 frame loop, a C program, designated initializers, and no spdlog or {fmt} handed
+# to the consumer.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 if(NOT CONFIG)
@@ -48,13 +49,23 @@ if(NOT EXISTS "${build}/CMakeCache.txt")
   run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer" -B "${build}" ${args})
 endif()
 
-check("README embedding example builds with -Wall -Wextra -Wpedantic -Werror"
-      ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer)
-if(EXISTS "${build}/consumer" OR EXISTS "${build}/consumer.exe")
-  check("README embedding example runs" "${build}/consumer")
-endif()
+# Builds target; when that worked, runs it.
+function(build_and_run target what)
+  check("${what} builds with -Wall -Wextra -Wpedantic -Werror"
+        ${CMAKE_COMMAND} --build "${build}" -j 2 --target ${target})
+  if(EXISTS "${build}/${target}" OR EXISTS "${build}/${target}.exe")
+    check("${what} runs" "${build}/${target}")
+  endif()
+  set(failed ${failed} PARENT_SCOPE)
+endfunction()
+
+build_and_run(consumer "README embedding example")
 check("every public header compiles alone with -Wall -Wextra -Wpedantic -Werror"
       ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer_headers)
+check("every public header compiles alone as C++17 with -Wall -Wextra -Wpedantic -Werror"
+      ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer_headers_cxx17)
+build_and_run(consumer_cxx17 "C++17 frame loop")
+build_and_run(consumer_c "C99 program on pacer/pacer.h")
 check("designated initializers of the config structs compile with -Wextra -Werror"
       ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer_designated)
 check("no spdlog or {fmt} in pacer::pacer's INTERFACE_* properties"

@@ -14,6 +14,12 @@
 //   names.hpp         the name tables of the public enums
 //   status.hpp        Status and ConfigError: how settings are refused
 //   version.hpp       PACER_VERSION_*, pacer::kVersion
+//
+// pacer.h, the C API (C99; usable from C++ too), is not included here: a C program includes it
+// alone. Its header is its manual.
+//
+// The headers compile as C++17 and C++20; C++17 code fills the config structs field by field
+// (designated initializers, as in the examples, are C++20).
 #pragma once
 
 #include "pacer/capture.hpp"

@@ -22,7 +22,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <span>
+#include <iterator>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pacer/frame_timing.hpp"
@@ -30,8 +32,38 @@
 
 namespace pacer {
 
+// A view of contiguous values, what the functions below take: the headers stay C++17, where
+// std::span does not exist. It converts implicitly from anything with data() and size() whose
+// elements fit (std::vector, std::array, a C array, a C++20 std::span) and from pointer + size:
+//   stats.series(pacer::FrameMetric::interval, plot_values);        // a std::vector<float>
+//   pacer::percentile_sorted({samples, n}, 0.99);                   // const double*, size
+// Like std::span it does not own what it shows: the values must outlive the call.
+template <class T>
+class Span {
+public:
+    constexpr Span() noexcept = default;
+    constexpr Span(T* data, std::size_t size) noexcept : data_(data), size_(size) {}
+    template <class C, class = std::enable_if_t<
+                           !std::is_same_v<std::remove_cv_t<std::remove_reference_t<C>>, Span> &&
+                           std::is_convertible_v<decltype(std::data(std::declval<C&>())), T*>>>
+    constexpr Span(C&& values) noexcept : data_(std::data(values)), size_(std::size(values)) {}
+
+    constexpr T* data() const noexcept { return data_; }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr T* begin() const noexcept { return data_; }
+    constexpr T* end() const noexcept { return data_ + size_; }
+    constexpr T& operator[](std::size_t i) const noexcept { return data_[i]; }
+    constexpr T& front() const noexcept { return data_[0]; }
+    constexpr T& back() const noexcept { return data_[size_ - 1]; }
+
+private:
+    T* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
 // Linear-interpolation quantile of an ascending range (h = (N - 1) p); 0 for an empty range.
-double percentile_sorted(std::span<const double> sorted, double p) noexcept;
+double percentile_sorted(Span<const double> sorted, double p) noexcept;
 
 // Which per-frame quantity a histogram or a series reads.
 enum class FrameMetric {
@@ -48,7 +80,7 @@ struct Distribution {
 };
 
 // Mean, population stddev, min, max and percentiles of an ascending range; zeros when empty.
-Distribution describe_sorted(std::span<const double> sorted) noexcept;
+Distribution describe_sorted(Span<const double> sorted) noexcept;
 
 // Counts stutters: frames whose time is above `factor` x the mean of the `window` frame times
 // before them. The one stutter rule of the library, the demo and `pacer analyze`.
@@ -149,10 +181,10 @@ public:
     // passing them off as values in range. bins are overwritten; for hi_ms <= lo_ms, a non-finite
     // bound or empty bins nothing happens and all counts are 0. O(size()), no allocation.
     HistogramCounts histogram(FrameMetric metric, double lo_ms, double hi_ms,
-                              std::span<float> bins) const noexcept;
+                              Span<float> bins) const noexcept;
 
     // Copies the newest min(out.size(), size()) values of `metric`, oldest first; returns the count.
-    std::size_t series(FrameMetric metric, std::span<float> out) const noexcept;
+    std::size_t series(FrameMetric metric, Span<float> out) const noexcept;
 
     // The stutter count and time since reset, up to the last add() (summarize() not needed).
     const StutterCounter& stutter_counter() const noexcept { return stutter_; }

@@ -1,0 +1,266 @@
+// The C API (pacer/pacer.h) on the real OS clock: it has no TimeSource to inject, so only what
+// holds on a loaded 2-core VM is asserted (order, never early, the error codes and texts), plus
+// that no input, a NULL pointer included, crashes it or lets an exception out.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pacer/pacer.h"
+
+namespace {
+
+struct Logged {
+    std::vector<std::pair<int, std::string>> lines;
+    static void collect(int level, const char* message, void* user) {
+        static_cast<Logged*>(user)->lines.emplace_back(level, message);
+    }
+};
+
+// Routes pacer's log into a Logged while in scope, and restores the defaults after.
+struct CLogCapture {
+    Logged logged;
+    CLogCapture() {
+        EXPECT_EQ(pacer_set_log_function(Logged::collect, &logged), PACER_OK);
+        EXPECT_EQ(pacer_set_log_level(PACER_LOG_DEBUG), PACER_OK);
+    }
+    ~CLogCapture() {
+        EXPECT_EQ(pacer_set_log_function(pacer_log_to_stderr, nullptr), PACER_OK);
+        EXPECT_EQ(pacer_set_log_level(PACER_LOG_WARN), PACER_OK);
+    }
+};
+
+pacer_config config_at(double hz) {
+    pacer_config c = pacer_config_default();
+    c.target_hz = hz;
+    return c;
+}
+
+TEST(CApi, DefaultsAreTheCppDefaults) {
+    const pacer_config c = pacer_config_default();
+    EXPECT_EQ(c.target_hz, 60.0);
+    EXPECT_EQ(c.mode, PACER_MODE_HYBRID);
+    EXPECT_EQ(c.late_policy, PACER_LATE_CATCH_UP);
+    EXPECT_EQ(c.max_catch_up, 1);
+    EXPECT_EQ(c.miss_tolerance_ns, 500'000);
+    pacer_frame_pacer* p = pacer_create(nullptr);  // NULL config: the defaults
+    ASSERT_NE(p, nullptr);
+    pacer_frame_timing t;
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.period_ns, 16'666'667);
+    pacer_destroy(p);
+}
+
+TEST(CApi, WaitsInOrderAndNeverEarly) {
+    const pacer_config c = config_at(200.0);
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    pacer_frame_timing prev{}, t{};
+    const std::int64_t start = pacer_now_ns();
+    for (int i = 0; i < 20; ++i) {
+        ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+        EXPECT_GE(t.wake_ns, t.deadline_ns);
+        EXPECT_GE(t.wake_ns, start);
+        EXPECT_LE(t.wake_ns, pacer_now_ns());
+        EXPECT_EQ(t.lateness_ns, t.wake_ns - t.deadline_ns);
+        EXPECT_EQ(t.period_ns, 5'000'000);
+        EXPECT_EQ(t.mode, PACER_MODE_HYBRID);
+        EXPECT_GE(t.slept_ns, 0);
+        EXPECT_GE(t.spun_ns, 0);
+        if (i == 0) {
+            EXPECT_EQ(t.interval_ns, 0);
+        } else {
+            EXPECT_GT(t.index, prev.index);
+            EXPECT_EQ(t.interval_ns, t.wake_ns - prev.wake_ns);
+            EXPECT_GE(t.work_ns, 0);
+            // Deadlines sit on the grid: a whole number of periods apart (fixed point, +-1 ns).
+            const std::int64_t slots = static_cast<std::int64_t>(t.index - prev.index);
+            EXPECT_NEAR(static_cast<double>(t.deadline_ns - prev.deadline_ns), 5e6 * static_cast<double>(slots), 1.0);
+            EXPECT_EQ(t.skipped + 1, slots);
+        }
+        prev = t;
+    }
+    ASSERT_EQ(pacer_wait(p, nullptr), PACER_OK);  // the timing is optional
+    pacer_destroy(p);
+}
+
+// pacer_create(config with one field changed by set) returns NULL and says message.
+template <class Set>
+void expect_refused(Set set, const char* message) {
+    pacer_config config = pacer_config_default();
+    set(config);
+    EXPECT_EQ(pacer_create(&config), nullptr);
+    EXPECT_STREQ(pacer_last_error(), message);
+}
+
+TEST(CApi, CreateRefusesBadConfigsWithTheMessage) {
+    const char* const hz_range = ": must be a finite number in (0, 10000]";
+    expect_refused([](pacer_config& c) { c.target_hz = std::nan(""); }, (std::string("target_hz = nan") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.target_hz = 0.0; }, (std::string("target_hz = 0") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.target_hz = 1e9; }, (std::string("target_hz = 1e+09") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.target_hz = -std::numeric_limits<double>::infinity(); },
+                   (std::string("target_hz = -inf") + hz_range).c_str());
+    expect_refused([](pacer_config& c) { c.mode = 9; }, "mode = 9: not a WaitMode");
+    expect_refused([](pacer_config& c) { c.late_policy = -1; }, "late_policy = -1: not a LatePolicy");
+    expect_refused([](pacer_config& c) { c.max_catch_up = 1001; }, "max_catch_up = 1001: must be in [0, 1000] frames");
+    expect_refused([](pacer_config& c) { c.miss_tolerance_ns = -1; }, "miss_tolerance = -1 ns: must be in [0, 1e9] ns");
+}
+
+TEST(CApi, LastErrorIsPerThread) {
+    const pacer_config bad = config_at(0.0);
+    EXPECT_EQ(pacer_create(&bad), nullptr);
+    std::string other = "unset";
+    std::thread([&] { other = pacer_last_error(); }).join();
+    EXPECT_EQ(other, "");  // nothing failed on that thread
+    EXPECT_STREQ(pacer_last_error(), "target_hz = 0: must be a finite number in (0, 10000]");
+}
+
+TEST(CApi, RefusedSettersKeepTheSettingsAndSayWhy) {
+    CLogCapture log;
+    const pacer_config c = config_at(200.0);
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(pacer_set_target_hz(p, std::nan("")), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "target_hz = nan: must be a finite number in (0, 10000]");
+    EXPECT_EQ(pacer_set_mode(p, 5), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "mode = 5: not a WaitMode");
+    EXPECT_EQ(pacer_set_late_policy(p, 3, 1), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_set_late_policy(p, PACER_LATE_SKIP, -1), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "max_catch_up = -1: must be in [0, 1000] frames");
+    pacer_frame_timing t;
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.period_ns, 5'000'000);
+    EXPECT_EQ(t.mode, PACER_MODE_HYBRID);
+    // Each refusal is a warning in the log, through the C callback.
+    int warnings = 0;
+    for (const auto& [level, message] : log.logged.lines)
+        warnings += level == PACER_LOG_WARN && message.find("setting refused") != std::string::npos;
+    EXPECT_EQ(warnings, 4);
+
+    EXPECT_EQ(pacer_set_target_hz(p, 250.0), PACER_OK);
+    EXPECT_EQ(pacer_set_mode(p, PACER_MODE_SPIN), PACER_OK);
+    EXPECT_EQ(pacer_set_late_policy(p, PACER_LATE_RESYNC, 0), PACER_OK);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.period_ns, 4'000'000);
+    EXPECT_EQ(t.mode, PACER_MODE_SPIN);
+    EXPECT_EQ(t.source, PACER_SOURCE_SPIN);
+    EXPECT_EQ(t.slept_ns, 0);
+    pacer_destroy(p);
+}
+
+TEST(CApi, PresentsReachTheVsyncDecision) {
+    pacer_config c = config_at(60.0);
+    c.mode = PACER_MODE_AUTO;
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(pacer_desired_swap_interval(p), 0);  // auto: no present has reported the display yet
+    pacer_frame_timing t;
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    pacer_present present{};
+    present.begin_ns = pacer_now_ns();
+    present.end_ns = pacer_now_ns();
+    present.swap_interval = 0;
+    present.refresh_hz = 60.0;
+    present.ok = 1;
+    EXPECT_EQ(pacer_report_present(p, &present), PACER_OK);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(pacer_desired_swap_interval(p), 1);  // a 60 Hz display serves 60 Hz: vsync probed
+    EXPECT_EQ(pacer_report_present(p, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_report_present: the present is NULL");
+    pacer_destroy(p);
+}
+
+TEST(CApi, NullPacerIsRefusedEverywhere) {
+    pacer_frame_timing t;
+    t.index = 7;
+    EXPECT_EQ(pacer_wait(nullptr, &t), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(t.index, 0u);  // zeroed
+    EXPECT_STREQ(pacer_last_error(), "pacer_wait: the pacer is NULL");
+    EXPECT_EQ(pacer_wait(nullptr, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_set_target_hz(nullptr, 60.0), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_set_target_hz: the pacer is NULL");
+    EXPECT_EQ(pacer_set_mode(nullptr, PACER_MODE_SLEEP), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_set_late_policy(nullptr, PACER_LATE_SKIP, 0), PACER_ERROR_INVALID_ARGUMENT);
+    const pacer_present present{};
+    EXPECT_EQ(pacer_report_present(nullptr, &present), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_report_present(nullptr, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_LT(pacer_desired_swap_interval(nullptr), 0);
+    EXPECT_STREQ(pacer_last_error(), "pacer_desired_swap_interval: the pacer is NULL");
+    pacer_destroy(nullptr);
+}
+
+TEST(CApi, OddPresentsAndTimesDoNotCrash) {
+    CLogCapture log;  // the failed present's warning
+    const pacer_config c = config_at(1000.0);
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    // Presents that end before they begin, far from now, with absurd refresh rates. (Not at the
+    // int64 limits: time differences there overflow, in the C++ API as well.)
+    const std::int64_t now = pacer_now_ns();
+    const std::int64_t day = 86'400'000'000'000;
+    const pacer_present odd[] = {
+        {now + day, now - day, -5, std::nan(""), 0},
+        {-day, 0, 1000, -1.0, 1},
+        {now, now, 1, std::numeric_limits<double>::infinity(), 1},
+    };
+    for (const pacer_present& present : odd) {
+        EXPECT_EQ(pacer_report_present(p, &present), PACER_OK);
+        pacer_frame_timing t;
+        EXPECT_EQ(pacer_wait(p, &t), PACER_OK);
+        EXPECT_GE(t.wake_ns, t.deadline_ns);
+    }
+    pacer_destroy(p);
+    const std::int64_t small = std::numeric_limits<std::int64_t>::min();
+    EXPECT_EQ(pacer_sleep_until_ns(small), 0);  // long past: returns at once, on time
+    EXPECT_EQ(pacer_sleep_for_ns(-1'000'000), 0);
+    EXPECT_EQ(pacer_sleep_for_ns(small), 0);
+}
+
+TEST(CApi, SleepsNeverReturnEarly) {
+    for (std::int64_t d : {0LL, 1LL, 50'000LL, 1'000'000LL, 3'000'000LL}) {
+        const std::int64_t t0 = pacer_now_ns();
+        const std::int64_t late = pacer_sleep_for_ns(d);
+        const std::int64_t took = pacer_now_ns() - t0;
+        EXPECT_GE(late, 0);
+        EXPECT_GE(took, d);
+        EXPECT_LT(took, d + 2'000'000'000) << "a loaded VM may be slow, but not this slow";
+    }
+    const std::int64_t deadline = pacer_now_ns() + 2'000'000;
+    EXPECT_GE(pacer_sleep_until_ns(deadline), 0);
+    EXPECT_GE(pacer_now_ns(), deadline);
+}
+
+TEST(CApi, LogRouting) {
+    {
+        CLogCapture log;
+        EXPECT_EQ(pacer_log_level(), PACER_LOG_DEBUG);
+        const pacer_config c = config_at(123.0);
+        pacer_frame_pacer* p = pacer_create(&c);  // "pacing at 123 Hz ..." at info level
+        ASSERT_NE(p, nullptr);
+        pacer_destroy(p);
+        ASSERT_FALSE(log.logged.lines.empty());
+        EXPECT_EQ(log.logged.lines.front().first, PACER_LOG_INFO);
+        EXPECT_NE(log.logged.lines.front().second.find("123"), std::string::npos);
+    }
+    EXPECT_EQ(pacer_log_level(), PACER_LOG_WARN);
+    EXPECT_EQ(pacer_set_log_level(PACER_LOG_OFF + 1), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_set_log_level(-1), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_log_level(), PACER_LOG_WARN);
+    // Silence, then a new sink replaces the previous one (each one freed once: ASan's business).
+    Logged a, b;
+    EXPECT_EQ(pacer_set_log_function(nullptr, nullptr), PACER_OK);
+    EXPECT_EQ(pacer_set_log_function(Logged::collect, &a), PACER_OK);
+    EXPECT_EQ(pacer_set_log_function(Logged::collect, &b), PACER_OK);
+    pacer_frame_pacer* p = pacer_create(nullptr);
+    EXPECT_EQ(pacer_set_target_hz(p, 0.0), PACER_ERROR_INVALID_ARGUMENT);
+    pacer_destroy(p);
+    EXPECT_TRUE(a.lines.empty());
+    ASSERT_EQ(b.lines.size(), 1u);
+    EXPECT_EQ(b.lines[0].first, PACER_LOG_WARN);
+    EXPECT_EQ(pacer_set_log_function(pacer_log_to_stderr, nullptr), PACER_OK);
+}
+
+}  // namespace
