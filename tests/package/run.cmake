@@ -86,3 +86,9 @@ run(${CXX} -std=c++20 ${cflags} -c "${SOURCE_DIR}/tests/package/frames.cpp" -o "
 run(${CC} "${WORK_DIR}/frames.o" ${libs} -o "${WORK_DIR}/frames")
 run("${WORK_DIR}/frames" "${VERSION}")
 expect("pkg-config build links with cc and runs" "${out}" "frames: pacer ${VERSION}, frame [0-9]+, ok")
+
+# A C program, the way a Makefile builds it: cc $(pkg-config --cflags --libs pacer), nothing else.
+run(${CC} -std=c99 -Wall -Wextra -Wpedantic -Werror ${cflags} "${SOURCE_DIR}/tests/consumer/c_consumer.c"
+    ${libs} -o "${WORK_DIR}/c_consumer")
+run("${WORK_DIR}/c_consumer")
+expect("C program built with pkg-config runs" "${out}" "consumer_c: frame [0-9]+, [0-9]+ log lines, ok")
