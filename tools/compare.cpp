@@ -35,10 +35,10 @@ struct Options {
     std::string csv;
 };
 
-enum Strategy { kSleep, kSpin, kPrecise, kHybrid, kStrategies };
+enum Strategy { kSleep, kSpin, kPrecise, kSleepUntil, kHybrid, kStrategies };
 const char* kNames[kStrategies] = {"sleep (absolute OS sleep)", "spin", "preciseSleep (Blatnik 2020)",
-                                   "pacer hybrid"};
-const char* kShort[kStrategies] = {"sleep", "spin", "precise", "hybrid"};
+                                   "pacer::sleep_until", "pacer hybrid"};
+const char* kShort[kStrategies] = {"sleep", "spin", "precise", "sleep_until", "hybrid"};
 
 struct Samples {
     std::vector<double> late_us, interr_us, cpu_pct;
@@ -66,15 +66,21 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     pacer::CpuMeter cpu;
     const std::int64_t t0 = ts.now_ns();
     double spun = 0;
-    if (s == kPrecise) {
-        // Seed 000's loop, given absolute deadlines so that lateness means the same thing.
+    // Lateness is what the caller sees: its own clock read right after the wait returned.
+    if (s == kPrecise || s == kSleepUntil) {
+        // A loop of absolute deadlines, so that lateness means the same as for the pacer. The
+        // preciseSleep article's loop is given the time left; pacer::sleep_until the deadline.
         std::int64_t deadline = ts.now_ns();
         std::int64_t prev_wake = deadline;
         for (int i = 0; i < frames; ++i) {
             busy_work(work_ns);
             deadline += period;
-            const std::int64_t left = deadline - ts.now_ns();
-            if (left > 0) spun += static_cast<double>(seed.sleep(static_cast<double>(left) * 1e-9));
+            if (s == kPrecise) {
+                const std::int64_t left = deadline - ts.now_ns();
+                if (left > 0) spun += static_cast<double>(seed.sleep(static_cast<double>(left) * 1e-9));
+            } else {
+                spun += static_cast<double>(pacer::sleep_until(pacer::clock::from_ns(deadline)).spun.count());
+            }
             const std::int64_t wake = ts.now_ns();
             out.late_us.push_back(static_cast<double>(std::max<std::int64_t>(0, wake - deadline)) / 1e3);
             out.interr_us.push_back(std::abs(static_cast<double>(wake - prev_wake - period)) / 1e3);
@@ -86,8 +92,9 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
         for (int i = 0; i < frames; ++i) {
             busy_work(work_ns);
             const pacer::FrameTiming t = fp.wait();
+            const std::int64_t wake = ts.now_ns();
             spun += static_cast<double>(t.spun.count());
-            out.late_us.push_back(static_cast<double>(t.lateness.count()) / 1e3);
+            out.late_us.push_back(static_cast<double>(std::max<std::int64_t>(0, wake - pacer::clock::to_ns(t.deadline))) / 1e3);
             out.interr_us.push_back(std::abs(static_cast<double>((t.interval - t.period).count())) / 1e3);
         }
     }
@@ -104,9 +111,9 @@ int compare_main(int argc, char** argv, const char* prog) {
     Options o;
     cli::Parser opts(prog, "",
                      "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, the\n"
-                     "preciseSleep of \"Making an accurate Sleep() function\", pacer's hybrid) paces the\n"
-                     "same loop in short chunks, one after the other, round after round; prints lateness\n"
-                     "percentiles and the pacing thread's CPU %.");
+                     "preciseSleep of \"Making an accurate Sleep() function\", pacer::sleep_until, pacer's\n"
+                     "hybrid FramePacer) paces the same loop in short chunks, one after the other, round\n"
+                     "after round; prints lateness as the caller sees it and the pacing thread's CPU %.");
     opts.list("--hz", "LIST", "target rates to compare", &o.hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = "each " + rate_range();
     opts.list("--load", "LIST", "numbers of background busy threads", &o.load, 0, 64);
@@ -145,6 +152,7 @@ int compare_main(int argc, char** argv, const char* prog) {
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::spin}),
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
+                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid})};
             bench::PreciseSleep seed;
             for (int r = 0; r < o.rounds; ++r)
@@ -152,20 +160,22 @@ int compare_main(int argc, char** argv, const char* prog) {
                     const auto st = static_cast<Strategy>((k + r) % kStrategies);  // rotate the order
                     run_chunk(st, hz, o, fp[st], seed, s[st]);
                 }
-            std::printf("\n%.0f Hz, %d busy thread%s (median CPU over %d chunks; lateness over all frames)\n",
+            std::printf("\n%.0f Hz, %d busy thread%s (CPU: median and quartiles over %d chunks; lateness "
+                        "as the caller sees it, over all frames)\n",
                         hz, load, load == 1 ? "" : "s", o.rounds);
             std::printf("| strategy | late p50 us | late p99 us | late p99.9 us | late max us | "
-                        "interval err p99 us | spin %% | thread CPU %% |\n|---|---|---|---|---|---|---|---|\n");
+                        "interval err p99 us | spin %% | thread CPU %% | CPU p25-p75 |\n"
+                        "|---|---|---|---|---|---|---|---|---|\n");
             double p99[kStrategies], cpu[kStrategies];
             for (int k = 0; k < kStrategies; ++k) {
                 const Samples& x = s[k];
                 p99[k] = q(x.late_us, 0.99);
                 cpu[k] = q(x.cpu_pct, 0.5);
                 const double spin = 100.0 * x.spun_ns / x.wall_ns;
-                std::printf("| %s | %.1f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f |\n", kNames[k],
+                std::printf("| %s | %.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f-%.2f |\n", kNames[k],
                             q(x.late_us, 0.5), p99[k], q(x.late_us, 0.999),
                             *std::max_element(x.late_us.begin(), x.late_us.end()), q(x.interr_us, 0.99), spin,
-                            cpu[k]);
+                            cpu[k], q(x.cpu_pct, 0.25), q(x.cpu_pct, 0.75));
                 if (csv)
                     csv << hz << ',' << load << ',' << kShort[k] << ',' << x.late_us.size() << ','
                         << q(x.late_us, 0.5) << ',' << p99[k] << ',' << q(x.late_us, 0.999) << ','
@@ -177,6 +187,8 @@ int compare_main(int argc, char** argv, const char* prog) {
                         "(target <= 2 x spin + 20 = %.1f us)\n",
                         cpu[kHybrid] / std::max(cpu[kPrecise], 1e-9), cpu[kHybrid] / std::max(cpu[kSpin], 1e-9),
                         p99[kHybrid], p99[kSpin], 2 * p99[kSpin] + 20);
+            std::printf("sleep_until vs hybrid: CPU %.2fx, p99 lateness %.1f us vs %.1f us\n",
+                        cpu[kSleepUntil] / std::max(cpu[kHybrid], 1e-9), p99[kSleepUntil], p99[kHybrid]);
             std::fflush(stdout);
         }
         stop = true;
