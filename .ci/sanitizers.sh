@@ -8,13 +8,14 @@
 #         the test like an ASan one. Every test but the `slow` label (ctest --preset asan). Debug
 #         also runs the debug-only checks, e.g. the death test of a second pacing thread.
 #   tsan  RelWithDebInfo, -fsanitize=thread, only the test binaries that start threads
-#         (pacer_tests, the demo's pacer_demo_tests) and, by name, only their tests that do:
-#         RealClock.*, FramePacerThreads.*, the demo's Session and BusyThreads tests (see the tsan
-#         test preset). The demo's core builds without a window but its directory needs SDL2 and
-#         Dear ImGui at configure time: ./dev test installs them first.
+#         (pacer_tests, the demo's pacer_demo_tests) and, by name, only the tests about threads:
+#         FramePacerThreads.* and demo.BusyThreads.* start them; RealClock.* (per-thread timer
+#         settings) and the demo's Session tests (the loop that owns the busy threads) come along
+#         (see the tsan test preset). The demo's core builds without a window but its directory
+#         needs SDL2 and Dear ImGui at configure time: ./dev test installs them first.
 #
 # Uses the compilers and packages ./dev installs (g++ with its libasan, libubsan, libtsan).
-# About 8 minutes on 2 cores, most of it building.
+# About 3-4 minutes on 2 cores from scratch, most of it building (the tests: ~40 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
