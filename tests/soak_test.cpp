@@ -3,7 +3,7 @@
 // only grow (no wrap) and no frame wakes before its deadline. An exact OS (sleeps end on the
 // requested nanosecond), so the only thing under test is the deadline arithmetic over slot
 // counts far past the million-frame test in frame_pacer_test.cpp. 30-40 ns per frame in
-// RelWithDebInfo on a loaded 2-core VM, 30-45 s per rate: labelled slow (the sanitizer builds
+// RelWithDebInfo on a loaded 2-core VM, 30-60 s per rate: labelled slow (the sanitizer builds
 // leave it out).
 #include <gtest/gtest.h>
 
