@@ -278,6 +278,8 @@ TEST(FramePacer, ANewTimeSourceKeepsWhatTheWaiterLearned) {
     }
     EXPECT_GT(coarse.sleeps(), sleeps) << "waits must go to the new source";
     EXPECT_GT(fp.waiter().estimator().count(), learned);
+    // coarse is destroyed before fp, whose destructor ends pacing on its source: not on coarse.
+    fp.set_time_source(&os);
 }
 
 }  // namespace

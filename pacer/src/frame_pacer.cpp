@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "log_internal.hpp"
@@ -165,6 +166,15 @@ void FramePacer::reset() noexcept {
 void FramePacer::report_present(const PresentInfo& present) noexcept { vsync_.on_present(present); }
 
 FrameTiming FramePacer::wait() noexcept {
+#ifndef NDEBUG
+    // Two pacing threads would race on the grid and hand one thread's timer settings to the
+    // other; stop at the first such call, where the stack still shows the culprit.
+    if (pacing_ && pacing_thread_ != std::this_thread::get_id()) {
+        detail::log(LogLevel::error,
+                    "FramePacer::wait() called from a second thread: one thread paces (see frame_pacer.hpp)");
+        std::abort();
+    }
+#endif
     begin_thread();
     if (pending_) apply_config();
     const std::int64_t now = ts_->now_ns();

@@ -38,6 +38,9 @@
 // (bench/bench_bookkeeping: well under 1 us) and never allocates.
 //
 // Thread safety: one thread calls wait(); the setters must be called from that thread too.
+// Debug builds (NDEBUG not defined) check it: a wait() from another thread while the first one
+// paces logs an error and aborts; after end_pacing() another thread may take over. In release
+// builds a second thread is undefined behaviour, as for any object that is not thread-safe.
 // The thread's OS timer settings (Linux timer slack, Windows timer resolution; see
 // TimeSource::begin_pacing) are taken at its first wait() and given back when the pacer is
 // destroyed on that thread or end_pacing() is called.
