@@ -202,14 +202,11 @@ static_assert(std::is_trivially_destructible_v<HybridWaiter>);
 // Where a new thread's waiter starts. A waiter spins whenever its margin covers the whole wait,
 // so the 1 ms default prior would turn a fresh thread's first 16 sleep_for(1 ms) calls into pure
 // spins. The free functions start instead from the margin another thread of this process has
-// learned, or else from a prior that covers the usual wake-up lateness: on Linux with 1 ns timer
-// slack the 99.5th percentile of oversleep measured 250-480 us on a loaded 2-core VM; Windows
-// may sleep on its Sleep rung, whose 1 ms tick needs the full millisecond.
-#ifdef _WIN32
-constexpr std::int64_t kFreshThreadPriorNs = 1'000'000;
-#else
+// learned, or else from a prior that covers the usual wake-up lateness: the 99.5th percentile of
+// oversleep measured 250-480 us on a loaded 2-core VM on Linux (1 ns timer slack) and about
+// 480 us for Windows' high-resolution timer under Wine. A machine on Windows' coarser Sleep rung
+// wakes later for the first 16 sleeps, until the waiter has measured it.
 constexpr std::int64_t kFreshThreadPriorNs = 500'000;
-#endif
 std::atomic<std::int64_t> g_learned_margin_ns{0};
 
 WaiterConfig fresh_thread_config() noexcept {

@@ -13,4 +13,6 @@ namespace pacer {
 // "MAJOR.MINOR.PATCH"
 inline constexpr const char* kVersion =
     PACER_VERSION_STRING_(PACER_VERSION_MAJOR, PACER_VERSION_MINOR, PACER_VERSION_PATCH);
+// The same, as a function: the version of the headers compiled against (header-only on purpose).
+constexpr const char* version() noexcept { return kVersion; }
 }  // namespace pacer

@@ -34,8 +34,8 @@
 // The free functions keep one HybridWaiter per thread (thread_local) and bracket each call with
 // TimeSource::begin/end_pacing(); hold a pacer::PacingScope around a loop of calls to avoid that.
 // A new thread's waiter starts from the margin other threads of the process have learned (0.5 ms
-// on Linux and macOS, 1 ms on Windows before any has), so a fresh thread's sleep_for(1 ms) sleeps
-// from its first call instead of spinning the whole millisecond.
+// before any has), so a fresh thread's sleep_for(1 ms) sleeps from its first call instead of
+// spinning the whole millisecond.
 //
 // Thread safety: a HybridWaiter is used by one thread at a time.
 #pragma once
