@@ -7,8 +7,9 @@ namespace pacer_demo {
 
 UiState::UiState(const Options& o, Session& s) {
     any_hz = o.hz;
-    mode = index_in(pacer::kWaitModeNames, o.mode);
-    policy = index_in(pacer::kLatePolicyNames, o.policy);
+    // Options hold valid values only: always listed.
+    mode = std::max(0, pacer::index_of(pacer::kWaitModeNames, o.mode));
+    policy = std::max(0, pacer::index_of(pacer::kLatePolicyNames, o.policy));
     sim_hz = o.sim_hz;
     work_ms = static_cast<float>(o.work_ms);
     jitter_ms = static_cast<float>(o.work_jitter_ms);

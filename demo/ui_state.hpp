@@ -19,14 +19,6 @@ class Session;
 inline constexpr int kModeCount = static_cast<int>(std::size(pacer::kWaitModeNames));
 inline constexpr int kPolicyCount = static_cast<int>(std::size(pacer::kLatePolicyNames));
 
-// Position of value in a name table (the controls' index); 0 when it is not listed.
-template <class E, std::size_t N>
-constexpr int index_in(const pacer::EnumName<E> (&table)[N], E value) noexcept {
-    for (std::size_t i = 0; i < N; ++i)
-        if (table[i].value == value) return static_cast<int>(i);
-    return 0;
-}
-
 // What the controls edit before it is applied; refused values stay here and the status line says
 // why, so the user sees both the value and the library's verdict.
 struct UiState {

@@ -41,6 +41,14 @@ bool parse_name(const EnumName<Enum> (&table)[N], const char* text, Enum* out) n
     return false;
 }
 
+// Position of value in table (a menu's index); -1 when it is not listed.
+template <class Enum, std::size_t N>
+constexpr int index_of(const EnumName<Enum> (&table)[N], Enum value) noexcept {
+    for (std::size_t i = 0; i < N; ++i)
+        if (table[i].value == value) return static_cast<int>(i);
+    return -1;
+}
+
 // True when value is one of the table's values (validates an enum that came through a cast).
 template <class Enum, std::size_t N>
 constexpr bool is_named(const EnumName<Enum> (&table)[N], Enum value) noexcept {
