@@ -143,7 +143,7 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
     r.set_summary_only(true);
     a.file = r.name();
     a.format = to_string(r.format());
-    std::vector<double> ft, target, lateness;
+    std::vector<double> ft, target, lateness, times;
     bool any_target = false, any_lateness = false;
     FrameRecord f;
     while (r.next(f)) {
@@ -160,6 +160,7 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
             return Status::error(r.name() + ":" + std::to_string(f.line) + ": more than " +
                                  std::to_string(o.max_frames) + " frames; analyze a part of the capture");
         ft.push_back(f.frame_ms);
+        if (o.keep_frames) times.push_back(f.time_s);
         // Only captures that have the columns pay for them (8 bytes a frame each).
         if (r.has_target()) target.push_back(f.target_ms);
         if (r.has_lateness()) lateness.push_back(f.lateness_ms);
@@ -191,6 +192,18 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
         return Status::error(r.name() + ": no frames" +
                              (a.filtered_rows ? " of application " + o.application : std::string()));
     compute(ft, target, lateness, o, a);
+    if (o.keep_frames) {
+        // Seconds since the first frame; a file without a time column (or with gaps in it) gets
+        // the running sum of frame times.
+        const double t0 = times.empty() ? 0.0 : times.front();
+        double sum = 0;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            sum += i ? ft[i] / 1000.0 : 0.0;
+            times[i] = std::isfinite(times[i]) && std::isfinite(t0) ? times[i] - t0 : sum;
+        }
+        a.frame_ms = std::move(ft);
+        a.time_s = std::move(times);
+    }
     return {};
 }
 

@@ -35,11 +35,15 @@ struct AnalyzeOptions {
     std::string application;     // non-empty: only rows of this Application
     int histogram_bins = 20;
     std::size_t max_frames = 50'000'000;  // a larger capture is refused (memory stays bounded)
+    bool keep_frames = false;    // fill Analysis::frame_ms / time_s (plots, analyze --json --frames)
 };
 
 struct Analysis {
     std::string file;
     std::string format;
+    // Which series of the file this is (a PresentMon log holds one per process and swap chain).
+    std::string application, swapchain;
+    std::int64_t process_id = -1;   // -1: the file has no ProcessID
     std::uint64_t rows = 0, frames = 0, na_rows = 0, filtered_rows = 0;
     double duration_s = 0;
     double avg_fps = 0, mean_ms = 0, stddev_ms = 0, min_ms = 0, max_ms = 0;
@@ -60,6 +64,9 @@ struct Analysis {
     std::array<std::uint64_t, 6> interval_hist{};
     double hist_lo_ms = 0, hist_hi_ms = 0;         // frame-time histogram range
     std::vector<std::uint64_t> histogram;          // frame-time bins; values outside go to the ends
+    // With AnalyzeOptions::keep_frames: every analysed frame in file order, its frame time (ms) and
+    // its time stamp (s since the first frame; from the file's time column, else the running sum).
+    std::vector<double> frame_ms, time_s;
 };
 
 // Metrics from frame times (ms, finite, >= 0); targets: per-frame or empty; lateness: same size as

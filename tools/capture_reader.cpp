@@ -25,7 +25,11 @@ const char* to_string(CaptureFormat f) noexcept {
         case CaptureFormat::pacer: return "pacer";
         case CaptureFormat::presentmon1: return "PresentMon 1.x";
         case CaptureFormat::presentmon2: return "PresentMon 2.x";
+        case CaptureFormat::ocat: return "OCAT";
+        case CaptureFormat::capframex_csv: return "CapFrameX CSV";
+        case CaptureFormat::capframex_json: return "CapFrameX JSON";
         case CaptureFormat::mangohud: return "MangoHud";
+        case CaptureFormat::frameview: return "FrameView";
     }
     return "?";
 }

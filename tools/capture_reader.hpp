@@ -39,7 +39,12 @@
 
 namespace pacer::tools {
 
-enum class CaptureFormat { pacer, presentmon1, presentmon2, mangohud };
+// What wrote the file. ocat: PresentMon 1.x columns plus OCAT's system-information columns, filled
+// in the first data row only. capframex_csv: CapFrameX's CSV export (a "//Key=Value" preamble, then
+// a PresentMon header); capframex_json: CapFrameX's own session format. frameview: NVIDIA FrameView.
+enum class CaptureFormat {
+    pacer, presentmon1, presentmon2, ocat, capframex_csv, capframex_json, mangohud, frameview
+};
 const char* to_string(CaptureFormat f) noexcept;
 
 // One row; NaN where the file has no such column or says NA. Durations in ms.
@@ -61,7 +66,13 @@ struct FrameRecord {
     double skipped = kNA, missed = kNA;         // pacer
     double sync_interval = kNA;
     double fps = kNA;                           // MangoHud's own fps column
-    std::string_view application, wait_mode, pacing_source;  // valid until the next next()
+    double process_id = kNA;                    // ProcessID
+    double gpu_busy_ms = kNA;                   // GPUBusy (2.x), MsGPUBusy / MsGPUActive
+    double pc_latency_ms = kNA;                 // MsPCLatency / PCLatency (2.x)
+    double input_to_photon_ms = kNA;            // MsAllInputToPhotonLatency, MsClickToPhotonLatency, ...
+    double wake_interval_ms = kNA;              // pacer: MsBetweenWakes (wake to wake)
+    // Text fields: valid until the next next().
+    std::string_view application, swapchain, wait_mode, pacing_source;  // swapchain: SwapChainAddress
 };
 
 class CaptureReader {
@@ -96,6 +107,9 @@ public:
     bool has_target() const noexcept { return col_[kTarget] >= 0; }      // MsTargetFrameTime
     bool has_lateness() const noexcept { return col_[kLateness] >= 0; }  // MsLateness
     const std::string& name() const noexcept { return name_; }
+    // True for a log of samples rather than frames (MangoHud with log_interval > 0: one row per
+    // interval, its frame time an average): consecutive rows are not consecutive frames.
+    bool sampled() const noexcept { return sampled_; }
     // Raw fields of the row next() returned last (valid until the next call).
     const std::vector<std::string_view>& fields() const noexcept { return fields_; }
 
@@ -129,6 +143,7 @@ private:
     double frame_scale_ = 1.0;    // MangoHud us -> ms, decided on the first row
     bool frame_scale_known_ = true;
     bool summary_only_ = false;
+    bool sampled_ = false;
 };
 
 }  // namespace pacer::tools
