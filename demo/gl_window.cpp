@@ -6,9 +6,12 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
 
+#include "wayland_seat.hpp"
+
 namespace pacer_demo {
 
 std::unique_ptr<GlWindow> GlWindow::open(std::string* why) {
+    if (!wayland_seat_ok(why)) return nullptr;  // SDL_Init would crash
     std::unique_ptr<GlWindow> w(new GlWindow);
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         *why = SDL_GetError();

@@ -32,14 +32,14 @@ void print_summary(Session& s, const char* ui) {
     std::printf("summary: frames=%llu seconds=%.2f ui=%s hz=%g mode=%s policy=%s avg_fps=%.2f "
                 "p50_interval_ms=%.3f p99_interval_ms=%.3f p99_lateness_ms=%.3f max_lateness_ms=%.3f "
                 "missed=%llu stutters=%llu cpu_pct=%.1f vsync_requested=%d vsync_detected=%d "
-                "vsync_in_use=%d source=%s vsync_reason=\"%s\"\n",
+                "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, m.interval_ms.p50,
                 m.interval_ms.p99, m.lateness_ms.p99, m.lateness_ms.max,
                 static_cast<unsigned long long>(m.missed_total),
                 static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
-                pacer::to_string(s.timing().source), vs.reason);
+                pacer::to_string(s.timing().source), vs.reason, vs.swap_hz);
     std::fflush(stdout);
 }
 

@@ -29,6 +29,10 @@ void status_panel(Session& s, const Presenter& p, const Options& o, float x, flo
         ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0 ? " (--refresh-hz)" : "");
     else
         ImGui::Text("Display refresh rate: unknown");
+    if (fp.vsync_status().swap_hz > 0) {
+        ImGui::SameLine();
+        ImGui::TextColored(kGrey, "swap cadence %.2f Hz", fp.vsync_status().swap_hz);
+    }
     const pacer::VsyncStatus vs = fp.vsync_status();
     const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
     ImGui::Text("Vsync requested: %s", p.requested > 0 ? "yes" : "no");

@@ -224,6 +224,70 @@ TEST(Vsync, HonestSixtyHertzIsVerifiedAndPacesTheFrames) {
     }
 }
 
+// A compositor that repaints at its own rate (weston's X11 backend: every ~19.7 ms) while the mode
+// reports 60 Hz: the swap blocks, steadily, at a rate the refresh does not explain. Auto mode must
+// fall back and name that, with the rate it measured, not claim that the swap does not wait.
+TEST(Vsync, ASwapPacedAtAnotherRateIsMeasuredAndNamed) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 1e9 / 19'700'000.0);  // the real cadence, 50.76 Hz
+    pr.reported_hz = 60.0;
+    const auto f = run(os, fp, pr, 400, constant(1'000'000));
+    const int from = holds_from(f, hybrid_paced);
+    ASSERT_GE(from, 0) << f.back().vs.reason;
+    EXPECT_LE(from, 12);
+    EXPECT_EQ(f.back().vs.code, pacer::VsyncReason::auto_other_rate) << f.back().vs.reason;
+    EXPECT_NEAR(f.back().vs.swap_hz, 50.76, 0.01);
+    EXPECT_FALSE(f.back().vs.detected);
+    // After the fallback the pacer holds the 60 Hz target.
+    EXPECT_NEAR(static_cast<double>(f.back().t.interval.count()), 16'666'667.0, 2.0);
+}
+
+// A swap that returns at once has no cadence of its own, however regular the loop around it (the
+// probe's 2x cap makes it very regular): swap_hz stays 0.
+TEST(VsyncDetector, ALoopRegularAroundANonBlockingSwapHasNoCadence) {
+    pacer::VsyncDetector d;
+    for (std::int64_t i = 0; i < 20; ++i)
+        d.add(present(i * 8'333'333 - 300'000, i * 8'333'333, 1, 60, true));
+    EXPECT_EQ(d.cadence().count(), 0);
+    // The same intervals with the swap blocking most of each: a cadence of 8.33 ms.
+    pacer::VsyncDetector b;
+    for (std::int64_t i = 0; i < 20; ++i)
+        b.add(present(i * 8'333'333 - 6'000'000, i * 8'333'333, 1, 60, true));
+    EXPECT_EQ(b.cadence().count(), 8'333'333);
+    // SDL's SDL_Delay-based "vsync" (15.4 and 16.4 ms alternating, the swap sleeping most of
+    // each) waits too, at its own mean cadence of 15.9 ms.
+    pacer::VsyncDetector s;
+    std::int64_t t = 0;
+    for (int i = 0; i < 20; ++i) {
+        t += i % 2 ? 15'400'000 : 16'400'000;
+        s.add(present(t - 12'000'000, t, 1, 60, true));
+    }
+    EXPECT_EQ(s.cadence().count(), 15'900'000);
+    // A compositor's wandering repaint (18-22 ms) with one 80 ms hitch: the hitch is left out.
+    pacer::VsyncDetector r;
+    t = 0;
+    const std::int64_t iv[] = {18, 22, 20, 19, 21, 80, 20, 18, 22, 20};
+    for (std::int64_t ms : iv) {
+        t += ms * 1'000'000;
+        r.add(present(t - 15'000'000, t, 1, 60, true));
+    }
+    EXPECT_TRUE(r.swap_waits());
+    // The first present has no interval before it: (22+20+19+21+20+18+22+20) / 8 = 20.25 ms.
+    EXPECT_EQ(r.cadence().count(), 20'250'000);
+    // Presents with no steady pace at all (5, 10, 20, 40 ms...): no cadence.
+    pacer::VsyncDetector w;
+    t = 0;
+    for (int i = 0; i < 16; ++i) {
+        const std::int64_t ms = std::int64_t{5} << (i % 4);
+        t += ms * 1'000'000;
+        w.add(present(t - ms * 900'000, t, 1, 60, true));
+    }
+    EXPECT_TRUE(w.swap_waits());
+    EXPECT_EQ(w.cadence().count(), 0);
+}
+
+
 TEST(Vsync, DriverIgnoringTheIntervalFallsBackToHybridAtTheTargetRate) {
     pacer::SimulatedOs os(quiet());
     pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);

@@ -45,6 +45,12 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
         missed = locked && k > p.swap_interval;
     }
     if (!had_last && p.ok) return false;  // the first present has no interval: no evidence either way
+    if (p.ok && had_last && p.end > prev) {
+        intervals_[ring_next_] = (p.end - prev).count();
+        swaps_[ring_next_] = std::max<std::int64_t>(0, last_block_.count());
+        ring_next_ = (ring_next_ + 1) % kCadenceWindow;
+        ring_count_ = std::min(ring_count_ + 1, kCadenceWindow);
+    }
     if (locked) {
         ++good_;
         bad_ = 0;
@@ -57,6 +63,40 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
     locked_bits_ = (locked_bits_ << 1) | (locked ? 1u : 0u);
     missed_bits_ = (missed_bits_ << 1) | (missed ? 1u : 0u);
     return locked;
+}
+
+namespace {
+std::int64_t median_of(std::int64_t* v, int n) noexcept {
+    std::nth_element(v, v + n / 2, v + n);
+    return v[n / 2];
+}
+}  // namespace
+
+bool VsyncDetector::swap_waits() const noexcept {
+    const int n = ring_count_;
+    if (n < 2) return false;
+    std::int64_t iv[kCadenceWindow], sw[kCadenceWindow];
+    std::copy(intervals_, intervals_ + n, iv);
+    std::copy(swaps_, swaps_ + n, sw);
+    return median_of(sw, n) >= median_of(iv, n) / 4;
+}
+
+clock::duration VsyncDetector::cadence() const noexcept {
+    const int n = ring_count_;
+    if (n < kCadenceMin || !swap_waits()) return clock::duration(0);
+    std::int64_t iv[kCadenceWindow];
+    std::copy(intervals_, intervals_ + n, iv);
+    const double m = static_cast<double>(median_of(iv, n));
+    double sum = 0;
+    int near = 0;
+    for (int i = 0; i < n; ++i) {
+        const double x = static_cast<double>(intervals_[i]);
+        if (std::fabs(x - m) <= 0.5 * m) {
+            sum += x;
+            ++near;
+        }
+    }
+    return 4 * near >= 3 * n ? clock::duration(std::llround(sum / near)) : clock::duration(0);
 }
 
 int VsyncDetector::locked_in_window() const noexcept { return std::popcount(locked_bits_); }
@@ -94,9 +134,13 @@ void VsyncController::set(State state, int interval, VsyncReason reason) noexcep
     vs_.reason = to_string(reason);
     // Plain modes say nothing about vsync: there is nothing to decide.
     if (changed && reason != VsyncReason::off) {
-        detail::log(reason == VsyncReason::vsync_not_shown ? LogLevel::warn : LogLevel::info,
-                    "%s (refresh %g Hz, target %g Hz, swap interval %d)", vs_.reason, refresh_hz_,
-                    target_hz_, interval);
+        const LogLevel level = reason == VsyncReason::vsync_not_shown ? LogLevel::warn : LogLevel::info;
+        if (vs_.swap_hz > 0)
+            detail::log(level, "%s (refresh %g Hz, swap cadence %.2f Hz, target %g Hz, swap interval %d)",
+                        vs_.reason, refresh_hz_, vs_.swap_hz, target_hz_, interval);
+        else
+            detail::log(level, "%s (refresh %g Hz, target %g Hz, swap interval %d)", vs_.reason,
+                        refresh_hz_, target_hz_, interval);
     }
 }
 
@@ -158,9 +202,15 @@ void VsyncController::decide(clock::time_point now) noexcept {
             } else if (detector_.verified()) {
                 probe_backoff_ = clock::duration(0);
                 set(State::verified, n, VsyncReason::auto_verified);
-            } else if (detector_.unlocked_streak() >= VsyncDetector::kDropAfter ||
-                       probe_presents_ >= kMaxProbePresents) {
-                fall_back(VsyncReason::auto_not_blocking, true, now);
+            } else if (probe_presents_ >= kMaxProbePresents ||
+                       (detector_.unlocked_streak() >= VsyncDetector::kDropAfter &&
+                        // A swap that waits, but not for the reported vblank: a few more presents
+                        // to measure its cadence before falling back.
+                        !(detector_.swap_waits() &&
+                          detector_.intervals_seen() < VsyncDetector::kCadenceMin))) {
+                // The swap blocked at a steady cadence of its own: say so, with the rate.
+                fall_back(vs_.swap_hz > 0 ? VsyncReason::auto_other_rate : VsyncReason::auto_not_blocking,
+                          true, now);
             }
             break;
         case State::verified:
@@ -192,6 +242,12 @@ void VsyncController::on_present(const PresentInfo& p) noexcept {
     } else {
         last_locked_ = detector_.add(seen);
         ++probe_presents_;
+    }
+    // Measured while the swap is asked to wait; kept through the fallback that follows, so the
+    // status still tells the rate the swap ran at.
+    if (vs_.swap_interval > 0) {
+        const clock::duration c = detector_.cadence();
+        vs_.swap_hz = c.count() > 0 ? 1e9 / static_cast<double>(c.count()) : 0.0;
     }
     decide(p.end);
     vs_.detected = detector_.verified();

@@ -24,7 +24,9 @@
 // no clock, no sleeping. In WaitMode::automatic it asks for vsync when the display's refresh
 // serves the target (refresh / N within 0.5 % of it), trusts it after 16 locked presents, drops
 // it after 4 unlocked ones or when more than 10 % of the last 64 presents missed a vblank, and
-// then paces with hybrid sleep, vsync off. Vsync is probed again 10 s after a fallback (doubling
+// then paces with hybrid sleep, vsync off. A swap that does block, but at a steady cadence the
+// reported refresh does not explain (a compositor repainting at 50 Hz while the mode says 60 Hz),
+// is measured and named: VsyncStatus::swap_hz, reason auto_other_rate. Vsync is probed again 10 s after a fallback (doubling
 // up to 160 s while it keeps failing); a probe caps the loop at twice the target rate for the few
 // frames it takes. A refresh change is acted on at the next present. In WaitMode::vsync the swap
 // paces, always; the status says whether presents show it working, and a warning is logged when
@@ -75,6 +77,18 @@ public:
     double missed_share() const noexcept;
     int locked_in_window() const noexcept;  // locked presents among the last 64
     clock::duration last_swap() const noexcept { return last_block_; }  // duration of the last swap
+    // The swap's own cadence: the mean time between the ends of the last kCadenceWindow presents
+    // (at least kCadenceMin), leaving out those off their median by more than half of it (a hitch,
+    // a doubled frame), when at least 3/4 remain and the swap waited: swap_waits(). A compositor's
+    // repaint clock wanders (weston on a loaded machine: 16-24 ms around 20 ms), so the mean, not a
+    // tight lock test. Zero when presents do not show one (a swap that returns at once).
+    static constexpr int kCadenceWindow = 16;
+    static constexpr int kCadenceMin = 8;
+    clock::duration cadence() const noexcept;
+    // The median swap call of the recent presents took at least a quarter of the median interval
+    // between them: the swap, not the loop around it, set their pace.
+    bool swap_waits() const noexcept;
+    int intervals_seen() const noexcept { return ring_count_; }  // in the window, since reset()
 
 private:
     clock::time_point last_end_{};
@@ -83,6 +97,8 @@ private:
     int good_ = 0, bad_ = 0;
     bool verified_ = false;
     std::uint64_t missed_bits_ = 0, locked_bits_ = 0;  // the last 64 presents
+    std::int64_t intervals_[kCadenceWindow] = {}, swaps_[kCadenceWindow] = {};  // ns, a ring
+    int ring_count_ = 0, ring_next_ = 0;
 };
 
 // Why the pacer does what it does about vsync. The text (to_string) is for people; compare codes.
@@ -97,6 +113,7 @@ enum class VsyncReason {
     auto_probing,        // auto: vsync asked for, evidence being gathered
     auto_refused,        // auto: the driver refused the swap interval
     auto_not_blocking,   // auto: the swap does not wait for vblank
+    auto_other_rate,     // auto: the swap waits, at a cadence (swap_hz) the refresh does not explain
     auto_verified,       // auto: vsync verified, the swap paces
     auto_lost,           // auto: vsync was verified and stopped showing
     auto_missing,        // auto: more than 10 % of refreshes missed
@@ -115,6 +132,9 @@ inline constexpr EnumName<VsyncReason> kVsyncReasonNames[] = {
     {VsyncReason::auto_not_blocking,
      "auto: the swap does not wait for vblank (vsync off, ignored by the driver or a virtual display), "
      "hybrid sleep with vsync off"},
+    {VsyncReason::auto_other_rate,
+     "auto: the swap waits, but at another rate than the reported refresh (a compositor or driver "
+     "pacing it), hybrid sleep with vsync off"},
     {VsyncReason::auto_verified, "auto: vsync verified at the target rate, the swap paces the frames"},
     {VsyncReason::auto_lost, "auto: vsync lost, hybrid sleep with vsync off"},
     {VsyncReason::auto_missing, "auto: vsync missed more than 10 % of refreshes, hybrid sleep with vsync off"},
@@ -127,6 +147,7 @@ struct VsyncStatus {
     bool in_use = false;          // frames are paced by the swap, not by the pacer's wait
     int swap_interval = 0;        // what the pacer asks for
     double refresh_hz = 0;        // last reported refresh rate (0 unknown)
+    double swap_hz = 0;           // the swap's measured cadence, when it blocks steadily (0 unknown)
     VsyncReason code = VsyncReason::off;  // why the pacer does what it does ...
     const char* reason = to_string(VsyncReason::off);  // ... in words (static storage)
 };
