@@ -77,7 +77,17 @@ bool GlWindow::poll_events() {
         ImGui_ImplSDL2_ProcessEvent(&e);
         if (e.type == SDL_QUIT) quit = true;
         if (e.type == SDL_KEYDOWN && e.key.keysym.sym == SDLK_ESCAPE) quit = true;
-        if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE) quit = true;
+        if (e.type != SDL_WINDOWEVENT) continue;
+        switch (e.window.event) {
+            case SDL_WINDOWEVENT_CLOSE: quit = true; break;
+            case SDL_WINDOWEVENT_MINIMIZED:
+            case SDL_WINDOWEVENT_HIDDEN: minimized_ = true; break;
+            case SDL_WINDOWEVENT_RESTORED:
+            case SDL_WINDOWEVENT_SHOWN: minimized_ = false; break;
+            case SDL_WINDOWEVENT_FOCUS_LOST: unfocused_ = true; break;
+            case SDL_WINDOWEVENT_FOCUS_GAINED: unfocused_ = false; break;
+            default: break;
+        }
     }
     return quit;
 }

@@ -27,6 +27,9 @@ public:
     SDL_Window* sdl() const noexcept { return win_; }
     // Hands this frame's events to ImGui; true once the user asked to quit (Esc, closing).
     bool poll_events();
+    // Minimized, hidden or without keyboard focus, from the window events seen so far (a window
+    // that never got a focus event, e.g. under Xvfb without a window manager, counts as in front).
+    bool in_background() const noexcept { return minimized_ || unfocused_; }
     void new_frame();  // the backends' and ImGui's NewFrame
     void draw();       // clears to the panels' background and draws ImGui's last Render()
     void drawable_size(int* w, int* h) const;
@@ -38,6 +41,7 @@ private:
     SDL_Window* win_ = nullptr;
     void* gl_ = nullptr;  // SDL_GLContext
     bool imgui_ = false;
+    bool minimized_ = false, unfocused_ = false;
 };
 
 }  // namespace pacer_demo

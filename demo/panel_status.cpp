@@ -1,5 +1,7 @@
 // The status: the pacer's mode and waiter, the display, and who paces (vsync or the wait).
 
+#include <algorithm>
+
 #include "panels.hpp"
 #include "ui_common.hpp"
 
@@ -35,6 +37,8 @@ void status_panel(Session& s, const Presenter& p, const Options& o, float x, flo
     }
     const pacer::VsyncStatus vs = fp.vsync_status();
     const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
+    if (fp.background())
+        ImGui::TextColored(kGrey, "In the background: %g Hz, OS sleep only", std::min(c.background_hz, c.target_hz));
     ImGui::Text("Vsync requested: %s", p.requested > 0 ? "yes" : "no");
     ImGui::SameLine();
     if (p.in_effect >= 0)

@@ -63,6 +63,8 @@ bool FrameLoop::frame() {
     if (s_.frames() == kWarmupFrames) s_.reset_stats();
     // 2. Input.
     const bool quit = w_.poll_events();
+    // Minimized or unfocused: nobody watches, so pace at the background cap (10 Hz, OS sleep).
+    s_.pacer().set_background(w_.in_background());
     // 3. Fixed-step simulation, 4. the game's own CPU work.
     s_.simulate();
     s_.do_work();

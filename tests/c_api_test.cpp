@@ -46,6 +46,7 @@ TEST(CApi, DefaultsAreTheCppDefaults) {
     EXPECT_EQ(c.late_policy, PACER_LATE_CATCH_UP);
     EXPECT_EQ(c.max_catch_up, 1);
     EXPECT_EQ(c.miss_tolerance_ns, 500'000);
+    EXPECT_EQ(c.background_hz, 10.0);
     pacer_frame_pacer* p = pacer_create(nullptr);  // NULL config: the defaults
     ASSERT_NE(p, nullptr);
     pacer_frame_timing t;
@@ -107,6 +108,7 @@ TEST(CApi, CreateRefusesBadConfigsWithTheMessage) {
     expect_refused([](pacer_config& c) { c.late_policy = -1; }, "late_policy = -1: not a LatePolicy");
     expect_refused([](pacer_config& c) { c.max_catch_up = 1001; }, "max_catch_up = 1001: must be in [0, 1000] frames");
     expect_refused([](pacer_config& c) { c.miss_tolerance_ns = -1; }, "miss_tolerance = -1 ns: must be in [0, 1e9] ns");
+    expect_refused([](pacer_config& c) { c.background_hz = 0; }, "background_hz = 0: must be a finite number in (0, 10000]");
 }
 
 TEST(CApi, LastErrorIsPerThread) {
@@ -148,6 +150,18 @@ TEST(CApi, RefusedSettersKeepTheSettingsAndSayWhy) {
     EXPECT_EQ(t.mode, PACER_MODE_SPIN);
     EXPECT_EQ(t.source, PACER_SOURCE_SPIN);
     EXPECT_EQ(t.slept_ns, 0);
+    EXPECT_EQ(t.background, 0);
+    // The background cap: 10 Hz, OS sleep, the spin mode set above notwithstanding.
+    EXPECT_EQ(pacer_set_background(p, 1), PACER_OK);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.background, 1);
+    EXPECT_EQ(t.period_ns, 100'000'000);
+    EXPECT_EQ(t.source, PACER_SOURCE_SLEEP);
+    EXPECT_EQ(t.spun_ns, 0);
+    EXPECT_EQ(pacer_set_background(p, 0), PACER_OK);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.background, 0);
+    EXPECT_EQ(t.period_ns, 4'000'000);
     pacer_destroy(p);
 }
 
@@ -184,6 +198,7 @@ TEST(CApi, NullPacerIsRefusedEverywhere) {
     EXPECT_STREQ(pacer_last_error(), "pacer_set_target_hz: the pacer is NULL");
     EXPECT_EQ(pacer_set_mode(nullptr, PACER_MODE_SLEEP), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(pacer_set_late_policy(nullptr, PACER_LATE_SKIP, 0), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_set_background(nullptr, 1), PACER_ERROR_INVALID_ARGUMENT);
     const pacer_present present{};
     EXPECT_EQ(pacer_report_present(nullptr, &present), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(pacer_report_present(nullptr, nullptr), PACER_ERROR_INVALID_ARGUMENT);

@@ -282,4 +282,69 @@ TEST(FramePacer, ANewTimeSourceKeepsWhatTheWaiterLearned) {
     fp.set_time_source(&os);
 }
 
+// A minimized window: 10 Hz, OS sleep only, vsync off; back to the target without a burst.
+TEST(FramePacer, BackgroundPacesSlowlyWithOsSleepAndReturnsWithoutABurst) {
+    pacer::SimModel m = exact();
+    m.granularity_ns = 1'000'000;  // a 1 ms scheduler: OS sleep ends on a tick
+    pacer::SimulatedOs os(m, 1, 0);
+    pacer::FramePacer fp({.target_hz = 144.0, .mode = pacer::WaitMode::automatic}, &os);
+    // The host reports a 144 Hz display whose swap blocks: auto mode asks for vsync.
+    auto present = [&] {
+        fp.report_present({fp.now() - 100us, fp.now(), fp.desired_swap_interval(), 144.0, true});
+    };
+    fp.wait();
+    for (int i = 0; i < 5; ++i) {
+        present();
+        fp.wait();
+    }
+    EXPECT_EQ(fp.desired_swap_interval(), 1);
+    fp.set_background(true);
+    EXPECT_TRUE(fp.background());
+    std::int64_t last = 0;
+    for (int i = 0; i < 20; ++i) {
+        os.advance(2'000'000);
+        present();
+        const pacer::FrameTiming t = fp.wait();
+        EXPECT_TRUE(t.background);
+        EXPECT_EQ(t.source, pacer::PacingSource::sleep);
+        EXPECT_EQ(t.spun, 0ns) << "no spin in the background";
+        EXPECT_EQ(t.period, 100ms);
+        EXPECT_EQ(t.mode, pacer::WaitMode::automatic) << "the configured mode is kept";
+        EXPECT_EQ(fp.desired_swap_interval(), 0) << "vsync off in the background";
+        if (i > 0) {
+            EXPECT_EQ(at(t.deadline) - last, 100'000'000);
+        }
+        last = at(t.deadline);
+        EXPECT_LT(t.lateness, 1ms) << "a 1 ms tick late at most";
+    }
+    // Back in front, in hybrid mode (in auto mode the vsync probe would restart and pace).
+    fp.set_background(false);
+    ASSERT_TRUE(fp.set_mode(pacer::WaitMode::hybrid).ok());
+    const pacer::FrameTiming back = fp.wait();
+    EXPECT_FALSE(back.background);
+    EXPECT_EQ(at(back.deadline) - last, 6'944'444) << "one target period after the last deadline";
+    // The next frames follow the 144 Hz grid: no frame comes sooner than a period.
+    std::int64_t prev = at(back.wake);
+    for (int i = 0; i < 10; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        EXPECT_GE(at(t.wake) - prev, 6'944'444);
+        prev = at(t.wake);
+    }
+    // A target below the background rate is kept: background never speeds a loop up.
+    pacer::FramePacer slow({.target_hz = 4.0}, &os);
+    slow.set_background(true);
+    slow.wait();
+    EXPECT_EQ(slow.wait().period, 250ms);
+}
+
+TEST(FramePacer, BackgroundRateIsValidated) {
+    for (double hz : {0.0, -10.0, std::nan(""), 1e9}) {
+        pacer::PacerConfig c;
+        c.background_hz = hz;
+        const pacer::Status s = pacer::validate(c);
+        EXPECT_FALSE(s.ok()) << hz;
+        EXPECT_NE(s.message().find("background_hz"), std::string::npos) << s.message();
+    }
+}
+
 }  // namespace

@@ -88,6 +88,28 @@ TEST(RealClock, SteadyClockTimePointsConvert) {
 #endif
 }
 
+// The background cap is cheap for real: at the default 10 Hz the pacing thread sleeps in the OS
+// between a few wake-ups a second. 0.5 % of a core is 10 ms over these 2 s; a sleeping thread
+// uses well under that even on a loaded VM (its wake-ups are what costs, ~20 of them).
+TEST(RealClock, BackgroundPacingCostsUnderHalfAPercentOfACore) {
+    pacer::FramePacer fp({.target_hz = 144.0});
+    fp.set_background(true);
+    fp.wait();
+    const pacer::CpuTimes a = fp.time_source().cpu_times();
+    const auto t0 = clk::now();
+    int frames = 0;
+    while (clk::now() < t0 + 2s) {
+        const pacer::FrameTiming t = fp.wait();
+        EXPECT_EQ(t.spun.count(), 0);
+        ++frames;
+    }
+    const pacer::CpuTimes b = fp.time_source().cpu_times();
+    const double wall = std::chrono::duration<double>(clk::now() - t0).count();
+    const double share = static_cast<double>(b.thread_ns - a.thread_ns) / 1e9 / wall;
+    EXPECT_LT(share, 0.005) << frames << " frames";
+    EXPECT_LE(frames, 22) << "10 Hz for 2 s";
+}
+
 TEST(RealClock, SystemSourceReportsCpuTimeAndAPrimitive) {
     pacer::TimeSource& ts = pacer::system_time_source();
     const pacer::CpuTimes a = ts.cpu_times();

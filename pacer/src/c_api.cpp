@@ -79,6 +79,7 @@ pacer::PacerConfig to_cpp(const pacer_config& c) noexcept {
     config.late_policy = static_cast<pacer::LatePolicy>(c.late_policy);
     config.max_catch_up = c.max_catch_up;
     config.miss_tolerance = std::chrono::nanoseconds(c.miss_tolerance_ns);
+    config.background_hz = c.background_hz;
     return config;
 }
 
@@ -113,6 +114,7 @@ pacer_config pacer_config_default(void) {
     c.late_policy = static_cast<int>(d.late_policy);
     c.max_catch_up = d.max_catch_up;
     c.miss_tolerance_ns = ns(d.miss_tolerance);
+    c.background_hz = d.background_hz;
     return c;
 }
 
@@ -146,6 +148,7 @@ int pacer_wait(pacer_frame_pacer* fp, pacer_frame_timing* timing) {
         timing->missed = t.missed ? 1 : 0;
         timing->mode = static_cast<int>(t.mode);
         timing->source = static_cast<int>(t.source);
+        timing->background = t.background ? 1 : 0;
     }
     return PACER_OK;
 }
@@ -158,6 +161,12 @@ int pacer_set_target_hz(pacer_frame_pacer* fp, double target_hz) {
 int pacer_set_mode(pacer_frame_pacer* fp, int mode) {
     if (!fp) return null_pacer("pacer_set_mode");
     return guarded([&] { return status_code(fp->impl.set_mode(static_cast<pacer::WaitMode>(mode))); });
+}
+
+int pacer_set_background(pacer_frame_pacer* fp, int on) {
+    if (!fp) return null_pacer("pacer_set_background");
+    fp->impl.set_background(on != 0);
+    return PACER_OK;
 }
 
 int pacer_set_late_policy(pacer_frame_pacer* fp, int late_policy, int max_catch_up) {

@@ -25,6 +25,9 @@ Status validate(const PacerConfig& c) {
     if (c.miss_tolerance.count() < 0 || c.miss_tolerance.count() > 1'000'000'000)
         return Status::error("miss_tolerance = " + num(static_cast<std::int64_t>(c.miss_tolerance.count())) +
                              " ns: must be in [0, 1e9] ns");
+    if (!std::isfinite(c.background_hz) || c.background_hz <= 0.0 || c.background_hz > kMaxTargetHz)
+        return Status::error("background_hz = " + num(c.background_hz) + ": must be a finite number in (0, " +
+                             num(kMaxTargetHz) + "]");
     return validate(c.waiter);
 }
 
@@ -87,8 +90,19 @@ void FramePacer::set_time_source(TimeSource* ts) noexcept {
     reset();
 }
 
+double FramePacer::active_hz() const noexcept {
+    return background_ ? std::min(cfg_.background_hz, cfg_.target_hz) : cfg_.target_hz;
+}
+
 std::chrono::nanoseconds FramePacer::period() const noexcept {
-    return std::chrono::nanoseconds(std::llround(1e9 / cfg_.target_hz));
+    return std::chrono::nanoseconds(std::llround(1e9 / active_hz()));
+}
+
+void FramePacer::set_background(bool on) noexcept {
+    if (on == background_) return;
+    background_ = on;
+    pending_ = true;
+    detail::log(LogLevel::info, on ? "background: %g Hz, OS sleep only" : "foreground: %g Hz", active_hz());
 }
 
 void FramePacer::reanchor(std::int64_t anchor) noexcept {
@@ -99,7 +113,7 @@ void FramePacer::reanchor(std::int64_t anchor) noexcept {
 
 void FramePacer::apply_config() noexcept {
     // 1e9 / hz in whole ns plus a 32-bit binary fraction: exact to 2^-33 ns per frame.
-    const long double p = 1e9L / static_cast<long double>(cfg_.target_hz);
+    const long double p = 1e9L / static_cast<long double>(active_hz());
     const long double whole = std::floor(p);
     long double frac = std::round((p - whole) * 4294967296.0L);
     period_whole_ = static_cast<std::int64_t>(whole);
@@ -113,7 +127,8 @@ void FramePacer::apply_config() noexcept {
     if (!same_waiter_config(waiter_.config(), cfg_.waiter))
         (void)waiter_.set_config(cfg_.waiter);  // validated with cfg_; keeps what it learned
     pending_ = false;
-    vsync_.configure(cfg_.mode, cfg_.target_hz, now());
+    // In the background the swap is not asked to pace (the vsync decision restarts on return).
+    vsync_.configure(active_mode(), cfg_.target_hz, now());
 }
 
 std::int64_t FramePacer::deadline_of(std::uint64_t k) const noexcept {
@@ -191,7 +206,8 @@ FrameTiming FramePacer::wait() noexcept {
     if (!started_ || now < last_wake_) return first_frame(now);
 
     const Slot slot = swap_paces ? swap_slot() : grid_slot(now);
-    const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : cfg_.mode);
+    const WaitResult r =
+        waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
     return record(slot, r, now);
 }
 
@@ -207,8 +223,9 @@ FrameTiming FramePacer::first_frame(std::int64_t now) noexcept {
     t.index = index_base_;
     t.deadline = t.wake = clock::from_ns(now);
     t.mode = cfg_.mode;
-    t.source = own_source(cfg_.mode);
+    t.source = own_source(active_mode());
     t.period = period_rounded_;
+    t.background = background_;
     return t;
 }
 
@@ -274,7 +291,8 @@ FrameTiming FramePacer::record(const Slot& slot, const WaitResult& r, std::int64
     t.margin = r.margin;
     t.skipped = slot.skipped;
     t.mode = cfg_.mode;
-    t.source = !slot.swap_paces                ? own_source(cfg_.mode)
+    t.background = background_;
+    t.source = !slot.swap_paces                ? own_source(active_mode())
              : vsync_.last_present_locked() ? PacingSource::vsync
                                             : PacingSource::hybrid;
     t.missed = t.skipped > 0 || t.lateness > cfg_.miss_tolerance;

@@ -55,6 +55,7 @@ struct FrameTiming {
     WaitMode mode = WaitMode::hybrid;       // the configured mode
     PacingSource source = PacingSource::hybrid;  // what actually paced this frame
     bool missed = false;                    // lateness > miss_tolerance, or skipped > 0
+    bool background = false;                // paced at PacerConfig::background_hz (set_background)
 };
 
 }  // namespace pacer

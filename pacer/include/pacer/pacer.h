@@ -112,6 +112,7 @@ typedef struct pacer_config {
     int late_policy;           /* PACER_LATE_*; default PACER_LATE_CATCH_UP */
     int max_catch_up;          /* catch-up only: passed deadlines served at once; default 1 */
     int64_t miss_tolerance_ns; /* a frame later than this counts as missed; default 500000 */
+    double background_hz;      /* rate in the background (pacer_set_background), (0, 10000]; default 10 */
 } pacer_config;
 
 /* One frame, as pacer_wait() describes it (pacer::FrameTiming). */
@@ -129,6 +130,7 @@ typedef struct pacer_frame_timing {
     int missed;            /* 1 when late by more than miss_tolerance_ns or skipped > 0, else 0 */
     int mode;              /* PACER_MODE_*: the configured mode */
     int source;            /* PACER_SOURCE_*: what actually paced this frame */
+    int background;        /* 1 when paced at background_hz (pacer_set_background), else 0 */
 } pacer_frame_timing;
 
 /* One present, as the host saw it (pacer::PresentInfo; see pacer/vsync.hpp). */
@@ -160,6 +162,9 @@ int pacer_wait(pacer_frame_pacer* pacer, pacer_frame_timing* timing);
 int pacer_set_target_hz(pacer_frame_pacer* pacer, double target_hz);
 int pacer_set_mode(pacer_frame_pacer* pacer, int mode);
 int pacer_set_late_policy(pacer_frame_pacer* pacer, int late_policy, int max_catch_up);
+/* Minimized or unfocused window (on != 0): pace at background_hz with OS sleep only, vsync off;
+ * on == 0 returns to the target rate (pacer::FramePacer::set_background). */
+int pacer_set_background(pacer_frame_pacer* pacer, int on);
 
 /* Vsync: report each present (modes PACER_MODE_VSYNC and PACER_MODE_AUTO need them), and set the
  * swap interval the pacer asks for: >= 0 (0 = vsync off), or an error code for a NULL pacer. */
