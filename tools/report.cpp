@@ -151,8 +151,25 @@ double nice_ceil(double v, int count) {
     return std::max(step, std::ceil(v / step - 1e-9) * step);
 }
 
-std::string series_label(const Analysis& a) {
-    std::string s = a.file;
+// The directory part every file name shares ("" if none): left out of the labels, so that
+// /home/me/runs/a.csv and /home/me/runs/b.csv show as a.csv and b.csv, and runs/1/x.csv and
+// runs/2/x.csv as 1/x.csv and 2/x.csv.
+std::size_t common_dir_length(const std::vector<Analysis>& as) {
+    if (as.empty()) return 0;
+    std::size_t n = as[0].file.size();
+    for (const Analysis& a : as) {
+        std::size_t k = 0;
+        while (k < n && k < a.file.size() && a.file[k] == as[0].file[k]) ++k;
+        n = k;
+    }
+    while (n > 0 && as[0].file[n - 1] != '/' && as[0].file[n - 1] != '\\') --n;
+    return n;
+}
+
+std::string seconds(double s) { return num(s, s < 0.1 ? 3 : s < 1 ? 2 : 1); }
+
+std::string series_label(const Analysis& a, std::size_t strip) {
+    std::string s = a.file.substr(std::min(strip, a.file.size()));
     if (!a.application.empty()) s += " \xE2\x80\x94 " + a.application;
     if (a.process_id >= 0) s += " (PID " + std::to_string(a.process_id) + ")";
     if (!a.swapchain.empty()) s += " swap chain " + a.swapchain;
@@ -358,7 +375,7 @@ void fps_plot(std::string& o, const std::vector<Analysis>& as, const Layout& L, 
     Plot p{64, 12, kPageWidth - 64 - 16, h - 12 - 46, 0, L.t_end, 0, top};
     appendf(o, "<svg class=\"plot\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"frame rate over time\">\n", kPageWidth, h);
     draw_axes(o, p, linear_ticks(0, L.t_end, 12), linear_ticks(0, top, 5), "time since the first frame (s)",
-              "FPS (last " + num(window_s, window_s < 0.1 ? 3 : window_s < 1 ? 2 : 1) + " s)");
+              "FPS (last " + seconds(window_s) + " s)");
     for (std::size_t i = 0; i < curves.size(); ++i) polyline(o, p, curves[i], i, 1.6);
     o += "</svg>\n";
 }
@@ -500,7 +517,7 @@ path.hitch { stroke: #222; stroke-width: 1; }
 table { border-collapse: collapse; margin-top: 6px; font-variant-numeric: tabular-nums; }
 th, td { padding: 4px 14px; border-bottom: 1px solid #e4e4e4; text-align: right; }
 thead th { text-align: left; font-weight: 600; border-bottom: 2px solid #bbb; }
-tbody th { text-align: left; font-weight: normal; color: #444; }
+tbody th { text-align: left; font-weight: normal; color: #444; white-space: nowrap; }
 )";
 
 }  // namespace
@@ -515,9 +532,10 @@ std::string render_report(const std::vector<Analysis>& as, const ReportOptions& 
     }
     L.t_end = t_end > 0 ? nice_ceil(t_end, 12) : 1.0;
     std::vector<Prepared> ps(as.size());
+    const std::size_t strip = common_dir_length(as);
     L.body_top = 0;
     for (std::size_t i = 0; i < as.size(); ++i) {
-        ps[i].label = series_label(as[i]);
+        ps[i].label = series_label(as[i], strip);
         find_marks(as[i], opt, 0, L.t_end, columns, ps[i]);
         ps[i].sorted = as[i].frame_ms;
         std::sort(ps[i].sorted.begin(), ps[i].sorted.end());
@@ -555,7 +573,7 @@ std::string render_report(const std::vector<Analysis>& as, const ReportOptions& 
     if (L.clipped) o += " Frames above " + num(L.ft_top, 0) + " ms are marked &#9650; on the top edge with their frame time.";
     o += " Hover over a mark for its time.</p>\n";
     frame_time_plot(o, as, ps, L);
-    o += "<h2>Frame rate</h2>\n<p class=\"note\">Average FPS of the frames in the last " + num(window, window < 1 ? 2 : 1) +
+    o += "<h2>Frame rate</h2>\n<p class=\"note\">Average FPS of the frames in the last " + seconds(window) +
          " s (1000 &#215; frames / their frame times summed).</p>\n";
     fps_plot(o, as, L, window);
     o += "<h2>Distribution</h2>\n<p class=\"note\">Left: share of frames per frame-time bin. Right: frame time at "

@@ -69,7 +69,8 @@ std::string html_escape(std::string_view text);
 
 // The page for these series (one per capture, or per process of a capture), drawn in this order.
 // Each needs its frames (AnalyzeOptions::keep_frames); the summary numbers come from the Analysis.
-// Label of a series: its file, and its application and process when the Analysis names them.
+// Label of a series: its file without the directories all the files share, and its application,
+// process and swap chain when the Analysis names them.
 std::string render_report(const std::vector<Analysis>& series, const ReportOptions& o);
 
 // Writes data to `path + ".tmp"` and renames it to path once it is complete and closed, so path
