@@ -223,9 +223,17 @@ void draw_axes(std::string& o, const Plot& p, const std::vector<Tick>& xt, const
     o += "</g><g class=\"ticks\">";
     for (const Tick& t : yt)
         appendf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", p.left - 6, p.py(t.at) + 4, t.label.c_str());
-    for (const Tick& t : xt)
-        appendf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", p.px(t.at), p.top + p.height + 16,
-                html_escape(t.label).c_str());
+    // x labels: one that would touch the previous is left out; the last may end at the right edge.
+    double prev_end = -1e9;
+    for (const Tick& t : xt) {
+        const double x = p.px(t.at), half = 3.5 * static_cast<double>(t.label.size());
+        const bool at_end = x + half > p.left + p.width + 8;
+        const double begin = at_end ? x - 2 * half : x - half;
+        if (begin < prev_end + 8) continue;
+        prev_end = at_end ? x : x + half;
+        appendf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>", x, p.top + p.height + 16,
+                at_end ? "end" : "middle", html_escape(t.label).c_str());
+    }
     o += "</g>";
     appendf(o, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" />", p.left, p.top, p.width, p.height);
     appendf(o, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>", p.left + p.width / 2,
