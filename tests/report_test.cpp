@@ -151,6 +151,18 @@ TEST(ReduceM4, OneLongFrameAmongAMillionSurvives) {
     EXPECT_EQ(std::count(s.y.begin(), s.y.end(), 200.0), 1);
 }
 
+TEST(ReduceM4, TimesOutOfOrderStillGiveAtMostFourPointsAColumn) {
+    // Rows alternating between the two ends of the time axis (two logs interleaved).
+    std::vector<double> x, y;
+    for (int i = 0; i < 10'000; ++i) {
+        x.push_back(i % 2 ? 9.5 : 0.5);
+        y.push_back(i == 7'777 ? 100.0 : static_cast<double>(i % 7));
+    }
+    const Series s = pacer::tools::reduce_m4(x, y, 0, 10, 10);
+    EXPECT_LE(s.x.size(), 8u);
+    EXPECT_EQ(*std::max_element(s.y.begin(), s.y.end()), 100.0);
+}
+
 TEST(MovingFps, AverageOfTheFramesInTheTrailingWindow) {
     // Frames at t = 0.25, 0.5, ..., frame times 250 ms, then from the 9th on 125 ms.
     std::vector<double> t, ft;

@@ -22,33 +22,35 @@ Series reduce_m4(const std::vector<double>& x, const std::vector<double>& y, dou
     if (n == 0) return out;
     columns = std::max(columns, 1);
     const double scale = x1 > x0 ? columns / (x1 - x0) : 0.0;
-    auto column_of = [&](double v) {
-        const double c = std::floor((v - x0) * scale);
-        return c <= 0 ? 0 : c >= columns ? columns - 1 : static_cast<int>(c);
+    // Per column the indices of its first, lowest, highest and last point. Kept per column rather
+    // than streamed, so that times that step back (rows of a log out of order) cannot make the
+    // result grow past 4 points a column.
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    struct Col {
+        std::size_t first = kNone, lo = 0, hi = 0, last = 0;
     };
-    std::size_t first = 0, lo = 0, hi = 0;
-    int col = column_of(x[0]);
-    auto flush = [&](std::size_t last) {
-        std::size_t idx[4] = {first, lo, hi, last};
-        std::sort(idx, idx + 4);
-        for (int k = 0; k < 4; ++k) {
-            if (k > 0 && idx[k] == idx[k - 1]) continue;
-            out.x.push_back(x[idx[k]]);
-            out.y.push_back(y[idx[k]]);
-        }
-    };
-    for (std::size_t i = 1; i < n; ++i) {
-        const int c = column_of(x[i]);
-        if (c != col) {
-            flush(i - 1);
-            first = lo = hi = i;
-            col = c;
+    std::vector<Col> cols(static_cast<std::size_t>(columns));
+    for (std::size_t i = 0; i < n; ++i) {
+        const double c = std::floor((x[i] - x0) * scale);
+        Col& k = cols[c <= 0 || std::isnan(c) ? 0 : c >= columns ? static_cast<std::size_t>(columns - 1) : static_cast<std::size_t>(c)];
+        if (k.first == kNone) {
+            k.first = k.lo = k.hi = k.last = i;
             continue;
         }
-        if (y[i] < y[lo]) lo = i;
-        if (y[i] > y[hi]) hi = i;
+        if (y[i] < y[k.lo]) k.lo = i;
+        if (y[i] > y[k.hi]) k.hi = i;
+        k.last = i;
     }
-    flush(n - 1);
+    for (const Col& k : cols) {
+        if (k.first == kNone) continue;
+        std::size_t idx[4] = {k.first, k.lo, k.hi, k.last};
+        std::sort(idx, idx + 4);
+        for (int j = 0; j < 4; ++j) {
+            if (j > 0 && idx[j] == idx[j - 1]) continue;
+            out.x.push_back(x[idx[j]]);
+            out.y.push_back(y[idx[j]]);
+        }
+    }
     return out;
 }
 

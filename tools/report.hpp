@@ -53,8 +53,8 @@ struct Series {
 // The M4 reduction: [x0, x1] cut into `columns` equal columns; of the points in each column the
 // first, the lowest, the highest and the last, in their original order (duplicates once). A line
 // through them colours the same pixel columns, to the same heights, as a line through every
-// point. x must be ascending; points left of x0 / right of x1 count to the first / last column.
-// columns < 1 is taken as 1.
+// point. Points left of x0 / right of x1 count to the first / last column; columns < 1 is taken
+// as 1. The result has at most 4 x columns points, in column order (x ascending when x is).
 Series reduce_m4(const std::vector<double>& x, const std::vector<double>& y, double x0, double x1,
                  int columns);
 
