@@ -614,10 +614,10 @@ int report_main(int argc, char** argv) {
     opts.text("--title", "TEXT", "the page's title", &ro.title).default_text = cli::quoted(ro.title);
     opts.text("--app", "NAME", "only rows whose Application is NAME (PresentMon logs of many apps)", &ao.application);
     opts.number("--stutter-window", "N", "frames in the stutter moving average", &ao.stutter_window, 1, 1'000'000);
-    opts.number("--max-ms", "MS", "end of the frame-time axes; longer frames are marked on the top edge",
+    opts.number("--max-ms", "MS", "end of the frame-time axes (longer frames: marks on the top edge)",
                 &ro.max_ms, 0.001, 3'600'000.0).default_text = "from the captures";
     opts.epilogue = "Exit status: 0 ok, 1 a file could not be read (the message names file and line) or the page\n"
-                    "could not be written (nothing is left at its path), 2 bad options.";
+                    "could not be written (a partial page is never left at its path), 2 bad options.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (parsed.operands.empty()) return cli::stop(opts, Status::error("no capture file given"));
