@@ -1,4 +1,4 @@
-// pacer: the command-line tool. Frame-time captures (analyze), measurements of this machine's
+// pacer: the command-line tool. Frame-time captures (analyze, report), measurements of this machine's
 // waits (probe, compare), the virtual-time model (simulate) and a headless paced loop (run).
 // No SDL, no window. See docs/capture.md.
 #include <cstdio>
@@ -18,6 +18,7 @@ int usage(FILE* to) {
     std::fprintf(to,
                  "usage: pacer <command> [options]     (pacer <command> --help for its options)\n"
                  "  analyze FILE...  summary of frame-time captures (pacer, PresentMon, MangoHud)\n"
+                 "  report FILE...   the captures drawn as one self-contained HTML page (plots, summary)\n"
                  "  probe            how long this machine's wait primitives really wait\n"
                  "  compare          interleaved pacing comparison: sleep, spin, preciseSleep, hybrid\n"
                  "  simulate         relative-error heatmap of the waiter on the virtual-time OS model\n"
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
     int n = argc - 2;
     char** rest = argv + 2;
     if (cmd == "analyze") return analyze_main(n, rest);
+    if (cmd == "report") return report_main(n, rest);
     if (cmd == "probe") return probe_main(n, rest);
     if (cmd == "compare") return compare_main(n, rest, "pacer compare");
     if (cmd == "simulate") return simulate_main(n, rest);

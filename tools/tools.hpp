@@ -15,6 +15,7 @@ int probe_main(int argc, char** argv);
 int compare_main(int argc, char** argv, const char* prog);
 int simulate_main(int argc, char** argv);
 int run_main(int argc, char** argv);
+int report_main(int argc, char** argv);  // report.cpp
 
 // A target rate as the library accepts it (validate), for the tools' --hz.
 inline Status check_rate(double hz) {
