@@ -63,6 +63,7 @@
 // Thread safety: none; one thread, like the SimulatedOs it drives.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
