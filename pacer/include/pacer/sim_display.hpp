@@ -27,7 +27,7 @@
 //   10^6 periods a vblank is within 1 ns of its exact time.
 //
 //   FIFO (vsync on, swap interval N >= 1). A present latches at the first vblank strictly after
-//   the call and at least N vblanks after the previous present's. Up to queue_depth (1-3)
+//   it is queued (when the call returns) and at least N vblanks after the previous present's. Up to queue_depth (1-3)
 //   presents may wait for their vblank; a present that finds the queue full blocks the calling
 //   thread until the oldest waiting one is shown (as a real FIFO swap chain does; the thread wakes
 //   through SimulatedOs::block_until_ns, so the OS model's wake-up noise applies). A host that
