@@ -1,6 +1,6 @@
 # Runs pacer_demo once and checks exit status, output and (optionally) a screenshot.
 # Variables: DEMO, ARGS ('|'-separated), CODE, STDOUT_RE, STDERR_RE, NO_DISPLAY, XVFB_RUN, PNG,
-# PNG_CHECK, ATTEMPTS. See tests/demo/CMakeLists.txt.
+# PNG_CHECK, ATTEMPTS, BUSY_IF_P99_LATE_MS. See tests/demo/CMakeLists.txt.
 string(REPLACE "|" ";" args "${ARGS}")
 set(cmd "${DEMO}" ${args})
 if(XVFB_RUN)
@@ -15,6 +15,8 @@ endif()
 
 # ATTEMPTS (default 1): runs whose verdict rests on the OS waking a thread in time may be tried
 # again; each failed attempt is printed, and the test fails only if every attempt does.
+# BUSY_IF_P99_LATE_MS: if the last attempt fails too and its summary shows the pacer's own waits
+# later than this at p99, the machine is too busy for the verdict: "SKIPPED: ..." instead.
 if(NOT ATTEMPTS)
   set(ATTEMPTS 1)
 endif()
@@ -37,6 +39,12 @@ foreach(attempt RANGE 1 ${ATTEMPTS})
   endif()
   if(attempt LESS ATTEMPTS)
     message("attempt ${attempt} failed: ${failure}")
+  elseif(BUSY_IF_P99_LATE_MS AND out MATCHES "p99_lateness_ms=([0-9.]+)" AND CMAKE_MATCH_1 GREATER BUSY_IF_P99_LATE_MS)
+    # The pacer's own waits were late by more than the test's timing needs: the machine, not
+    # the code under test, decided the verdict. The test is marked skipped (SKIP_REGULAR_EXPRESSION).
+    message("SKIPPED: machine too busy: p99 lateness of the run's own waits ${CMAKE_MATCH_1} ms > "
+            "${BUSY_IF_P99_LATE_MS} ms (${failure})")
+    return()
   else()
     message(FATAL_ERROR "${failure}")
   endif()
