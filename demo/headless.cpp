@@ -1,9 +1,12 @@
 #include "headless.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "presenter.hpp"
 #include "session.hpp"
 
 namespace pacer_demo {
@@ -44,10 +47,15 @@ void print_summary(Session& s, const char* ui) {
 }
 
 int run_headless(const Options& o) {
-    if (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic)
+    const bool fake = o.fake_vsync_hz > 0;
+    if (!fake && (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic))
         std::fprintf(stderr, "pacer_demo: headless: no swap to pace with; %s mode paces with hybrid sleep\n",
                      pacer::to_string(o.mode));
     Session s(o);
+    // --fake-vsync: frames are presented to the stand-in display, as the window presents them.
+    FakeVsync display(o.fake_vsync_hz, nullptr);
+    Presenter presenter;
+    presenter.refresh_hz = o.refresh_hz > 0 ? o.refresh_hz : o.fake_vsync_hz;
     if (!o.capture.empty()) {
         if (pacer::Status st = s.start_capture(o.capture); !st) {
             std::fprintf(stderr, "pacer_demo: %s\n", st.message().c_str());
@@ -62,7 +70,16 @@ int run_headless(const Options& o) {
         s.begin_frame();
         s.simulate();
         s.do_work();
-        s.record();
+        if (fake) {
+            const std::int64_t w0 = pacer::clock::to_ns(s.pacer().now());
+            presenter.present(display, s.pacer(), o.vsync);
+            pacer::CaptureExtras extras;
+            extras.in_present = std::chrono::nanoseconds(pacer::clock::to_ns(s.pacer().now()) - w0);
+            extras.sync_interval = presenter.in_effect;
+            s.record(extras);
+        } else {
+            s.record();
+        }
         if (s.refresh_due()) s.refresh(false);
         const double t = s.elapsed_s();
         if (t >= next_status) {

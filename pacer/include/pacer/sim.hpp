@@ -55,6 +55,10 @@ public:
     void advance(std::int64_t ns) noexcept;
     // The clock jumps by ns without CPU time: suspend/resume, a debugger stop.
     void jump(std::int64_t ns) noexcept;
+    // The caller's thread blocks on an event that fires at t (a vblank, a fence): it wakes at t
+    // plus the model's exponential wake-up noise (jitter_mean_ns), not on a scheduler tick, and
+    // is charged sleep_cpu_ns. Returns at once, with the same cost, for a t in the past.
+    void block_until_ns(std::int64_t t) noexcept;
 
     std::int64_t sleeps() const noexcept { return sleeps_; }
     std::int64_t relaxes() const noexcept { return relaxes_; }
