@@ -6,6 +6,7 @@
 
 #include "latency_sim.hpp"
 #include "pacer/log.hpp"
+#include "pacer/pacer.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
 
@@ -117,6 +118,188 @@ TEST(JustInTime, NeverFasterThanTheTarget) {
     EXPECT_NEAR(static_cast<double>(r.frames), 540.0, 3.0);
     EXPECT_LT(r.cpu_share, 0.02);
     EXPECT_LE(r.latency_p50_ms, 0.1 + 1.0);
+}
+
+}  // namespace
+
+// ---- FramePacer's markers and sync modes on an exact OS (hand-computed times) -----------------
+namespace {
+
+using namespace std::chrono_literals;
+std::int64_t at(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
+pacer::SimModel exact() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}; }
+
+// One present of `swap_ns` on a tearing swap (interval 0), optionally with a displayed time.
+void present(pacer::SimulatedOs& os, pacer::FramePacer& fp, std::int64_t swap_ns, std::int64_t displayed = 0) {
+    pacer::PresentInfo p;
+    p.begin = fp.now();
+    os.advance(swap_ns);
+    p.end = fp.now();
+    p.swap_interval = 0;
+    if (displayed != 0) p.displayed = pacer::clock::from_ns(displayed);
+    fp.report_present(p);
+}
+
+TEST(Markers, LatencyFromInputToPresentReturnWhenTheSwapTears) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
+    pacer::FrameTiming t = fp.wait();  // 0 ms
+    EXPECT_EQ(t.latency, 0ns);         // no frame before the first
+    os.advance(1'000'000);
+    fp.mark_input();                   // 1 ms
+    os.advance(3'000'000);
+    fp.before_present();               // 4 ms
+    present(os, fp, 500'000);          // returns at 4.5 ms
+    t = fp.wait();                     // waits until 10 ms
+    EXPECT_EQ(at(t.wake), 10'000'000);
+    EXPECT_EQ(t.latency, 3'500'000ns);  // 1 ms -> 4.5 ms
+    EXPECT_EQ(t.input_to_present, 3ms);
+    EXPECT_FALSE(t.latency_measured);
+    EXPECT_FALSE(t.shown_late);
+    EXPECT_EQ(t.sync, pacer::SyncMode::frame_start);
+
+    // Without mark_input() the frame's input is its wake; a displayed time is measured latency.
+    os.advance(2'000'000);
+    present(os, fp, 100'000, 19'000'000);  // call at 12 ms, shown at 19 ms
+    t = fp.wait();
+    EXPECT_EQ(t.latency, 9ms);  // 10 ms -> 19 ms
+    EXPECT_EQ(t.input_to_present, 2ms);
+    EXPECT_TRUE(t.latency_measured);
+
+    // No present reported: the frame ends at the next wait() call (a headless loop).
+    os.advance(4'000'000);
+    t = fp.wait();
+    EXPECT_EQ(t.latency, 4ms);
+    EXPECT_FALSE(t.latency_measured);
+}
+
+TEST(PresentSync, WaitReturnsAtOnceAndBeforePresentHoldsTheGrid) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep, .sync = pacer::SyncMode::present}, &os);
+    fp.wait();  // anchors the grid at 0
+    const std::int64_t work[] = {2'000'000, 7'000'000, 3'000'000, 5'000'000, 1'000'000};
+    for (std::int64_t k = 1; k <= 5; ++k) {
+        os.advance(work[k - 1]);
+        fp.before_present();
+        ASSERT_EQ(os.now_ns(), k * 10'000'000);  // flat presents whatever the work
+        present(os, fp, 200'000);
+        const std::int64_t called = os.now_ns();
+        const pacer::FrameTiming t = fp.wait();
+        ASSERT_EQ(os.now_ns(), called);  // no wait at the frame start
+        // The record is the wait made before the present.
+        ASSERT_EQ(at(t.deadline), k * 10'000'000);
+        ASSERT_EQ(at(t.wake), k * 10'000'000);
+        ASSERT_EQ(t.interval, 10ms);
+        ASSERT_EQ(t.sync, pacer::SyncMode::present);
+        // Frame 1 started at 0 (the anchor), later ones when the wait() before them was called,
+        // 0.2 ms after the previous present: input to present return = 10.2 ms, then 10 ms.
+        ASSERT_EQ(t.latency, k == 1 ? 10'200'000ns : 10ms);
+    }
+}
+
+TEST(PresentSync, AHostWithoutTheSecondCallGetsFrameStart) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep, .sync = pacer::SyncMode::present}, &os);
+    fp.wait();
+    for (std::int64_t k = 1; k <= 5; ++k) {
+        os.advance(3'000'000);
+        const pacer::FrameTiming t = fp.wait();
+        ASSERT_EQ(at(t.wake), k * 10'000'000);
+        ASSERT_EQ(t.interval, 10ms);
+    }
+}
+
+TEST(JustInTimeUnit, WithoutADisplayPresentsLandOnTheGridAtTheTargetRate) {
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep, .sync = pacer::SyncMode::just_in_time},
+                         &os);
+    const std::int64_t anchor = at(fp.wait().wake);
+    std::int64_t wake20 = 0, late = 0;
+    for (std::int64_t k = 1; k <= 1000; ++k) {
+        const pacer::FrameTiming t = fp.wait();
+        if (k == 20) wake20 = at(t.wake);
+        late += t.shown_late ? 1 : 0;
+        os.advance(3'000'000);
+        fp.before_present();
+        const std::int64_t deadline = anchor + k * 10'000'000;  // the grid: the present's deadline
+        if (k >= 20) {
+            // Lead = learned 3 ms (to a histogram bin, 9 %) + offset: the present comes at most
+            // 0.5 ms before the deadline, and late by at most the miss tolerance (0.5 ms, the
+            // late frames of the budget) plus one offset step (period / 64 = 0.16 ms).
+            ASSERT_GE(os.now_ns(), deadline - 500'000) << k;
+            ASSERT_LE(os.now_ns(), deadline + 500'000 + 156'250) << k;
+        }
+        present(os, fp, 0);
+    }
+    EXPECT_EQ(at(fp.now()) >= wake20, true);
+    // 980 frames from frame 20 to 1000 at exactly the target rate (wakes on the 10 ms grid).
+    const pacer::FrameTiming last = fp.wait();
+    EXPECT_NEAR(static_cast<double>(at(last.wake) - wake20) / 981.0, 10'000'000.0, 1'000.0);
+    EXPECT_LE(late, 1000 * 0.01 + 1.96 * std::sqrt(1000 * 0.01 * 0.99) + 8);  // + the warm-up
+    EXPECT_GT(fp.jit_lead(), 2ms);
+    EXPECT_LT(fp.jit_lead(), 4ms);
+}
+
+TEST(SyncConfig, NamesValidationAndRunTimeSwitch) {
+    pacer::SyncMode m;
+    EXPECT_TRUE(pacer::parse_sync_mode("just_in_time", &m));
+    EXPECT_EQ(m, pacer::SyncMode::just_in_time);
+    EXPECT_FALSE(pacer::parse_sync_mode("jit", &m));
+    EXPECT_STREQ(pacer::to_string(pacer::SyncMode::present), "present");
+    pacer::PacerConfig c;
+    c.max_late_share = 0.0;
+    EXPECT_NE(pacer::validate(c).message().find("max_late_share = 0: must be in [0.001, 0.5]"), std::string::npos);
+    c.max_late_share = 0.01;
+    c.sync = static_cast<pacer::SyncMode>(7);
+    EXPECT_NE(pacer::validate(c).message().find("sync = 7"), std::string::npos);
+
+    Quiet quiet;
+    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
+    EXPECT_FALSE(fp.set_sync(static_cast<pacer::SyncMode>(9)));
+    EXPECT_EQ(fp.config().sync, pacer::SyncMode::frame_start);
+    fp.wait();
+    std::int64_t prev = os.now_ns();
+    const pacer::SyncMode order[] = {pacer::SyncMode::frame_start, pacer::SyncMode::just_in_time,
+                                     pacer::SyncMode::present, pacer::SyncMode::frame_start};
+    for (int phase = 0; phase < 4; ++phase) {
+        ASSERT_TRUE(fp.set_sync(order[phase]));
+        for (int k = 0; k < 100; ++k) {
+            const pacer::FrameTiming t = fp.wait();
+            ASSERT_EQ(t.sync, order[phase]);
+            // Never faster than the target: presents (and wakes) at least ~a period apart.
+            os.advance(2'000'000);
+            fp.before_present();
+            if (k > 1) {
+                ASSERT_GE(os.now_ns() - prev, 9'000'000) << phase << " " << k;
+            }
+            prev = os.now_ns();
+            present(os, fp, 0);
+        }
+    }
+}
+
+TEST(FrameStatsLatency, PercentilesOverTheFramesThatHaveOne) {
+    pacer::FrameStats stats(256);
+    for (int i = 1; i <= 120; ++i) {
+        pacer::FrameTiming t;
+        t.interval = 10ms;
+        t.period = 10ms;
+        t.latency = i <= 100 ? std::chrono::nanoseconds(i * 1'000'000) : 0ns;  // 20 without one
+        t.shown_late = i % 25 == 0;
+        stats.add(t);
+    }
+    const pacer::StatsSummary s = stats.summarize();
+    EXPECT_EQ(s.latency_frames, 100u);
+    EXPECT_DOUBLE_EQ(s.latency_ms.p50, 50.5);  // h = 99 x 0.5 = 49.5: between 50 and 51
+    EXPECT_DOUBLE_EQ(s.latency_ms.p99, 99.01);  // h = 98.01
+    EXPECT_DOUBLE_EQ(s.latency_ms.min, 1.0);
+    EXPECT_EQ(s.shown_late, 4u);
+    float bins[10];
+    const pacer::HistogramCounts h = stats.histogram(pacer::FrameMetric::latency, 0.0, 100.0, bins);
+    EXPECT_EQ(h.placed, 100u);
+    EXPECT_EQ(bins[0], 9.0f);  // 1..9 ms
+    EXPECT_EQ(h.above, 1u);    // 100 ms
 }
 
 }  // namespace

@@ -194,11 +194,14 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
     const std::int64_t b = clock::to_ns(present.begin), e = clock::to_ns(present.end);
     const std::int64_t d = present.displayed.time_since_epoch().count() != 0 ? clock::to_ns(present.displayed) : 0;
     // A displayed time is a vblank; a swap that blocked a good part of a refresh returned at one.
-    if (present.ok && d != 0)
+    if (present.ok && d != 0) {
         vblank_ref_ = d;
-    else if (present.ok && present.swap_interval != 0 && e - b > vblank_period() / 4)
+        have_vblank_ = true;
+    } else if (present.ok && present.swap_interval != 0 && e - b > vblank_period() / 4) {
         vblank_ref_ = e;
-    if (!started_ || cur_.start == 0) return;
+        have_vblank_ = true;
+    }
+    if (!started_ || !cur_.open) return;
     if (!cur_.presented) {
         cur_.presented = true;
         cur_.present_begin = b;
@@ -211,7 +214,7 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
 }
 
 void FramePacer::mark_input() noexcept {
-    if (started_) cur_.input = ts_->now_ns();
+    if (cur_.open) cur_.input = ts_->now_ns();
 }
 
 std::int64_t FramePacer::vblank_period() const noexcept {
@@ -231,7 +234,7 @@ std::int64_t FramePacer::vblank_after(std::int64_t t) const noexcept {
 std::int64_t FramePacer::next_target(std::int64_t earliest) const noexcept {
     const std::int64_t pv = vblank_period();
     std::int64_t d = vblank_after(earliest - 1);
-    if (last_target_ != 0) {
+    if (have_last_target_) {
         std::int64_t base = last_target_ + period_rounded_.count();
         if (last_shown_ > last_target_ + pv / 2) base = std::max(base, last_shown_ + period_rounded_.count());
         d = std::max(d, vblank_after(base - pv / 4));
@@ -253,7 +256,7 @@ void FramePacer::finish_frame(std::int64_t now, FrameTiming& t) noexcept {
     prev_ = cur_;
     cur_ = FrameMarks{};
     const FrameMarks& f = prev_;
-    if (f.start == 0) return;
+    if (!f.open) return;
     const std::int64_t input = f.input != 0 ? f.input : f.start;
     const std::int64_t call = f.presented ? f.present_begin : f.present_call != 0 ? f.present_call : now;
     const std::int64_t end = f.presented ? f.present_end : call;
@@ -266,12 +269,12 @@ void FramePacer::finish_frame(std::int64_t now, FrameTiming& t) noexcept {
     }
     t.latency = std::chrono::nanoseconds(std::max<std::int64_t>(0, shown - input));
     t.input_to_present = std::chrono::nanoseconds(std::max<std::int64_t>(0, call - input));
-    if (f.target != 0) {
+    if (f.has_target) {
         const std::int64_t tol = f.locked ? vblank_period() / 2 : cfg_.miss_tolerance.count();
         t.shown_late = shown > f.target + tol;
     }
     last_shown_ = shown;
-    if (f.sync != SyncMode::just_in_time || f.start_target == 0) return;
+    if (f.sync != SyncMode::just_in_time || !f.has_target) return;
     // Learn from the wake-up target to the moment the present was queued (its return unless the
     // swap blocked), so that the lead covers the wake-up error and the present call too.
     const bool blocked = f.presented && f.present_end - f.present_begin > vblank_period() / 4;
@@ -330,7 +333,7 @@ FrameTiming FramePacer::wait() noexcept {
     if (!started_ || now < last_wake_) {
         t = first_frame(now);
         cur_.start = now;
-        last_target_ = 0;
+        have_last_target_ = false;
     } else if (sync_ == SyncMode::present && host_presents_) {
         // The wait is in before_present(); report the last one made there.
         t = present_record_;
@@ -361,6 +364,7 @@ FrameTiming FramePacer::wait() noexcept {
         t = record(slot, r, now);
         cur_.start = clock::to_ns(r.end);
         cur_.target = last_target_ = slot.deadline;
+        cur_.has_target = have_last_target_ = true;
         cur_.start_target = slot.wait_until;
         cur_.lead = lead;
         cur_.locked = locked;
@@ -370,8 +374,9 @@ FrameTiming FramePacer::wait() noexcept {
             waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
         t = record(slot, r, now);
         cur_.start = clock::to_ns(r.end);
-        last_target_ = 0;
+        have_last_target_ = false;
     }
+    cur_.open = true;
     t.sync = sync_;
     t.latency = figures.latency;
     t.input_to_present = figures.input_to_present;
@@ -381,7 +386,7 @@ FrameTiming FramePacer::wait() noexcept {
 }
 
 void FramePacer::before_present() noexcept {
-    if (!started_ || cur_.start == 0) return;
+    if (!started_ || !cur_.open) return;
     second_call_ = true;
     if (sync_ != SyncMode::present) {
         cur_.present_call = ts_->now_ns();
@@ -413,6 +418,7 @@ FrameTiming FramePacer::present_wait() noexcept {
         slot = grid_slot(now);
         cur_.target = last_target_ = slot.deadline;
     }
+    cur_.has_target = have_last_target_ = true;
     slot.wait_until = slot.deadline;
     cur_.locked = locked;
     const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), mode);

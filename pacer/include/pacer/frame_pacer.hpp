@@ -242,16 +242,18 @@ private:
         std::int64_t present_begin = 0;   // first report_present() of the frame ...
         std::int64_t present_end = 0;
         std::int64_t displayed = 0;       // ... its displayed time, 0 = unknown
-        std::int64_t target = 0;          // display deadline it was started for, 0 = none
-        std::int64_t start_target = 0;    // just_in_time: the wake-up target
+        std::int64_t target = 0;          // display deadline it was started for (has_target)
+        std::int64_t start_target = 0;    // just_in_time: the wake-up target (has_target)
         std::int64_t lead = 0;            // just_in_time: the lead used
+        bool open = false;                // a frame is in progress (times may be 0 on a test clock)
+        bool has_target = false;
         bool presented = false;
         bool locked = false;              // the target was a vblank
         bool synced = false;              // its swap waited for a vblank
         SyncMode sync = SyncMode::frame_start;
     };
     void finish_frame(std::int64_t now, FrameTiming& t) noexcept;
-    bool vblanks_known() const noexcept { return vblank_ref_ != 0; }
+    bool vblanks_known() const noexcept { return have_vblank_; }
     std::int64_t vblank_period() const noexcept;
     std::int64_t vblank_after(std::int64_t t) const noexcept;  // first vblank > t
     std::int64_t next_target(std::int64_t earliest) const noexcept;
@@ -285,8 +287,10 @@ private:
     bool second_call_ = false;     // before_present() was called in the frame in progress
     bool host_presents_ = false;   // ... and in the previous one: present sync waits there
     FrameTiming present_record_{}; // present sync: the last wait made in before_present()
-    std::int64_t last_target_ = 0; // display deadline of the previous frame, 0 = none
-    std::int64_t vblank_ref_ = 0;  // a known vblank, 0 = none
+    std::int64_t last_target_ = 0; // display deadline of the previous frame ...
+    bool have_last_target_ = false;  // ... if it had one
+    std::int64_t vblank_ref_ = 0;  // a known vblank ...
+    bool have_vblank_ = false;     // ... once there is one
     double refresh_hz_ = 0;        // from the presents, 0 = unknown
     LatenessEstimator work_est_{100.0};  // just_in_time: wake-up target -> present call
     double jit_offset_ = 0;        // just_in_time: safety offset, ns
