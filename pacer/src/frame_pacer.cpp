@@ -192,7 +192,10 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
     vsync_.on_present(present);
     if (present.refresh_hz >= kMinRefreshHz && present.refresh_hz <= kMaxRefreshHz) refresh_hz_ = present.refresh_hz;
     const std::int64_t b = clock::to_ns(present.begin), e = clock::to_ns(present.end);
-    const std::int64_t d = present.displayed.time_since_epoch().count() != 0 ? clock::to_ns(present.displayed) : 0;
+    // A displayed time before the call or more than a second after its return is not one (an
+    // uninitialised field): unknown.
+    std::int64_t d = present.displayed.time_since_epoch().count() != 0 ? clock::to_ns(present.displayed) : 0;
+    if (d != 0 && (d < b || d > e + 1'000'000'000)) d = 0;
     // A displayed time is a vblank; a swap that blocked a good part of a refresh returned at one.
     if (present.ok && d != 0) {
         vblank_ref_ = d;

@@ -54,6 +54,7 @@ struct PresentInfo {
     // When the frame reached the screen, if the host knows it (a presentation-feedback API such
     // as VK_GOOGLE_display_timing or wp_presentation; a simulated display); zero = unknown. Used
     // for latency (FrameTiming::latency) and the just-in-time target, not for the vsync verdict.
+    // A time before begin or more than 1 s after end is ignored (taken as unknown).
     clock::time_point displayed{};
 };
 
