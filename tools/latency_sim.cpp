@@ -92,6 +92,7 @@ LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) {
     DisplayConfig dc;
     dc.refresh_hz = cfg.hz;
     dc.queue_depth = 1;
+    dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
     dc.seed = cfg.seed;
     SimulatedDisplay display(os, dc);
     PacerConfig pc;

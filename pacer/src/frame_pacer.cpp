@@ -267,8 +267,8 @@ void FramePacer::finish_frame(std::int64_t now, FrameTiming& t) noexcept {
     if (f.displayed != 0) {
         shown = f.displayed;
         t.latency_measured = true;
-    } else if (f.presented && f.synced && vblanks_known()) {
-        shown = vblank_after(end);
+    } else if (f.presented && f.synced && vblanks_known() && !(end - call > vblank_period() / 4)) {
+        shown = vblank_after(end);  // a swap that blocked returned when its frame was shown: end
     }
     t.latency = std::chrono::nanoseconds(std::max<std::int64_t>(0, shown - input));
     t.input_to_present = std::chrono::nanoseconds(std::max<std::int64_t>(0, call - input));
@@ -278,11 +278,10 @@ void FramePacer::finish_frame(std::int64_t now, FrameTiming& t) noexcept {
     }
     last_shown_ = shown;
     if (f.sync != SyncMode::just_in_time || !f.has_target) return;
-    // Learn from the wake-up target to the moment the present was queued (its return unless the
-    // swap blocked), so that the lead covers the wake-up error and the present call too.
-    const bool blocked = f.presented && f.present_end - f.present_begin > vblank_period() / 4;
-    const std::int64_t ready = f.presented && !blocked ? f.present_end : call;
-    const std::int64_t x = ready - f.start_target;
+    // Learn from the wake-up target to the present call, so that the lead covers the wake-up
+    // error too. Not to its return: a swap that blocks returns at the vblank whatever the work,
+    // and the lead would learn itself. The call's own cost is left to the offset.
+    const std::int64_t x = call - f.start_target;
     work_est_.add(x);
     const double p = static_cast<double>(period_rounded_.count());
     const double step = p / 64.0, b = cfg_.max_late_share;

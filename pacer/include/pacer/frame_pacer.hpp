@@ -63,7 +63,8 @@
 //       deadline, wake (when it returned), interval (present to present), slept, spun, missed.
 //   just_in_time: wait() waits until target display time - lead, lead = the learned
 //       (1 - max_late_share) quantile of the time from that wake-up target to the present call
-//       plus a safety offset; before_present() returns at once. The target display time is the
+//       (the work plus the wake-up error) plus a safety offset, which also covers the present
+//       call itself; before_present() returns at once. The target display time is the
 //       next vblank when the swap paces and the vblanks are known, else the grid deadline. The
 //       quantile is learned from the presents (report_present), or from before_present() calls,
 //       or else from the next wait() call, on a fading histogram (half-life 100 frames, the
@@ -74,7 +75,7 @@
 //       row add half the second one's overrun at once (a heavier scene). The target display
 //       time is at least one period after the previous one (after the previous frame's
 //       displayed time when it was shown late), so the rate never exceeds target_hz, and the
-//       wait is an OS sleep when the swap paces (the learned lead already covers wake-up error).
+//       wait is an OS sleep when the target is a vblank (the learned lead covers wake-up error).
 //
 // The vblanks are known from the presents: each displayed time the host reports
 // (PresentInfo::displayed) is a vblank; without it, a swap that blocked for more than a quarter
@@ -83,8 +84,9 @@
 //
 // Latency. A frame's latency is from its input sample (mark_input(); the wake that started it
 // when not called) to the moment it was shown: the displayed time the host reported, else the
-// first vblank after its present call returned when the swap is synchronised, else that return
-// (the swap tears). FrameTiming carries it for the frame presented before each wait()
+// return of a present call that blocked (a quarter refresh or more: it returned at its vblank),
+// else the first vblank after the present call returned when the swap is synchronised, else that
+// return (the swap tears). FrameTiming carries it for the frame presented before each wait()
 // (FrameTiming::latency, latency_measured, shown_late); FrameStats gives its percentiles. A
 // present report counts for the frame in progress, the first report of a frame only.
 //
