@@ -217,7 +217,9 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
 }
 
 void FramePacer::mark_input() noexcept {
-    if (cur_.open) cur_.input = ts_->now_ns();
+    if (!cur_.open) return;
+    cur_.input = ts_->now_ns();
+    cur_.has_input = true;
 }
 
 std::int64_t FramePacer::vblank_period() const noexcept {
@@ -260,8 +262,8 @@ void FramePacer::finish_frame(std::int64_t now, FrameTiming& t) noexcept {
     cur_ = FrameMarks{};
     const FrameMarks& f = prev_;
     if (!f.open) return;
-    const std::int64_t input = f.input != 0 ? f.input : f.start;
-    const std::int64_t call = f.presented ? f.present_begin : f.present_call != 0 ? f.present_call : now;
+    const std::int64_t input = f.has_input ? f.input : f.start;
+    const std::int64_t call = f.presented ? f.present_begin : f.has_call ? f.present_call : now;
     const std::int64_t end = f.presented ? f.present_end : call;
     std::int64_t shown = end;
     if (f.displayed != 0) {
@@ -379,6 +381,9 @@ FrameTiming FramePacer::wait() noexcept {
         have_last_target_ = false;
     }
     cur_.open = true;
+    // A record of a wait made before a present belongs to present sync in progress; a later
+    // switch back to present sync starts without one.
+    if (!(sync_ == SyncMode::present && host_presents_)) present_record_.period = std::chrono::nanoseconds(0);
     t.sync = sync_;
     t.latency = figures.latency;
     t.input_to_present = figures.input_to_present;
@@ -390,6 +395,7 @@ FrameTiming FramePacer::wait() noexcept {
 void FramePacer::before_present() noexcept {
     if (!started_ || !cur_.open) return;
     second_call_ = true;
+    cur_.has_call = true;
     if (sync_ != SyncMode::present) {
         cur_.present_call = ts_->now_ns();
         return;

@@ -239,8 +239,8 @@ private:
     // Latency bookkeeping of one frame, from its start to its present.
     struct FrameMarks {
         std::int64_t start = 0;           // wake that started it
-        std::int64_t input = 0;           // mark_input(), 0 = none
-        std::int64_t present_call = 0;    // before_present() return, 0 = none
+        std::int64_t input = 0;           // mark_input() (has_input)
+        std::int64_t present_call = 0;    // before_present() return (has_call)
         std::int64_t present_begin = 0;   // first report_present() of the frame ...
         std::int64_t present_end = 0;
         std::int64_t displayed = 0;       // ... its displayed time, 0 = unknown
@@ -248,6 +248,8 @@ private:
         std::int64_t start_target = 0;    // just_in_time: the wake-up target (has_target)
         std::int64_t lead = 0;            // just_in_time: the lead used
         bool open = false;                // a frame is in progress (times may be 0 on a test clock)
+        bool has_input = false;
+        bool has_call = false;
         bool has_target = false;
         bool presented = false;
         bool locked = false;              // the target was a vblank
