@@ -257,10 +257,8 @@ std::int64_t FramePacer::jit_lead_ns() const noexcept {
 std::chrono::nanoseconds FramePacer::jit_lead() const noexcept { return std::chrono::nanoseconds(jit_lead_ns()); }
 
 // Closes the frame in progress: its latency figures into t, and what just_in_time learns from it.
-void FramePacer::finish_frame(std::int64_t now, FrameTiming& t) noexcept {
-    prev_ = cur_;
-    cur_ = FrameMarks{};
-    const FrameMarks& f = prev_;
+void FramePacer::finish_frame(std::int64_t now, Figures& t) noexcept {
+    const FrameMarks& f = cur_;
     if (!f.open) return;
     const std::int64_t input = f.has_input ? f.input : f.start;
     const std::int64_t call = f.presented ? f.present_begin : f.has_call ? f.present_call : now;
@@ -315,8 +313,9 @@ FrameTiming FramePacer::wait() noexcept {
     if (pending_) apply_config();
     const std::int64_t now = ts_->now_ns();
     ++frames_;
-    FrameTiming figures;  // the previous frame's latency
+    Figures figures;  // the previous frame's latency
     finish_frame(now, figures);
+    cur_ = FrameMarks{};
     host_presents_ = second_call_;
     second_call_ = false;
     const bool swap_paces = vsync_.on_frame();
@@ -331,24 +330,40 @@ FrameTiming FramePacer::wait() noexcept {
         reanchor(last_wake_);
         grid_dirty_ = false;
     }
-    FrameTiming t;
     cur_.sync = sync_;
+    FrameTiming t = pace(now, swap_paces);
+    cur_.open = true;
+    // A record of a wait made before a present belongs to present sync in progress; a later
+    // switch back to present sync starts without one.
+    if (!(sync_ == SyncMode::present && host_presents_)) present_record_.period = std::chrono::nanoseconds(0);
+    t.sync = sync_;
+    t.latency = figures.latency;
+    t.input_to_present = figures.input_to_present;
+    t.latency_measured = figures.latency_measured;
+    t.shown_late = figures.shown_late;
+    return t;
+}
+
+// The wait of wait(), by sync mode; fills cur_'s start and target.
+FrameTiming FramePacer::pace(std::int64_t now, bool swap_paces) noexcept {
     // First frame, or a clock that went backwards (only an injected clock can).
     if (!started_ || now < last_wake_) {
-        t = first_frame(now);
         cur_.start = now;
         have_last_target_ = false;
-    } else if (sync_ == SyncMode::present && host_presents_) {
+        return first_frame(now);
+    }
+    if (sync_ == SyncMode::present && host_presents_) {
         // The wait is in before_present(); report the last one made there.
-        t = present_record_;
-        if (t.period.count() == 0) {
-            t.index = index_base_ + k_;
-            t.deadline = t.wake = clock::from_ns(now);
-            t.period = period_rounded_;
-            t.mode = cfg_.mode;
-        }
         cur_.start = now;
-    } else if (sync_ == SyncMode::just_in_time) {
+        if (present_record_.period.count() != 0) return present_record_;
+        FrameTiming t;
+        t.index = index_base_ + k_;
+        t.deadline = t.wake = clock::from_ns(now);
+        t.period = period_rounded_;
+        t.mode = cfg_.mode;
+        return t;
+    }
+    if (sync_ == SyncMode::just_in_time) {
         const std::int64_t lead = jit_lead_ns();
         const bool locked = swap_paces && vblanks_known();
         Slot slot;
@@ -362,34 +377,23 @@ FrameTiming FramePacer::wait() noexcept {
         }
         slot.wait_until = slot.deadline - lead;
         slot.early = true;
-        // The learned lead covers the wake-up error: no spin when the swap paces.
+        // The learned lead covers the wake-up error: no spin when the target is a vblank.
         const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until),
                                                 locked ? WaitMode::sleep : active_mode());
-        t = record(slot, r, now);
         cur_.start = clock::to_ns(r.end);
         cur_.target = last_target_ = slot.deadline;
         cur_.has_target = have_last_target_ = true;
         cur_.start_target = slot.wait_until;
         cur_.lead = lead;
         cur_.locked = locked;
-    } else {
-        const Slot slot = swap_paces ? swap_slot() : grid_slot(now);
-        const WaitResult r =
-            waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
-        t = record(slot, r, now);
-        cur_.start = clock::to_ns(r.end);
-        have_last_target_ = false;
+        return record(slot, r, now);
     }
-    cur_.open = true;
-    // A record of a wait made before a present belongs to present sync in progress; a later
-    // switch back to present sync starts without one.
-    if (!(sync_ == SyncMode::present && host_presents_)) present_record_.period = std::chrono::nanoseconds(0);
-    t.sync = sync_;
-    t.latency = figures.latency;
-    t.input_to_present = figures.input_to_present;
-    t.latency_measured = figures.latency_measured;
-    t.shown_late = figures.shown_late;
-    return t;
+    const Slot slot = swap_paces ? swap_slot() : grid_slot(now);
+    const WaitResult r =
+        waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
+    cur_.start = clock::to_ns(r.end);
+    have_last_target_ = false;
+    return record(slot, r, now);
 }
 
 void FramePacer::before_present() noexcept {

@@ -256,13 +256,18 @@ private:
         bool synced = false;              // its swap waited for a vblank
         SyncMode sync = SyncMode::frame_start;
     };
-    void finish_frame(std::int64_t now, FrameTiming& t) noexcept;
+    struct Figures {  // FrameTiming's latency fields
+        std::chrono::nanoseconds latency{0}, input_to_present{0};
+        bool latency_measured = false, shown_late = false;
+    };
+    void finish_frame(std::int64_t now, Figures& t) noexcept;
     bool vblanks_known() const noexcept { return have_vblank_; }
     std::int64_t vblank_period() const noexcept;
     std::int64_t vblank_after(std::int64_t t) const noexcept;  // first vblank > t
     std::int64_t next_target(std::int64_t earliest) const noexcept;
     std::int64_t jit_lead_ns() const noexcept;
     FrameTiming present_wait() noexcept;
+    FrameTiming pace(std::int64_t now, bool swap_paces) noexcept;
     std::int64_t deadline_of(std::uint64_t k) const noexcept;
 
     PacerConfig cfg_;
@@ -287,7 +292,7 @@ private:
     bool grid_dirty_ = false;      // the swap paced: re-anchor the grid before using it
     bool background_ = false;      // set_background(true)
     // Sync modes and latency.
-    FrameMarks cur_{}, prev_{};
+    FrameMarks cur_{};             // the frame in progress
     bool second_call_ = false;     // before_present() was called in the frame in progress
     bool host_presents_ = false;   // ... and in the previous one: present sync waits there
     FrameTiming present_record_{}; // present sync: the last wait made in before_present()
