@@ -2,7 +2,9 @@
 // (tools/latency_sim.cpp: SimulatedOs + SimulatedDisplay, vsync on, ground-truth figures).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "latency_sim.hpp"
 #include "pacer/log.hpp"
@@ -123,6 +125,85 @@ TEST(JustInTime, NeverFasterThanTheTarget) {
 }
 
 }  // namespace
+
+// A swap that blocks until the next vblank and shows the frame there (the demo's --fake-vsync
+// presenter; a blocking swap's return is its shown time), with no displayed time reported: the
+// pacer learns the vblanks from the blocking returns and predicts latency from them.
+struct BlockingRun {
+    std::vector<double> truth_ms, pacer_ms;
+    std::size_t late = 0, frames = 0;
+    double cpu = 0;
+};
+BlockingRun run_blocking(SyncMode sync, double hz, const pacer::tools::WorkModel& work, int frames) {
+    pacer::SimModel model;
+    model.granularity_ns = 50'000;
+    model.jitter_mean_ns = 20'000;
+    pacer::SimulatedOs os(model, 3);
+    const double period = 1e9 / hz;
+    const std::int64_t phase0 = os.now_ns() + 1'234'567;  // vblanks at phase0 + n period
+    auto vblank_after = [&](std::int64_t t) {
+        return phase0 + static_cast<std::int64_t>(std::floor(static_cast<double>(t - phase0) / period) + 1) *
+                            static_cast<std::int64_t>(std::llround(period));
+    };
+    pacer::FramePacer fp({.target_hz = hz, .mode = pacer::WaitMode::vsync, .sync = sync}, &os);
+    const std::vector<double> trace = pacer::tools::work_trace(work, static_cast<std::size_t>(frames), 5);
+    BlockingRun out;
+    std::int64_t prev_shown = 0, cpu0 = 0, t0 = 0;
+    for (int i = 0; i < frames; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        fp.mark_input();
+        const std::int64_t input = os.now_ns();
+        if (i == 200) {
+            cpu0 = os.cpu_times().thread_ns;
+            t0 = input;
+        }
+        if (i > 200 && t.latency.count() > 0) out.pacer_ms.push_back(static_cast<double>(t.latency.count()) / 1e6);
+        os.advance(static_cast<std::int64_t>(trace[static_cast<std::size_t>(i)] * 1e6));
+        fp.before_present();
+        pacer::PresentInfo p;
+        p.begin = fp.now();
+        const std::int64_t shown = vblank_after(os.now_ns());
+        os.block_until_ns(shown);
+        p.end = fp.now();
+        p.swap_interval = 1;
+        p.refresh_hz = hz;
+        fp.report_present(p);
+        if (i >= 200) {
+            out.truth_ms.push_back(static_cast<double>(shown - input) / 1e6);
+            out.late += prev_shown != 0 && static_cast<double>(shown - prev_shown) > 1.5 * period ? 1 : 0;
+            ++out.frames;
+        }
+        prev_shown = shown;
+    }
+    out.cpu = static_cast<double>(os.cpu_times().thread_ns - cpu0) / static_cast<double>(os.now_ns() - t0);
+    std::sort(out.truth_ms.begin(), out.truth_ms.end());
+    std::sort(out.pacer_ms.begin(), out.pacer_ms.end());
+    return out;
+}
+
+TEST(BlockingSwap, VblanksFromTheReturnsWithoutDisplayedTimes) {
+    Quiet quiet;
+    for (double hz : {60.0, 144.0}) {
+        pacer::tools::WorkModel work;
+        work.sigma = 0.5;
+        work.mean_ms = 1.0;
+        work.mean_ms = 0.5 * (1000.0 / hz) / work_quantile_ms(work, 0.99);
+        const double q = work_quantile_ms(work, 0.99);
+        const int frames = static_cast<int>(60 * hz);
+        const BlockingRun jit = run_blocking(SyncMode::just_in_time, hz, work, frames);
+        const BlockingRun start = run_blocking(SyncMode::frame_start, hz, work, frames);
+        const double jit_p50 = pacer::percentile_sorted(jit.truth_ms, 0.5);
+        const double start_p50 = pacer::percentile_sorted(start.truth_ms, 0.5);
+        EXPECT_LE(jit_p50, q + 1.0) << hz;
+        EXPECT_LE(static_cast<double>(jit.late), late_bound(jit.frames, 0.01)) << hz;
+        EXPECT_LE(jit.cpu, start.cpu + 0.01) << hz;
+        // frame_start: input at a vblank (the previous swap's return), shown at the next one.
+        EXPECT_NEAR(start_p50, 1000.0 / hz, 0.2) << hz;
+        // The pacer's predicted latency (no displayed time) is the display's.
+        EXPECT_NEAR(pacer::percentile_sorted(jit.pacer_ms, 0.5), jit_p50, 0.1) << hz;
+        EXPECT_NEAR(pacer::percentile_sorted(start.pacer_ms, 0.5), start_p50, 0.1) << hz;
+    }
+}
 
 // ---- FramePacer's markers and sync modes on an exact OS (hand-computed times) -----------------
 namespace {

@@ -94,6 +94,7 @@ LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) {
     dc.queue_depth = 1;
     dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
     dc.seed = cfg.seed;
+    dc.clock_ppm = cfg.clock_ppm;
     SimulatedDisplay display(os, dc);
     PacerConfig pc;
     pc.target_hz = cfg.hz;
@@ -131,7 +132,9 @@ LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) {
         os.advance(static_cast<std::int64_t>(w * 1e6));
         fp.before_present();
         const PresentResult r = display.present(std::max(1, fp.desired_swap_interval()));
-        for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+        PresentInfo info = r.info();
+        if (!cfg.report_displayed) info.displayed = {};
+        for (int k = 0; k < r.reports; ++k) fp.report_present(info);
         if (counting) {
             latency.push_back(static_cast<double>(r.displayed_ns - input) / 1e6);
             if (prev_begin != 0)

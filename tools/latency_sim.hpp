@@ -37,6 +37,8 @@ struct LatencySimConfig {
     double max_late_share = 0.01;
     double seconds = 60.0;
     std::uint64_t seed = 1;
+    bool report_displayed = true;  // false: the host knows only when its present calls returned
+    double clock_ppm = 0;          // the display clock's skew against the CPU's
 };
 
 struct LatencySimResult {

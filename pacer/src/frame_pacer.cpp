@@ -196,11 +196,30 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
     // uninitialised field): unknown.
     std::int64_t d = present.displayed.time_since_epoch().count() != 0 ? clock::to_ns(present.displayed) : 0;
     if (d != 0 && (d < b || d > e + 1'000'000'000)) d = 0;
-    // A displayed time is a vblank; a swap that blocked a good part of a refresh returned at one.
+    const bool synced = present.swap_interval > 0 || (present.swap_interval < 0 && vsync_.status().in_use);
+    // When the frame will be shown, if the swap is synchronised: a swap that blocked a good part
+    // of a refresh, or one that spanned a known vblank and returned just after it, waited for that
+    // vblank and returned when its frame was shown; otherwise the frame is shown at the first
+    // vblank after the return.
+    const std::int64_t pv = vblank_period();
+    const std::int64_t tol = std::max<std::int64_t>(250'000, pv * 3 / 100);
+    std::int64_t shown = 0;
+    bool waited = false;
+    if (present.ok && synced) {
+        if (e - b > pv / 4) {
+            shown = e;
+            waited = true;
+        } else if (have_vblank_) {
+            const std::int64_t v = vblank_after(e) - pv;  // the last vblank at or before e
+            waited = b < v && e - v <= tol;
+            shown = waited ? v : v + pv;
+        }
+    }
+    // A displayed time is a vblank, and so is the return of a swap that waited for one.
     if (present.ok && d != 0) {
         vblank_ref_ = d;
         have_vblank_ = true;
-    } else if (present.ok && present.swap_interval != 0 && e - b > vblank_period() / 4) {
+    } else if (waited) {
         vblank_ref_ = e;
         have_vblank_ = true;
     }
@@ -210,7 +229,8 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
         cur_.present_begin = b;
         cur_.present_end = e;
         cur_.displayed = d;
-        cur_.synced = present.swap_interval > 0 || (present.swap_interval < 0 && vsync_.status().in_use);
+        cur_.predicted = shown;
+        cur_.has_prediction = shown != 0 || waited;
     } else if (cur_.displayed == 0 && d != 0 && b == cur_.present_begin) {
         cur_.displayed = d;  // the same present reported again, now with its displayed time
     }
@@ -267,8 +287,8 @@ void FramePacer::finish_frame(std::int64_t now, Figures& t) noexcept {
     if (f.displayed != 0) {
         shown = f.displayed;
         t.latency_measured = true;
-    } else if (f.presented && f.synced && vblanks_known() && !(end - call > vblank_period() / 4)) {
-        shown = vblank_after(end);  // a swap that blocked returned when its frame was shown: end
+    } else if (f.presented && f.has_prediction) {
+        shown = f.predicted;
     }
     t.latency = std::chrono::nanoseconds(std::max<std::int64_t>(0, shown - input));
     t.input_to_present = std::chrono::nanoseconds(std::max<std::int64_t>(0, call - input));

@@ -78,15 +78,18 @@
 //       wait is an OS sleep when the target is a vblank (the learned lead covers wake-up error).
 //
 // The vblanks are known from the presents: each displayed time the host reports
-// (PresentInfo::displayed) is a vblank; without it, a swap that blocked for more than a quarter
-// of the refresh period returned at a vblank. Refresh period: PresentInfo::refresh_hz, else the
-// target period.
+// (PresentInfo::displayed) is a vblank; without it, the return of a swap that waited for a vblank
+// (as above) is one. Refresh period: PresentInfo::refresh_hz, else the target period. A swap that
+// never waits (a loop that presents once per refresh into a free queue) and no displayed times
+// leave the vblanks unknown: present and just_in_time then aim at the grid, whose phase against
+// the vblanks is arbitrary. Report displayed times where the platform has them.
 //
 // Latency. A frame's latency is from its input sample (mark_input(); the wake that started it
 // when not called) to the moment it was shown: the displayed time the host reported, else the
-// return of a present call that blocked (a quarter refresh or more: it returned at its vblank),
-// else the first vblank after the present call returned when the swap is synchronised, else that
-// return (the swap tears). FrameTiming carries it for the frame presented before each wait()
+// vblank a synchronised swap waited for (it blocked a quarter refresh or more, or it spanned a
+// known vblank and returned within max(0.25 ms, 3 % of a refresh) after it: it returned when its
+// frame was shown), else the first known vblank after the present call returned when the swap is
+// synchronised, else that return (the swap tears, or no vblank is known yet: then a lower bound). FrameTiming carries it for the frame presented before each wait()
 // (FrameTiming::latency, latency_measured, shown_late); FrameStats gives its percentiles. A
 // present report counts for the frame in progress, the first report of a frame only.
 //
@@ -253,7 +256,8 @@ private:
         bool has_target = false;
         bool presented = false;
         bool locked = false;              // the target was a vblank
-        bool synced = false;              // its swap waited for a vblank
+        std::int64_t predicted = 0;       // when it is shown, if known from the vblanks ...
+        bool has_prediction = false;      // ... (has_prediction)
         SyncMode sync = SyncMode::frame_start;
     };
     struct Figures {  // FrameTiming's latency fields
