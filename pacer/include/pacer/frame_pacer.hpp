@@ -64,18 +64,22 @@
 //   just_in_time: wait() waits until target display time - lead, lead = the learned
 //       (1 - max_late_share) quantile of the time from that wake-up target to the present call
 //       (the work plus the wake-up error) plus a safety offset, which also covers the present
-//       call itself; before_present() returns at once. The target display time is the
-//       next vblank when the swap paces and the vblanks are known, else the grid deadline. The
+//       call itself; before_present() returns at once. The target display time is the next
+//       vblank when the swap paces and the vblanks are known, else the grid deadline. The
 //       quantile is learned from the presents (report_present), or from before_present() calls,
 //       or else from the next wait() call, on a fading histogram (half-life 100 frames, the
-//       estimator of the hybrid margin). The offset rises by period / 64 at each late frame
-//       and falls by period / 64 x b / (1 - b) at
-//       each frame on time, b = max_late_share: in steady state b of the frames are late, a late
-//       frame backs off at once and a calm run creeps toward lower latency; two late frames in a
-//       row add half the second one's overrun at once (a heavier scene). The target display
-//       time is at least one period after the previous one (after the previous frame's
-//       displayed time when it was shown late), so the rate never exceeds target_hz, and the
-//       wait is an OS sleep when the target is a vblank (the learned lead covers wake-up error).
+//       estimator of the hybrid margin); until 8 frames are learned the lead is one period. The
+//       offset starts at period / 32, rises by period / 64 at each late frame and falls by
+//       period / 64 x b / (1 - b) at each frame on time, b = max_late_share: in steady state b
+//       of the frames are late, a late frame backs off at once and a calm run creeps toward
+//       lower latency; two late frames in a row add half the second one's overrun at once (a
+//       heavier scene). The target display time is at least one period after the previous one
+//       (after the previous frame's showing when it was late), so the rate never exceeds
+//       target_hz, and the wait is an OS sleep when the target is a vblank (the learned lead
+//       covers the wake-up error). In WaitMode::automatic the vsync verdict rests on the swap's
+//       return times, which just_in_time makes irregular when the swap does not block: pair it
+//       with WaitMode::vsync, a swap that blocks, or reported displayed times.
+//   In the background (set_background) every frame is frame_start.
 //
 // The vblanks are known from the presents: each displayed time the host reports
 // (PresentInfo::displayed) is a vblank; without it, the return of a swap that waited for a vblank
@@ -85,17 +89,19 @@
 // the vblanks is arbitrary. Report displayed times where the platform has them.
 //
 // Latency. A frame's latency is from its input sample (mark_input(); the wake that started it
-// when not called) to the moment it was shown: the displayed time the host reported, else the
-// vblank a synchronised swap waited for (it blocked a quarter refresh or more, or it spanned a
-// known vblank and returned within max(0.25 ms, 3 % of a refresh) after it: it returned when its
-// frame was shown), else the first known vblank after the present call returned when the swap is
-// synchronised, else that return (the swap tears, or no vblank is known yet: then a lower bound). FrameTiming carries it for the frame presented before each wait()
-// (FrameTiming::latency, latency_measured, shown_late); FrameStats gives its percentiles. A
-// present report counts for the frame in progress, the first report of a frame only.
+// when not called) to the moment it was shown: the displayed time the host reported, else, when
+// the swap is synchronised, the vblank it waited for (it blocked a quarter refresh or more, or it
+// spanned a known vblank and returned within max(0.25 ms, 3 % of a refresh) after it: it
+// returned when its frame was shown) or else the first known vblank after its return, else that
+// return (the swap tears; or no vblank is known yet, and then it is a lower bound). FrameTiming
+// carries it for the frame presented before each wait() (FrameTiming::latency,
+// latency_measured, shown_late); FrameStats gives its percentiles. A present report counts for
+// the frame in progress, the first report of a frame only.
 //
-// Run-time changes (set_target_hz, set_mode, set_late_policy, set_sync, set_config, set_background) take
-// effect at the next wait(): a new rate re-anchors the grid at the last deadline, so the next frame is one new period
-// after the previous deadline. What the waiter learned (margin, spin cap) is kept.
+// Run-time changes (set_target_hz, set_mode, set_late_policy, set_sync, set_config,
+// set_background) take effect at the next wait(): a new rate re-anchors the grid at the last
+// deadline, so the next frame is one new period after the previous deadline. What the waiter
+// learned (margin, spin cap) is kept, and so is what just_in_time learned.
 //
 // Cost. wait() does a few clock reads and integer operations besides sleeping and spinning
 // (bench/bench_bookkeeping: well under 1 us) and never allocates.
