@@ -112,9 +112,11 @@ void FrameLoop::present(const UiTimes& t) {
     const std::int64_t w0 = os_.now_ns();
     presenter_.present(w_.sdl(), s_.pacer(), ui_.vsync);
     const std::int64_t w1 = os_.now_ns();
+    // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
+    // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep).
     pacer::CaptureExtras extras;
-    extras.in_present = std::chrono::nanoseconds(w1 - w0);
-    extras.sync_interval = presenter_.in_effect;
+    extras.present = pacer::PresentInfo{pacer::clock::from_ns(w0), pacer::clock::from_ns(w1), presenter_.in_effect,
+                                        presenter_.refresh_hz};
     s_.record(extras);
     const pacer::CpuTimes end = os_.cpu_times();
     const std::int64_t start = t.start.thread_ns;
