@@ -30,6 +30,8 @@ public:
 
     bool frame();  // false once the run is over
     int finish();  // the summary lines; returns the exit code
+    // --replay: a file that cannot be read is shown in the panel, and the exit status is 1.
+    void start_replay(const std::string& path);
 
 private:
     // CPU of this thread at NewFrame, after ImGui::Render and after the GL draw calls, and of the
@@ -60,7 +62,7 @@ bool FrameLoop::frame() {
     s_.begin_frame();
     // The first frames carry window creation, font upload and shader compilation (tens of ms
     // each under Mesa): not what the pacer does. Statistics start after them.
-    if (s_.frames() == kWarmupFrames) s_.reset_stats();
+    if (s_.frames() == kWarmupFrames && !s_.replaying()) s_.reset_stats();
     // 2. Input.
     const bool quit = w_.poll_events();
     // 3. Fixed-step simulation, 4. the game's own CPU work.
@@ -125,6 +127,15 @@ void FrameLoop::present(const UiTimes& t) {
               static_cast<double>((end.process_ns - t.start.process_ns) - (end.thread_ns - start)) * 1e-6);
 }
 
+void FrameLoop::start_replay(const std::string& path) {
+    const pacer::Status st = s_.start_replay(path);
+    ui_.report(st, "replaying " + path);
+    if (!st) {
+        spdlog::error("{}", st.message());
+        exit_code_ = 1;
+    }
+}
+
 void FrameLoop::print_status(double t) {
     if (t >= next_status_) {  // the same once-a-second line as headless, for logs and tests
         status_.print(s_);
@@ -139,6 +150,9 @@ int FrameLoop::finish() {
         exit_code_ = 1;
     }
     print_summary(s_, "window");
+    if (s_.replaying())
+        std::printf("replay: file=%s format=%s frames_shown=%zu of %zu\n", s_.replay().path().c_str(),
+                    s_.replay().format().c_str(), s_.replay_position(), s_.replay().size());
     std::printf("ui_cost: frames=%lld imgui_cpu_ms=%.3f draw_cpu_ms=%.3f total_cpu_ms=%.3f "
                 "swap_wall_ms=%.3f other_threads_cpu_ms=%.3f\n",
                 cost_.run_n, cost_.run_avg(cost_.imgui), cost_.run_avg(cost_.draw), cost_.run_avg(cost_.total),
@@ -162,6 +176,7 @@ int run_window(const Options& o, std::string* why) {
         }
     }
     FrameLoop loop(o, *w, s);
+    if (!o.replay.empty()) loop.start_replay(o.replay);
     while (loop.frame()) {
     }
     const int code = loop.finish();
