@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include "replay.hpp"
 #include "session.hpp"
 
 namespace pacer_demo {
@@ -44,6 +45,7 @@ void print_summary(Session& s, const char* ui) {
 }
 
 int run_headless(const Options& o) {
+    if (!o.replay.empty()) return print_replay_summary(o.replay);  // no loop: the file's figures
     if (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic)
         std::fprintf(stderr, "pacer_demo: headless: no swap to pace with; %s mode paces with hybrid sleep\n",
                      pacer::to_string(o.mode));
