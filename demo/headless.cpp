@@ -1,9 +1,12 @@
 #include "headless.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "presenter.hpp"
 #include "replay.hpp"
 #include "session.hpp"
 
@@ -46,10 +49,15 @@ void print_summary(Session& s, const char* ui) {
 
 int run_headless(const Options& o) {
     if (!o.replay.empty()) return print_replay_summary(o.replay);  // no loop: the file's figures
-    if (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic)
+    const bool fake = o.fake_vsync_hz > 0;
+    if (!fake && (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic))
         std::fprintf(stderr, "pacer_demo: headless: no swap to pace with; %s mode paces with hybrid sleep\n",
                      pacer::to_string(o.mode));
     Session s(o);
+    // --fake-vsync: frames are presented to the stand-in display, as the window presents them.
+    FakeVsync display(o.fake_vsync_hz, nullptr);
+    Presenter presenter;
+    presenter.refresh_hz = o.refresh_hz > 0 ? o.refresh_hz : o.fake_vsync_hz;
     if (!o.capture.empty()) {
         if (pacer::Status st = s.start_capture(o.capture); !st) {
             std::fprintf(stderr, "pacer_demo: %s\n", st.message().c_str());
@@ -64,7 +72,16 @@ int run_headless(const Options& o) {
         s.begin_frame();
         s.simulate();
         s.do_work();
-        s.record();
+        if (fake) {
+            const pacer::clock::time_point w0 = s.pacer().now();
+            presenter.present(display, s.pacer(), o.vsync);
+            // The capture's MsBetweenPresents runs from present to present, as in the window.
+            pacer::CaptureExtras extras;
+            extras.present = pacer::PresentInfo{w0, s.pacer().now(), presenter.in_effect, presenter.refresh_hz};
+            s.record(extras);
+        } else {
+            s.record();
+        }
         if (s.refresh_due()) s.refresh(false);
         const double t = s.elapsed_s();
         if (t >= next_status) {

@@ -89,6 +89,10 @@ pacer::cli::Parser make_parser(Options* o) {
              "0 asks the display", &o->refresh_hz, kNoLow, kNoHigh, check_refresh)
         .range = "0 or in [" + format_number(pacer::kMinRefreshHz) + ", " +
                  format_number(pacer::kMaxRefreshHz) + "]";
+    p.number("--fake-vsync", "HZ", "a stand-in vsync'd display: the swap blocks until the next tick\n"
+             "of a steady HZ clock (window and headless)", &o->fake_vsync_hz, pacer::kMinRefreshHz,
+             pacer::kMaxRefreshHz)
+        .default_text = "off";
     // FixedStepConfig states its limit in a comment only: (0, 100000].
     p.number("--sim-hz", "RATE", "fixed simulation rate", &o->sim_hz, kNoLow, kNoHigh, check_sim_rate).range =
         "in (0, 100000]";

@@ -33,6 +33,7 @@ struct Options {
     double work_jitter_ms = 0.5; // ... +- uniform jitter
     bool vsync = false;          // sleep/spin/hybrid: ask for swap interval 1
     double refresh_hz = 0;       // display refresh override; 0 = what SDL reports
+    double fake_vsync_hz = 0;    // > 0: the swap blocks on a steady clock of this rate (presenter.hpp)
     double sim_hz = 60.0;
     int coarse_ms = 0;           // fake coarse scheduler period; 0 = real OS sleep
     bool headless = false;

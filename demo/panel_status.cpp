@@ -28,7 +28,9 @@ void status_panel(Session& s, const Presenter& p, const Options& o, float x, flo
     }
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
     if (p.refresh_hz > 0)
-        ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0 ? " (--refresh-hz)" : "");
+        ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0      ? " (--refresh-hz)"
+                    : o.fake_vsync_hz > 0 ? " (--fake-vsync)"
+                                          : "");
     else
         ImGui::Text("Display refresh rate: unknown");
     if (fp.vsync_status().swap_hz > 0) {

@@ -1,36 +1,69 @@
 #include "presenter.hpp"
 
-#include <SDL.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-#include <cstdint>
+#include <algorithm>
+#include <cmath>
+
+#include "pacer/time_source.hpp"
 
 namespace pacer_demo {
 
-double display_refresh_hz(SDL_Window* win, const Options& o) {
-    if (o.refresh_hz > 0) return o.refresh_hz;
-    SDL_DisplayMode dm{};
-    if (SDL_GetWindowDisplayMode(win, &dm) == 0 && dm.refresh_rate > 0) return dm.refresh_rate;
-    return 0.0;
+FakeVsync::FakeVsync(double hz, Swap* inner)
+    : hz_(hz), inner_(inner), start_ns_(pacer::system_time_source().now_ns()) {}
+
+std::int64_t FakeVsync::tick(std::int64_t k) const noexcept {
+    return start_ns_ + static_cast<std::int64_t>(std::floor(static_cast<long double>(k) * 1e9L / hz_));
 }
 
-void Presenter::present(SDL_Window* win, pacer::FramePacer& fp, bool manual_vsync) {
+std::int64_t FakeVsync::ticks_until(std::int64_t t) const noexcept {
+    auto k = static_cast<std::int64_t>(static_cast<long double>(t - start_ns_) * hz_ / 1e9L);
+    while (k > 0 && tick(k) > t) --k;  // rounding either way
+    while (tick(k) <= t) ++k;
+    return k;
+}
+
+bool FakeVsync::set_interval(int interval, std::string* /*why*/) {
+    interval_ = std::max(0, interval);
+    if (inner_ != nullptr && !inner_set_) {
+        // Only the fake clock should block. Mesa under Xvfb refuses every interval, and its swap
+        // never blocks anyway: say so once, quietly.
+        std::string why;
+        if (!inner_->set_interval(0, &why))
+            spdlog::info("--fake-vsync: the driver did not take swap interval 0 ({}); if its swap waits for "
+                         "vblank, that adds to the fake one",
+                         why);
+        inner_set_ = true;
+    }
+    return true;
+}
+
+void FakeVsync::swap() {
+    if (inner_ != nullptr) inner_->swap();
+    pacer::TimeSource& os = pacer::system_time_source();
+    if (interval_ == 0 || hz_ <= 0) return;
+    const std::int64_t k = std::max(ticks_until(os.now_ns()), last_ + interval_);
+    os.sleep_until_ns(tick(k));
+    last_ = k;
+}
+
+void Presenter::present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync) {
     const pacer::WaitMode m = fp.config().mode;
     const int want = m == pacer::WaitMode::vsync || m == pacer::WaitMode::automatic
                          ? fp.desired_swap_interval()
                          : (manual_vsync ? 1 : 0);
     if (want != requested || in_effect == -2) {
         requested = want;
-        if (SDL_GL_SetSwapInterval(want) == 0) {
+        std::string why;
+        if (swap.set_interval(want, &why)) {
             in_effect = want;
         } else {
             in_effect = -1;
-            spdlog::warn("swap interval {} refused by the driver: {}", want, SDL_GetError());
+            spdlog::warn("swap interval {} refused by the driver: {}", want, why);
         }
     }
     const pacer::clock::time_point b = fp.now();
-    SDL_GL_SwapWindow(win);
+    swap.swap();
     fp.report_present({b, fp.now(), in_effect, refresh_hz, true});
 }
 

@@ -1,26 +1,61 @@
 // demo/presenter.hpp - the swap: the interval asked of the driver, and each present reported to
 // the pacer, which decides whether vsync really paces the frames (pacer/vsync.hpp).
+//
+// One report path for every way a frame reaches the screen: the window's SDL_GL_SwapWindow, and
+// --fake-vsync's stand-in display (window and headless), so what the pacer sees of a fake
+// display is exactly what it would see of a real one.
 #pragma once
 
-#include "options.hpp"
-#include "pacer/frame_pacer.hpp"
+#include <cstdint>
+#include <string>
 
-struct SDL_Window;
+#include "pacer/frame_pacer.hpp"
 
 namespace pacer_demo {
 
-// The display's refresh rate: --refresh-hz if given, else what SDL reports (0 = unknown; SDL
-// reports 0 under Xvfb).
-double display_refresh_hz(SDL_Window* win, const Options& o);
+// How a frame is shown.
+class Swap {
+public:
+    virtual ~Swap() = default;
+    // Asks for a swap interval (0 = vsync off); false if refused, with the driver's reason.
+    virtual bool set_interval(int interval, std::string* why) = 0;
+    virtual void swap() = 0;
+};
+
+// --fake-vsync HZ: a display whose vblanks are the ticks of a steady HZ clock (tick k at
+// start + k / HZ s on the OS monotonic clock, no drift). With a swap interval N >= 1, swap()
+// blocks in clock_nanosleep(TIMER_ABSTIME) (the pacer's OS sleep) until the first tick after
+// the call that is at least N ticks after the previous swap's, as a vsync'd FIFO swap with one
+// frame in flight does; with interval 0 it returns at once. Every interval is accepted. It wraps
+// the real swap (the window's, asked for interval 0 so that only the fake clock blocks), or none
+// (headless). A rate <= 0 makes it the inner swap alone.
+class FakeVsync final : public Swap {
+public:
+    FakeVsync(double hz, Swap* inner);
+    bool set_interval(int interval, std::string* why) override;
+    void swap() override;
+    double hz() const noexcept { return hz_; }
+
+private:
+    std::int64_t tick(std::int64_t k) const noexcept;
+    std::int64_t ticks_until(std::int64_t t) const noexcept;  // index of the first tick > t
+
+    double hz_;
+    Swap* inner_;
+    int interval_ = 0;
+    bool inner_set_ = false;
+    std::int64_t start_ns_;
+    std::int64_t last_ = 0;  // tick of the last blocking swap
+};
 
 // In vsync and auto modes the pacer chooses the swap interval; in the other modes the user's
 // checkbox does.
 struct Presenter {
     int requested = 0;       // the interval last asked for
     int in_effect = -2;      // what the driver accepted; -1 refused, -2 never set
-    double refresh_hz = 0;
+    double refresh_hz = 0;   // reported with each present
 
-    void present(SDL_Window* win, pacer::FramePacer& fp, bool manual_vsync);
+    void present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync);
 };
 
 }  // namespace pacer_demo

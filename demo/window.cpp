@@ -1,5 +1,6 @@
 #include "window.hpp"
 
+#include <SDL.h>
 #include <imgui.h>
 #include <spdlog/spdlog.h>
 
@@ -23,10 +24,36 @@ namespace {
 
 constexpr std::uint64_t kWarmupFrames = 30;  // left out of the statistics, see frame()
 
+// The display's refresh rate: --refresh-hz if given, else --fake-vsync's rate, else what SDL
+// reports (0 = unknown; SDL reports 0 under Xvfb).
+double display_refresh_hz(SDL_Window* win, const Options& o) {
+    if (o.refresh_hz > 0) return o.refresh_hz;
+    if (o.fake_vsync_hz > 0) return o.fake_vsync_hz;
+    SDL_DisplayMode dm{};
+    if (SDL_GetWindowDisplayMode(win, &dm) == 0 && dm.refresh_rate > 0) return dm.refresh_rate;
+    return 0.0;
+}
+
+// The window's real swap.
+class GlSwap final : public Swap {
+public:
+    explicit GlSwap(SDL_Window* win) : win_(win) {}
+    bool set_interval(int interval, std::string* why) override {
+        if (SDL_GL_SetSwapInterval(interval) == 0) return true;
+        *why = SDL_GetError();
+        return false;
+    }
+    void swap() override { SDL_GL_SwapWindow(win_); }
+
+private:
+    SDL_Window* win_;
+};
+
 // The windowed loop: one paced frame per call of frame(), and what it measures on the way.
 class FrameLoop {
 public:
-    FrameLoop(const Options& o, GlWindow& w, Session& s) : o_(o), w_(w), s_(s), ui_(o, s), status_(s) {}
+    FrameLoop(const Options& o, GlWindow& w, Session& s)
+        : o_(o), w_(w), s_(s), ui_(o, s), gl_swap_(w.sdl()), fake_(o.fake_vsync_hz, &gl_swap_), status_(s) {}
 
     bool frame();  // false once the run is over
     int finish();  // the summary lines; returns the exit code
@@ -51,6 +78,8 @@ private:
     UiState ui_;
     UiCost cost_;
     Presenter presenter_;
+    GlSwap gl_swap_;
+    FakeVsync fake_;  // used with --fake-vsync only
     StatusLine status_;
     double next_status_ = 1.0;
     int exit_code_ = 0;
@@ -114,7 +143,8 @@ void FrameLoop::screenshot_if_due() {
 void FrameLoop::present(const UiTimes& t) {
     if (s_.frames() == 1 || s_.refresh_due()) presenter_.refresh_hz = display_refresh_hz(w_.sdl(), o_);
     const std::int64_t w0 = os_.now_ns();
-    presenter_.present(w_.sdl(), s_.pacer(), ui_.vsync);
+    Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
+    presenter_.present(swap, s_.pacer(), ui_.vsync);
     const std::int64_t w1 = os_.now_ns();
     // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
     // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep).

@@ -50,6 +50,13 @@ void SimulatedOs::jump(std::int64_t ns) noexcept {
     if (ns > 0) now_ += ns;
 }
 
+void SimulatedOs::block_until_ns(std::int64_t t) noexcept {
+    spin_run_ns_ = 0;
+    cpu_ += model_.sleep_cpu_ns;
+    if (t <= now_) return;
+    now_ = t + static_cast<std::int64_t>(exponential(static_cast<double>(model_.jitter_mean_ns)));
+}
+
 void SimulatedOs::sleep_until_ns(std::int64_t deadline_ns) noexcept {
     ++sleeps_;
     spin_run_ns_ = 0;

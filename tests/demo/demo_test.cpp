@@ -16,6 +16,8 @@
 #include "pacer/log.hpp"
 #include "pacer/sim.hpp"
 #include "replay.hpp"
+#include "pacer/time_source.hpp"
+#include "presenter.hpp"
 #include "session.hpp"
 
 using namespace pacer_demo;
@@ -382,4 +384,73 @@ TEST(Replay, SteppedAndPlayedTheSessionShowsTheFilesFrames) {
     EXPECT_FALSE(s.replaying());
     EXPECT_EQ(s.target_period(), s.pacer().period());
     EXPECT_EQ(s.stats().summarize().frames, 0u);
+}
+
+namespace {
+
+// A swap that records what it is asked, for the report path.
+class RecordingSwap final : public Swap {
+public:
+    bool refuse = false;
+    std::vector<int> intervals;
+    int swaps = 0;
+    bool set_interval(int interval, std::string* why) override {
+        intervals.push_back(interval);
+        if (refuse) *why = "not today";
+        return !refuse;
+    }
+    void swap() override { ++swaps; }
+};
+
+}  // namespace
+
+TEST(FakeVsync, BlocksUntilTicksOfItsClockAndNeverEarly) {
+    RecordingSwap inner;
+    FakeVsync fake(100.0, &inner);  // ticks every 10 ms from now
+    std::string why;
+    ASSERT_TRUE(fake.set_interval(1, &why));
+    EXPECT_EQ(inner.intervals, std::vector<int>{0});  // only the fake clock blocks
+    pacer::TimeSource& os = pacer::system_time_source();
+    const std::int64_t before = os.now_ns();
+    for (int i = 0; i < 5; ++i) fake.swap();
+    // Each swap ends on a later tick than the one before: five swaps span at least four periods
+    // after the first tick, which is after `before`.
+    EXPECT_GT(os.now_ns() - before, 40'000'000);
+    EXPECT_EQ(inner.swaps, 5);
+    ASSERT_TRUE(fake.set_interval(2, &why));
+    const std::int64_t t2 = os.now_ns();
+    fake.swap();
+    fake.swap();  // at least two ticks after the previous one
+    EXPECT_GT(os.now_ns() - t2, 20'000'000);
+    EXPECT_EQ(inner.intervals, std::vector<int>{0});  // told once
+    ASSERT_TRUE(fake.set_interval(0, &why));  // vsync off: never waits for a tick
+    const std::int64_t t0 = os.now_ns();
+    for (int i = 0; i < 100; ++i) fake.swap();
+    EXPECT_LT(os.now_ns() - t0, 500'000'000);  // 100 ticks would be a whole second
+}
+
+TEST(Presenter, AsksForThePacersIntervalAndReportsEverySwap) {
+    pacer::PacerConfig c;
+    c.target_hz = 60;
+    c.mode = pacer::WaitMode::vsync;
+    pacer::FramePacer fp(c);
+    RecordingSwap swap;
+    Presenter p;
+    p.refresh_hz = 60;
+    p.present(swap, fp, false);
+    EXPECT_EQ(swap.intervals, std::vector<int>{1});  // vsync mode at the refresh rate: interval 1
+    EXPECT_EQ(p.in_effect, 1);
+    p.present(swap, fp, false);
+    EXPECT_EQ(swap.intervals.size(), 1u);  // asked again only when the wish changes
+    EXPECT_EQ(swap.swaps, 2);
+    EXPECT_EQ(fp.vsync_status().refresh_hz, 60.0);  // the reports reached the pacer
+
+    // Hybrid mode: the user's checkbox decides; a refusal is remembered as -1.
+    ASSERT_TRUE(fp.set_mode(pacer::WaitMode::hybrid).ok());
+    RecordingSwap refusing;
+    refusing.refuse = true;
+    Presenter q;
+    q.present(refusing, fp, true);
+    EXPECT_EQ(refusing.intervals, std::vector<int>{1});
+    EXPECT_EQ(q.in_effect, -1);
 }

@@ -10,6 +10,7 @@
 //   capture.hpp       CaptureWriter: PresentMon-compatible frame-time capture files
 //   time_source.hpp   the OS seam (clock, sleep, spin, CPU time) and PacingScope
 //   sim.hpp           SimulatedOs: a virtual-time OS for tests and tuning
+//   sim_display.hpp   SimulatedDisplay: a display and swap chain in virtual time (vblanks, VRR)
 //   log.hpp           routing or silencing pacer's log lines (a plain callback)
 //   names.hpp         the name tables of the public enums
 //   status.hpp        Status and ConfigError: how settings are refused
@@ -30,6 +31,7 @@
 #include "pacer/log.hpp"
 #include "pacer/names.hpp"
 #include "pacer/sim.hpp"
+#include "pacer/sim_display.hpp"
 #include "pacer/stats.hpp"
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"

@@ -17,6 +17,8 @@
 //   pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 20'000});
 //   pacer::FramePacer fp({.target_hz = 144}, &os);
 //   for (int i = 0; i < 1000; ++i) { os.advance(2'000'000); fp.wait(); }   // 2 ms of "work"
+//
+// pacer/sim_display.hpp adds a display and its swap chain in the same virtual time.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +57,10 @@ public:
     void advance(std::int64_t ns) noexcept;
     // The clock jumps by ns without CPU time: suspend/resume, a debugger stop.
     void jump(std::int64_t ns) noexcept;
+    // The caller's thread blocks on an event that fires at t (a vblank, a fence): it wakes at t
+    // plus the model's exponential wake-up noise (jitter_mean_ns), not on a scheduler tick, and
+    // is charged sleep_cpu_ns. Returns at once, with the same cost, for a t in the past.
+    void block_until_ns(std::int64_t t) noexcept;
 
     std::int64_t sleeps() const noexcept { return sleeps_; }
     std::int64_t relaxes() const noexcept { return relaxes_; }

@@ -1,0 +1,279 @@
+#include "pacer/sim_display.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "text.hpp"
+
+namespace pacer {
+
+namespace {
+
+constexpr std::int64_t kSecond = 1'000'000'000;
+constexpr double kMaxPpm = 1000.0;
+constexpr std::int64_t kMaxNoiseNs = 10'000'000;
+
+std::uint64_t splitmix(std::uint64_t& x) noexcept {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+
+bool refresh_ok(double hz) noexcept { return std::isfinite(hz) && hz >= kMinRefreshHz && hz <= kMaxRefreshHz; }
+
+std::string refresh_range() { return "[" + detail::num(kMinRefreshHz) + ", " + detail::num(kMaxRefreshHz) + "]"; }
+
+// One period of hz on a clock running ppm fast, in CPU ns.
+long double skewed_period(double hz, double ppm) noexcept {
+    return 1e9L / static_cast<long double>(hz) * 1e6L / (1e6L + static_cast<long double>(ppm));
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) noexcept { return (a + b - 1) / b; }
+
+}  // namespace
+
+Status validate(const DisplayConfig& c) {
+    using detail::num;
+    if (!refresh_ok(c.refresh_hz))
+        return Status::error("refresh_hz = " + num(c.refresh_hz) + ": must be a finite number in " + refresh_range());
+    if (!std::isfinite(c.clock_ppm) || std::fabs(c.clock_ppm) > kMaxPpm)
+        return Status::error("clock_ppm = " + num(c.clock_ppm) + ": must be a finite number in [-1000, 1000]");
+    const auto period = static_cast<std::int64_t>(std::floor(skewed_period(c.refresh_hz, c.clock_ppm)));
+    if (c.phase_ns < 0 || c.phase_ns >= period)
+        return Status::error("phase_ns = " + num(c.phase_ns) + ": must be in [0, " + num(period) +
+                             ") ns (one refresh period)");
+    if (c.queue_depth < 1 || c.queue_depth > 3)
+        return Status::error("queue_depth = " + num(c.queue_depth) + ": must be in [1, 3]");
+    if (c.vrr_min_hz != 0.0) {
+        if (!std::isfinite(c.vrr_min_hz) || c.vrr_min_hz < 1.0 || c.vrr_min_hz >= c.refresh_hz)
+            return Status::error("vrr_min_hz = " + num(c.vrr_min_hz) + ": must be 0 (fixed refresh) or in [1, " +
+                                 num(c.refresh_hz) + ") (below refresh_hz, the VRR range's top)");
+        if (c.lfc && c.refresh_hz < 2.0 * c.vrr_min_hz)
+            return Status::error("lfc with a VRR range of " + num(c.vrr_min_hz) + "-" + num(c.refresh_hz) +
+                                 " Hz: low-framerate compensation needs refresh_hz >= 2 x vrr_min_hz");
+        if (!c.refresh_changes.empty())
+            return Status::error("refresh_changes: not supported on a VRR display (vrr_min_hz > 0)");
+    } else if (c.lfc) {
+        return Status::error("lfc = true: needs a VRR display (vrr_min_hz > 0)");
+    }
+    if (c.compositor_ns < 0 || c.compositor_ns > kSecond)
+        return Status::error("compositor_ns = " + num(c.compositor_ns) + ": must be in [0, 1e9] ns");
+    if (c.present_cpu_ns < 0 || c.present_cpu_ns > kSecond)
+        return Status::error("present_cpu_ns = " + num(c.present_cpu_ns) + ": must be in [0, 1e9] ns");
+    if (c.report_noise_ns < 0 || c.report_noise_ns > kMaxNoiseNs)
+        return Status::error("report_noise_ns = " + num(c.report_noise_ns) + ": must be in [0, 1e7] ns");
+    if (!(c.drop_probability >= 0.0 && c.drop_probability <= 1.0))
+        return Status::error("drop_probability = " + num(c.drop_probability) + ": must be in [0, 1]");
+    if (!(c.duplicate_probability >= 0.0 && c.duplicate_probability <= 1.0))
+        return Status::error("duplicate_probability = " + num(c.duplicate_probability) + ": must be in [0, 1]");
+    std::int64_t prev = 0;
+    for (std::size_t i = 0; i < c.refresh_changes.size(); ++i) {
+        const RefreshChange& r = c.refresh_changes[i];
+        const std::string name = "refresh_changes[" + std::to_string(i) + "]";
+        if (r.at_ns <= prev)
+            return Status::error(name + ".at_ns = " + num(r.at_ns) + ": must be after " + num(prev) +
+                                 " ns (positive, increasing)");
+        if (!refresh_ok(r.hz))
+            return Status::error(name + ".hz = " + num(r.hz) + ": must be a finite number in " + refresh_range());
+        prev = r.at_ns;
+    }
+    return {};
+}
+
+namespace {
+const DisplayConfig& checked(const DisplayConfig& c) {
+    if (Status s = validate(c); !s) throw ConfigError(s.message());
+    return c;
+}
+}  // namespace
+
+SimulatedDisplay::Segment SimulatedDisplay::make_segment(std::int64_t base, double hz, double ppm) noexcept {
+    // Whole ns plus a 32-bit binary fraction, as FramePacer's grid: exact to 2^-33 ns a period.
+    const long double p = skewed_period(hz, ppm);
+    const long double whole = std::floor(p);
+    long double frac = std::round((p - whole) * 4294967296.0L);
+    Segment s;
+    s.base = base;
+    s.whole = static_cast<std::int64_t>(whole);
+    if (frac >= 4294967296.0L) {
+        ++s.whole;
+        frac = 0;
+    }
+    s.frac = static_cast<std::uint64_t>(frac);
+    s.hz = hz;
+    return s;
+}
+
+std::int64_t SimulatedDisplay::vblank_of(const Segment& s, std::int64_t n) noexcept {
+    const auto k = static_cast<std::uint64_t>(n);
+    const std::uint64_t hi = k >> 32, lo = k & 0xffffffffu;
+    const std::uint64_t frac_ns = hi * s.frac + ((lo * s.frac) >> 32);
+    return s.base + n * s.whole + static_cast<std::int64_t>(frac_ns);
+}
+
+std::int64_t SimulatedDisplay::first_vblank_after(const Segment& s, std::int64_t t) noexcept {
+    if (t < s.base) return s.base;
+    std::int64_t n = (t - s.base) / s.whole;  // the whole-ns period under-counts: step forward
+    while (n > 0 && vblank_of(s, n) > t) --n;
+    while (vblank_of(s, n) <= t) ++n;
+    return vblank_of(s, n);
+}
+
+SimulatedDisplay::SimulatedDisplay(SimulatedOs& os, const DisplayConfig& config)
+    : os_(os), cfg_(checked(config)), start_(os.now_ns()) {
+    std::uint64_t seed = cfg_.seed;
+    for (auto& s : rng_) s = splitmix(seed);
+    segments_.push_back(make_segment(start_ + cfg_.phase_ns, cfg_.refresh_hz, cfg_.clock_ppm));
+    for (const RefreshChange& r : cfg_.refresh_changes) {
+        // The new mode starts at the first vblank at or after the change.
+        const std::int64_t base = first_vblank_after(segments_.back(), start_ + r.at_ns - 1);
+        segments_.push_back(make_segment(base, r.hz, cfg_.clock_ppm));
+    }
+    if (cfg_.vrr_min_hz > 0) {
+        min_period_ = std::llround(skewed_period(cfg_.refresh_hz, cfg_.clock_ppm));
+        max_period_ = std::llround(skewed_period(cfg_.vrr_min_hz, cfg_.clock_ppm));
+        last_frame_ = start_ + cfg_.phase_ns;  // the panel scans out a blank frame
+        repeat_spacing_ = max_period_;
+    }
+}
+
+std::size_t SimulatedDisplay::segment_at(std::int64_t t) const noexcept {
+    std::size_t i = 0;
+    while (i + 1 < segments_.size() && segments_[i + 1].base <= t) ++i;
+    return i;
+}
+
+std::int64_t SimulatedDisplay::fixed_vblank_after(std::int64_t t) const noexcept {
+    const std::size_t i = segment_at(t);
+    const std::int64_t v = first_vblank_after(segments_[i], t);
+    // The next mode's first vblank is a vblank of the old timing too: never skip past it.
+    if (i + 1 < segments_.size() && v > segments_[i + 1].base) return segments_[i + 1].base;
+    return v;
+}
+
+std::int64_t SimulatedDisplay::vblank_after(std::int64_t t) const noexcept {
+    if (cfg_.vrr_min_hz > 0) return vrr_earliest(t, nullptr);
+    return fixed_vblank_after(t);
+}
+
+std::int64_t SimulatedDisplay::refresh_period_at(std::int64_t t) const noexcept {
+    if (cfg_.vrr_min_hz > 0) return min_period_;
+    const Segment& s = segments_[segment_at(t)];
+    return s.whole + (s.frac >= (std::uint64_t{1} << 31) ? 1 : 0);
+}
+
+double SimulatedDisplay::refresh_hz_at(std::int64_t t) const noexcept {
+    if (cfg_.vrr_min_hz > 0) return cfg_.refresh_hz;
+    return segments_[segment_at(t)].hz;
+}
+
+// The earliest scanout of a frame ready at t: after the last frame's scanout and any repeat of
+// it that starts before t (a repeat at exactly t gives way), one min period after either.
+std::int64_t SimulatedDisplay::vrr_earliest(std::int64_t t, std::int64_t* repeats) const noexcept {
+    std::int64_t last = last_frame_;
+    std::int64_t n = 0;
+    if (t > last_frame_) {
+        n = (t - last_frame_ - 1) / repeat_spacing_;
+        last += n * repeat_spacing_;
+    }
+    if (repeats) *repeats = n;
+    return std::max(t, last + min_period_);
+}
+
+void SimulatedDisplay::vrr_commit(std::int64_t ready, std::int64_t scanout) noexcept {
+    if (have_ready_) ready_interval_ = ready - last_ready_;
+    last_ready_ = ready;
+    have_ready_ = true;
+    last_frame_ = scanout;
+    repeat_spacing_ = max_period_;
+    if (cfg_.lfc && ready_interval_ > 0) {
+        // Repeat so that the panel is free when the next frame is expected: k even repeats of
+        // the gap, the fewest that keep each within the max period.
+        const std::int64_t gap = last_ready_ + ready_interval_ - last_frame_;
+        if (gap > 0) {
+            const std::int64_t k = ceil_div(gap, max_period_);
+            repeat_spacing_ = std::clamp(ceil_div(gap, k), min_period_, max_period_);
+        }
+    }
+}
+
+double SimulatedDisplay::uniform() noexcept {
+    // xoshiro256**, as SimulatedOs: the same stream on every platform.
+    const std::uint64_t result = rotl(rng_[1] * 5, 7) * 9;
+    const std::uint64_t t = rng_[1] << 17;
+    rng_[2] ^= rng_[0];
+    rng_[3] ^= rng_[1];
+    rng_[1] ^= rng_[2];
+    rng_[0] ^= rng_[3];
+    rng_[2] ^= t;
+    rng_[3] = rotl(rng_[3], 45);
+    return static_cast<double>(result >> 11) * 0x1.0p-53;
+}
+
+std::int64_t SimulatedDisplay::noise() noexcept {
+    // Uniform integer in [-n, n].
+    const std::int64_t n = cfg_.report_noise_ns;
+    const double u = uniform();
+    if (n == 0) return 0;
+    const auto k = static_cast<std::int64_t>(u * static_cast<double>(2 * n + 1));
+    return std::min(k, 2 * n) - n;
+}
+
+PresentResult SimulatedDisplay::present(int swap_interval) noexcept {
+    PresentResult r;
+    r.id = next_id_++;
+    r.swap_interval = swap_interval;
+    r.begin_ns = os_.now_ns();
+    r.refresh_hz = refresh_hz_at(r.begin_ns);
+    os_.advance(cfg_.present_cpu_ns);
+    const bool tear = swap_interval <= 0 || !cfg_.vsync;
+    if (tear) {
+        r.torn = true;
+        r.returned_ns = os_.now_ns();
+        r.scanout_ns = r.returned_ns;
+    } else {
+        const auto depth = static_cast<std::uint64_t>(cfg_.queue_depth);
+        if (queued_ >= depth) {
+            const std::int64_t slot_free = shown_[(queued_ - depth) % 3];
+            if (slot_free > os_.now_ns()) {
+                r.blocked = true;
+                os_.block_until_ns(slot_free);
+            }
+        }
+        r.returned_ns = os_.now_ns();
+        const std::int64_t ready = r.returned_ns;
+        if (cfg_.vrr_min_hz > 0) {
+            std::int64_t n = 0;
+            r.scanout_ns = vrr_earliest(ready, &n);
+            repeats_ += static_cast<std::uint64_t>(n);
+            vrr_commit(ready, r.scanout_ns);
+        } else {
+            std::int64_t v = fixed_vblank_after(ready);
+            if (queued_ > 0) {
+                std::int64_t after = last_shown_;
+                for (int i = 0; i < std::min(swap_interval, 8); ++i) after = fixed_vblank_after(after);
+                v = std::max(v, after);
+            }
+            r.scanout_ns = v;
+        }
+        shown_[queued_ % 3] = r.scanout_ns;
+        last_shown_ = r.scanout_ns;
+        ++queued_;
+    }
+    r.displayed_ns = r.scanout_ns + cfg_.compositor_ns;
+    // Always four draws, whatever the outcome.
+    const std::int64_t n_returned = noise();
+    const std::int64_t n_displayed = noise();
+    const bool dropped = uniform() < cfg_.drop_probability;
+    const bool duplicated = uniform() < cfg_.duplicate_probability;
+    r.reports = dropped ? 0 : duplicated ? 2 : 1;
+    r.reported_returned_ns = std::max(r.begin_ns, r.returned_ns + n_returned);
+    r.reported_displayed_ns = r.displayed_ns + n_displayed;
+    return r;
+}
+
+}  // namespace pacer

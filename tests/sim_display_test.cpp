@@ -1,0 +1,466 @@
+// The display model (pacer/sim_display.hpp) against hand-computed vblanks, and FramePacer's vsync
+// decision fed by its reports.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pacer/pacer.hpp"
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kS = 1'000'000'000;
+
+// An OS without scheduler noise: the display's own rules are under test.
+pacer::SimModel quiet() {
+    pacer::SimModel m;
+    m.granularity_ns = 0;
+    m.jitter_mean_ns = 0;
+    return m;
+}
+
+pacer::DisplayConfig at_hz(double hz, int depth = 2) {
+    pacer::DisplayConfig c;
+    c.refresh_hz = hz;
+    c.queue_depth = depth;
+    return c;
+}
+
+// A host that presents as fast as it can: no work between presents.
+void fifo_latching(int depth) {
+    SCOPED_TRACE("queue depth " + std::to_string(depth));
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    const std::int64_t t0 = os.now_ns();
+    pacer::SimulatedDisplay d(os, at_hz(100, depth));  // vblanks at t0 + k * 10 ms
+    const std::int64_t p = 10 * kMs;
+    os.advance(1 * kMs);
+    for (int k = 0; k < 12; ++k) {
+        const pacer::PresentResult r = d.present(1);
+        SCOPED_TRACE("present " + std::to_string(k));
+        EXPECT_EQ(r.id, static_cast<std::uint64_t>(k));
+        EXPECT_FALSE(r.torn);
+        // The first `depth` presents queue at once; each later one waits until the present
+        // `depth` before it is shown, at vblank k - depth + 1.
+        EXPECT_EQ(r.blocked, k >= depth);
+        EXPECT_EQ(r.returned_ns, k < depth ? t0 + 1 * kMs : t0 + (k - depth + 1) * p);
+        EXPECT_EQ(r.scanout_ns, t0 + (k + 1) * p);  // one present per vblank
+        EXPECT_EQ(r.displayed_ns, r.scanout_ns);
+        EXPECT_EQ(r.reports, 1);
+        EXPECT_EQ(r.reported_returned_ns, r.returned_ns);
+    }
+}
+
+TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth1) { fifo_latching(1); }
+TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth2) { fifo_latching(2); }
+TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth3) { fifo_latching(3); }
+
+TEST(SimulatedDisplay, VblankAfterIsStrictAndPhaseShiftsTheGrid) {
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::DisplayConfig c = at_hz(100);
+    c.phase_ns = 3 * kMs;
+    const pacer::SimulatedDisplay d(os, c);
+    EXPECT_EQ(d.vblank_after(kS), kS + 3 * kMs);
+    EXPECT_EQ(d.vblank_after(kS + 3 * kMs - 1), kS + 3 * kMs);
+    EXPECT_EQ(d.vblank_after(kS + 3 * kMs), kS + 13 * kMs);  // a present at a vblank misses it
+    EXPECT_EQ(d.refresh_period_at(kS), 10 * kMs);
+}
+
+TEST(SimulatedDisplay, ABlockedPresentCostsNoCpuAndWakesThroughTheOsModel) {
+    pacer::SimModel m = quiet();
+    m.jitter_mean_ns = 20'000;
+    m.sleep_cpu_ns = 2'000;
+    pacer::SimulatedOs os(m, 3, kS);
+    pacer::SimulatedDisplay d(os, at_hz(100, 1));
+    os.advance(1 * kMs);
+    (void)d.present(1);  // shown at kS + 10 ms
+    const std::int64_t cpu0 = os.cpu_times().thread_ns;
+    const pacer::PresentResult r = d.present(1);
+    ASSERT_TRUE(r.blocked);
+    EXPECT_EQ(os.cpu_times().thread_ns - cpu0, 2'000);  // one wake-up, not 9 ms of spinning
+    EXPECT_GE(r.returned_ns, kS + 10 * kMs);            // never before the vblank
+    EXPECT_EQ(r.scanout_ns, kS + 20 * kMs);
+    // Wake-up noise is exponential with a 20 us mean: over many blocked presents, some late.
+    std::int64_t late = 0;
+    for (int i = 0; i < 200; ++i) {
+        const std::int64_t want = d.vblank_after(os.now_ns() - 1);  // the vblank the queue frees at
+        const pacer::PresentResult q = d.present(1);
+        ASSERT_TRUE(q.blocked);
+        ASSERT_GE(q.returned_ns, want);
+        late += q.returned_ns - want;
+    }
+    EXPECT_GT(late / 200, 10'000);
+    EXPECT_LT(late / 200, 40'000);
+}
+
+TEST(SimulatedDisplay, TearingShowsAtOnceAndNeverBlocks) {
+    for (const bool driver_vsync : {true, false}) {
+        pacer::SimulatedOs os(quiet(), 1, kS);
+        pacer::DisplayConfig c = at_hz(60, 1);
+        c.vsync = driver_vsync;
+        c.present_cpu_ns = 300'000;
+        c.compositor_ns = 2 * kMs;
+        pacer::SimulatedDisplay d(os, c);
+        for (int k = 0; k < 20; ++k) {
+            const std::int64_t b = os.now_ns();
+            // Vsync off by the host (interval 0), or ignored by the driver (interval 1).
+            const pacer::PresentResult r = d.present(driver_vsync ? 0 : 1);
+            EXPECT_TRUE(r.torn);
+            EXPECT_FALSE(r.blocked);
+            EXPECT_EQ(r.begin_ns, b);
+            EXPECT_EQ(r.returned_ns, b + 300'000);
+            EXPECT_EQ(r.scanout_ns, b + 300'000);
+            EXPECT_EQ(r.displayed_ns, b + 2'300'000);
+        }
+        EXPECT_EQ(os.now_ns(), kS + 20 * 300'000);
+    }
+}
+
+TEST(SimulatedDisplay, SwapIntervalTwoShowsEveryOtherVblank) {
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedDisplay d(os, at_hz(120, 1));
+    const std::int64_t v0 = d.vblank_after(kS);
+    std::int64_t prev = d.present(2).scanout_ns;
+    EXPECT_EQ(prev, v0);
+    for (int k = 0; k < 10; ++k) {
+        const std::int64_t s = d.present(2).scanout_ns;
+        EXPECT_EQ(s, d.vblank_after(d.vblank_after(prev)));
+        EXPECT_NEAR(static_cast<double>(s - prev), 1e9 / 60, 1.0);
+        prev = s;
+    }
+}
+
+TEST(SimulatedDisplay, ClockSkewDriftsThePhaseByPpmTimesElapsedTime) {
+    pacer::SimulatedOs os(quiet(), 1, 0);
+    pacer::DisplayConfig fast = at_hz(100), slow = at_hz(100);
+    fast.clock_ppm = 100;   // gains 100 us a second: 100 more vblanks in 10^6 periods
+    slow.clock_ppm = -100;
+    const pacer::SimulatedDisplay f(os, fast), s(os, slow), exact(os, at_hz(100));
+    EXPECT_EQ(f.refresh_period_at(0), 9'999'000);    // 10 ms * 1e6 / (1e6 + 100) = 9'999'000.09999
+    EXPECT_EQ(s.refresh_period_at(0), 10'001'000);   // 10 ms * 1e6 / (1e6 - 100) = 10'001'000.1
+    // 1000 s: 100'010 periods of the fast display, 99'990 of the slow one end exactly there.
+    // vblank_after(t - 2) is the vblank at t when the grid is exact to the nanosecond.
+    for (const std::int64_t seconds : {std::int64_t{1000}, std::int64_t{10'000}}) {
+        const std::int64_t t = seconds * kS;
+        EXPECT_NEAR(static_cast<double>(f.vblank_after(t - 2)), static_cast<double>(t), 1.0) << seconds;
+        EXPECT_NEAR(static_cast<double>(s.vblank_after(t - 2)), static_cast<double>(t), 1.0) << seconds;
+        EXPECT_EQ(exact.vblank_after(t - 2), t);
+        // The vblank before is one skewed period earlier (within the 1 ns rounding of each).
+        EXPECT_NEAR(static_cast<double>(f.vblank_after(t - 9'999'002)), static_cast<double>(t - 9'999'000), 2.0);
+    }
+    // Over 10'000 s the fast display showed 10^6 + 100 frames: 100 x 10 ms = 1 s of phase, which
+    // is 100 ppm of 10'000 s.
+}
+
+TEST(SimulatedDisplay, RefreshChangeTakesEffectAtTheNextVblank) {
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::DisplayConfig c = at_hz(60);
+    c.refresh_changes = {{1 * kS, 59.94}};
+    const pacer::SimulatedDisplay d(os, c);
+    // 60 vblanks of 60 Hz end exactly at 1 s: the 59.94 Hz mode starts there.
+    EXPECT_EQ(d.vblank_after(2 * kS - 1), 2 * kS);
+    EXPECT_EQ(d.refresh_period_at(kS + kS / 2), 16'666'667);
+    EXPECT_EQ(d.refresh_hz_at(kS + kS / 2), 60.0);
+    EXPECT_EQ(d.vblank_after(2 * kS), 2 * kS + 16'683'350);  // 1e9 / 59.94 = 16'683'350.02
+    EXPECT_EQ(d.refresh_period_at(3 * kS), 16'683'350);
+    EXPECT_EQ(d.refresh_hz_at(3 * kS), 59.94);
+    // 5994 periods of 59.94 Hz are exactly 100 s.
+    EXPECT_NEAR(static_cast<double>(d.vblank_after(102 * kS - 2)), 102.0 * kS, 1.0);
+}
+
+TEST(SimulatedDisplay, RefreshChangeOffAVblankStartsAtTheNextOneAndPresentsFollow) {
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::DisplayConfig c = at_hz(144);
+    c.refresh_changes = {{501 * kMs, 60}};
+    pacer::SimulatedDisplay d(os, c);
+    // 144 Hz vblank 73 is the first at or after 501 ms: 73 / 144 s = 506'944'444.4 ns.
+    const std::int64_t base = kS + 506'944'444;
+    EXPECT_EQ(d.vblank_after(kS + 501 * kMs), base);
+    EXPECT_EQ(d.vblank_after(base), base + 16'666'666);
+    EXPECT_EQ(d.refresh_period_at(base - 1), 6'944'444);
+    EXPECT_EQ(d.refresh_period_at(base), 16'666'667);
+    os.advance(505 * kMs);
+    const pacer::PresentResult a = d.present(1);
+    EXPECT_EQ(a.scanout_ns, base);
+    EXPECT_EQ(a.refresh_hz, 144.0);  // what the OS said when the present was made
+    os.advance(2 * kMs);
+    const pacer::PresentResult b = d.present(1);
+    EXPECT_EQ(b.scanout_ns, base + 16'666'666);
+    EXPECT_EQ(b.refresh_hz, 60.0);
+}
+
+// A host presenting every 25 ms (40 fps) on a 48-144 Hz VRR panel: the panel cannot hold a frame
+// longer than 1/48 s = 20'833'333 ns and repeats it; a repeat scans out for 1/144 s = 6'944'444 ns.
+struct VrrAt40Fps {
+    explicit VrrAt40Fps(bool lfc) : d(os, config(lfc)) {
+        for (int i = 1; i <= 12; ++i) {
+            os.advance(kS + i * 25 * kMs - os.now_ns());
+            r.push_back(d.present(1));
+        }
+    }
+    static pacer::DisplayConfig config(bool lfc) {
+        pacer::DisplayConfig c = at_hz(144);
+        c.vrr_min_hz = 48;
+        c.lfc = lfc;
+        return c;
+    }
+    pacer::SimulatedOs os{quiet(), 1, kS};
+    pacer::SimulatedDisplay d;
+    std::vector<pacer::PresentResult> r;
+};
+
+TEST(SimulatedDisplay, VrrWithoutLfcJuddersBelowTheFloor) {
+    const VrrAt40Fps run(false);
+    const auto& r = run.r;
+    // A repeat at 20.83 ms holds the panel until 27.78 ms: the frame due at 25 ms waits
+    // 2'777'777 ns; the next one meets the next repeat and waits 5'555'554 ns; the third is free.
+    const std::int64_t delay[3] = {0, 2'777'777, 5'555'554};
+    for (int i = 1; i <= 12; ++i) {
+        const pacer::PresentResult& p = r[static_cast<std::size_t>(i - 1)];
+        EXPECT_EQ(p.returned_ns, kS + i * 25 * kMs);
+        EXPECT_EQ(p.scanout_ns - p.returned_ns, delay[i % 3]) << "present " << i;
+    }
+    EXPECT_EQ(run.d.repeats(), 8u);
+    EXPECT_EQ(run.d.refresh_period_at(0), 6'944'444);
+}
+
+TEST(SimulatedDisplay, VrrWithLfcShowsFramesOnTimeOnceTheCadenceIsKnown) {
+    const VrrAt40Fps run(true);
+    const auto& r = run.r;
+    // The first two frames come before the driver knows the cadence: as without LFC.
+    EXPECT_EQ(r[0].scanout_ns - r[0].returned_ns, 2'777'777);
+    EXPECT_EQ(r[1].scanout_ns - r[1].returned_ns, 5'555'554);
+    for (std::size_t i = 2; i < r.size(); ++i) EXPECT_EQ(r[i].scanout_ns, r[i].returned_ns) << "present " << i + 1;
+    // Frames 1 and 2 each meet one repeat; frame 3 comes exactly when the repeat spread over
+    // its expected gap was due and takes its place; from frame 4 on every frame is doubled.
+    EXPECT_EQ(run.d.repeats(), 11u);
+}
+
+TEST(SimulatedDisplay, VrrInsideTheRangeShowsAtOnceAndAboveItAtTheMaxRate) {
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::DisplayConfig c = at_hz(144, 1);
+    c.vrr_min_hz = 48;
+    pacer::SimulatedDisplay d(os, c);
+    for (int i = 1; i <= 10; ++i) {  // 100 fps
+        os.advance(10 * kMs);
+        const pacer::PresentResult r = d.present(1);
+        EXPECT_EQ(r.scanout_ns, r.begin_ns);
+        EXPECT_FALSE(r.blocked);
+    }
+    EXPECT_EQ(d.repeats(), 0u);
+    std::int64_t prev = d.present(1).scanout_ns;  // now as fast as possible: 144 Hz
+    EXPECT_EQ(prev, os.now_ns() + 6'944'444);
+    for (int i = 0; i < 10; ++i) {
+        const pacer::PresentResult r = d.present(1);
+        EXPECT_TRUE(r.blocked);
+        EXPECT_EQ(r.returned_ns, prev);
+        EXPECT_EQ(r.scanout_ns, prev + 6'944'444);
+        prev = r.scanout_ns;
+    }
+}
+
+TEST(SimulatedDisplay, ReportNoiseStaysWithinItsBoundsAndCentres) {
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::DisplayConfig c = at_hz(100);
+    c.report_noise_ns = 100'000;
+    pacer::SimulatedDisplay d(os, c);
+    std::int64_t lo = 0, hi = 0, sum = 0;
+    const int n = 10'000;
+    for (int i = 0; i < n; ++i) {
+        const pacer::PresentResult r = d.present(1);
+        const std::int64_t e = r.reported_displayed_ns - r.displayed_ns;
+        ASSERT_LE(std::llabs(e), 100'000);
+        ASSERT_LE(std::llabs(r.reported_returned_ns - r.returned_ns), 100'000);
+        ASSERT_GE(r.reported_returned_ns, r.begin_ns);
+        lo = std::min(lo, e);
+        hi = std::max(hi, e);
+        sum += e;
+    }
+    // Uniform on [-100, 100] us: 10^4 draws reach within 1 us of both ends, and the mean is
+    // within 3 us of 0 (its standard deviation is 0.58 us).
+    EXPECT_LT(lo, -99'000);
+    EXPECT_GT(hi, 99'000);
+    EXPECT_LT(std::llabs(sum / n), 3'000);
+}
+
+struct Reports {
+    std::vector<int> counts;
+    std::vector<std::int64_t> displayed;
+};
+
+Reports reports(std::uint64_t seed, double drop, double dup) {
+    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::DisplayConfig c = at_hz(100);
+    c.report_noise_ns = 50'000;
+    c.drop_probability = drop;
+    c.duplicate_probability = dup;
+    c.seed = seed;
+    pacer::SimulatedDisplay d(os, c);
+    Reports out;
+    for (int i = 0; i < 20'000; ++i) {
+        const pacer::PresentResult r = d.present(1);
+        out.counts.push_back(r.reports);
+        out.displayed.push_back(r.reported_displayed_ns - r.displayed_ns);
+    }
+    return out;
+}
+
+TEST(SimulatedDisplay, DroppedAndDuplicatedReportsAreSeededAndReproducible) {
+    const Reports a = reports(7, 0.1, 0.05), b = reports(7, 0.1, 0.05), other = reports(8, 0.1, 0.05);
+    EXPECT_EQ(a.counts, b.counts);
+    EXPECT_EQ(a.displayed, b.displayed);
+    EXPECT_NE(a.counts, other.counts);
+    int dropped = 0, doubled = 0;
+    for (const int k : a.counts) {
+        dropped += k == 0;
+        doubled += k == 2;
+    }
+    // 2000 expected drops (sd 42) and 900 duplicates of the 18000 kept (sd 29): 4.5 sd bounds.
+    EXPECT_GT(dropped, 1810);
+    EXPECT_LT(dropped, 2190);
+    EXPECT_GT(doubled, 770);
+    EXPECT_LT(doubled, 1030);
+    // A different drop rate leaves the noise of every present as it was.
+    const Reports none = reports(7, 0.0, 0.0);
+    EXPECT_EQ(none.displayed, a.displayed);
+    for (const int k : none.counts) ASSERT_EQ(k, 1);
+}
+
+TEST(SimulatedDisplay, BadConfigsAreRefusedWithAClearStatus) {
+    struct Case {
+        pacer::DisplayConfig config;
+        const char* message;
+    };
+    std::vector<Case> cases;
+    auto with = [](auto change) {
+        pacer::DisplayConfig c;
+        change(c);
+        return c;
+    };
+    cases.push_back({with([](auto& c) { c.refresh_hz = 0; }), "refresh_hz = 0: must be a finite number in [20, 1000]"});
+    cases.push_back({with([](auto& c) { c.refresh_hz = -60; }), "refresh_hz = -60: must be"});
+    cases.push_back({with([](auto& c) { c.refresh_hz = std::nan(""); }), "refresh_hz = nan: must be"});
+    cases.push_back({with([](auto& c) { c.refresh_hz = HUGE_VAL; }), "refresh_hz = inf: must be"});
+    cases.push_back({with([](auto& c) { c.queue_depth = 0; }), "queue_depth = 0: must be in [1, 3]"});
+    cases.push_back({with([](auto& c) { c.queue_depth = 4; }), "queue_depth = 4: must be in [1, 3]"});
+    cases.push_back({with([](auto& c) {
+                         c.refresh_hz = 60;
+                         c.vrr_min_hz = 144;
+                     }),
+                     "vrr_min_hz = 144: must be 0 (fixed refresh) or in [1, 60)"});
+    cases.push_back({with([](auto& c) { c.vrr_min_hz = std::nan(""); }), "vrr_min_hz = nan"});
+    cases.push_back({with([](auto& c) {
+                         c.refresh_hz = 75;
+                         c.vrr_min_hz = 48;
+                         c.lfc = true;
+                     }),
+                     "needs refresh_hz >= 2 x vrr_min_hz"});
+    cases.push_back({with([](auto& c) { c.lfc = true; }), "lfc = true: needs a VRR display"});
+    cases.push_back({with([](auto& c) { c.clock_ppm = 5000; }), "clock_ppm = 5000: must be"});
+    cases.push_back({with([](auto& c) { c.phase_ns = 20 * kMs; }), "phase_ns = 20000000: must be in [0, 16666666)"});
+    cases.push_back({with([](auto& c) { c.report_noise_ns = -1; }), "report_noise_ns = -1"});
+    cases.push_back({with([](auto& c) { c.drop_probability = 1.5; }), "drop_probability = 1.5: must be in [0, 1]"});
+    cases.push_back({with([](auto& c) { c.duplicate_probability = std::nan(""); }), "duplicate_probability = nan"});
+    cases.push_back({with([](auto& c) { c.refresh_changes = {{kS, 60}, {kS, 59.94}}; }),
+                     "refresh_changes[1].at_ns = 1000000000: must be after 1000000000"});
+    cases.push_back({with([](auto& c) { c.refresh_changes = {{kS, 0}}; }), "refresh_changes[0].hz = 0: must be"});
+    pacer::SimulatedOs os;
+    for (const Case& t : cases) {
+        const pacer::Status s = pacer::validate(t.config);
+        ASSERT_FALSE(s.ok()) << t.message;
+        EXPECT_NE(s.message().find(t.message), std::string::npos) << s.message();
+        EXPECT_THROW(pacer::SimulatedDisplay(os, t.config), pacer::ConfigError) << t.message;
+    }
+    EXPECT_TRUE(pacer::validate(pacer::DisplayConfig{}).ok());
+}
+
+// ---------------------------------------------------------------------------------------------
+// FramePacer's vsync decision, fed by the model's reports as a host would feed it.
+
+struct HostRun {
+    pacer::VsyncStatus status;
+    int vsync_paced = 0;     // of the last 100 frames
+    double mean_interval_ms = 0;  // of the last 100 frames
+};
+
+HostRun host_loop(const pacer::DisplayConfig& display, pacer::WaitMode mode, int frames) {
+    pacer::SimModel m;
+    m.granularity_ns = 50'000;  // a little scheduler noise: the decision must not need exactness
+    m.jitter_mean_ns = 10'000;
+    pacer::SimulatedOs os(m, 11, kS);
+    pacer::SimulatedDisplay d(os, display);
+    pacer::PacerConfig pc;
+    pc.target_hz = 60;
+    pc.mode = mode;
+    pacer::FramePacer fp(pc, &os);
+    HostRun out;
+    std::int64_t first_wake = 0;
+    for (int i = 0; i < frames; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        if (i == frames - 100) first_wake = pacer::clock::to_ns(t.wake);
+        if (i >= frames - 100) out.vsync_paced += t.source == pacer::PacingSource::vsync;
+        if (i == frames - 1)
+            out.mean_interval_ms = static_cast<double>(pacer::clock::to_ns(t.wake) - first_wake) / 99 / 1e6;
+        os.advance(4 * kMs);  // the frame's work
+        const pacer::PresentResult r = d.present(fp.desired_swap_interval());  // the driver obeys
+        for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+    }
+    out.status = fp.vsync_status();
+    return out;
+}
+
+TEST(SimulatedDisplay, FramePacerVerifiesVsyncOnAFifoDisplayWithQueueDepth2) {
+    pacer::DisplayConfig c = at_hz(60, 2);
+    c.report_noise_ns = 50'000;
+    c.present_cpu_ns = 100'000;
+    const HostRun r = host_loop(c, pacer::WaitMode::automatic, 400);
+    EXPECT_EQ(r.status.code, pacer::VsyncReason::auto_verified) << r.status.reason;
+    EXPECT_TRUE(r.status.detected);
+    EXPECT_TRUE(r.status.in_use);
+    EXPECT_EQ(r.status.swap_interval, 1);
+    EXPECT_EQ(r.vsync_paced, 100);
+    EXPECT_NEAR(r.mean_interval_ms, 1000.0 / 60, 0.05);  // the display's rate, not twice it
+    // Vsync mode: the same evidence verifies it.
+    const HostRun v = host_loop(c, pacer::WaitMode::vsync, 400);
+    EXPECT_EQ(v.status.code, pacer::VsyncReason::vsync_verified) << v.status.reason;
+    EXPECT_TRUE(v.status.detected);
+    EXPECT_EQ(v.vsync_paced, 100);
+}
+
+TEST(SimulatedDisplay, FramePacerKeepsVsyncThroughAFewLostAndDuplicatedReports) {
+    // A lost report makes the next interval two periods (locked, but counted as a missed vblank);
+    // a duplicate is an interval of zero (unlocked). At 1 % each neither comes near the
+    // thresholds (4 unlocked in a row; more than 10 % of the last 64 presents missed). (At 3 %
+    // lost, a cluster of lost reports in some 64-present window does cross 10 % within 1200
+    // frames: the detector cannot tell a lost report from a missed vblank.)
+    pacer::DisplayConfig c = at_hz(60, 2);
+    c.drop_probability = 0.01;
+    c.duplicate_probability = 0.01;
+    c.seed = 5;
+    const HostRun r = host_loop(c, pacer::WaitMode::automatic, 1200);
+    EXPECT_EQ(r.status.code, pacer::VsyncReason::auto_verified) << r.status.reason;
+    EXPECT_NEAR(r.mean_interval_ms, 1000.0 / 60, 0.05);
+}
+
+TEST(SimulatedDisplay, FramePacerDoesNotDetectVsyncWhenTheDriverTears) {
+    pacer::DisplayConfig c = at_hz(60, 2);
+    c.vsync = false;  // the swap interval is ignored: presents never wait for a vblank
+    c.present_cpu_ns = 100'000;
+    const HostRun a = host_loop(c, pacer::WaitMode::automatic, 400);
+    EXPECT_EQ(a.status.code, pacer::VsyncReason::auto_not_blocking) << a.status.reason;
+    EXPECT_FALSE(a.status.detected);
+    EXPECT_FALSE(a.status.in_use);
+    EXPECT_EQ(a.status.swap_interval, 0);
+    EXPECT_EQ(a.vsync_paced, 0);
+    EXPECT_NEAR(a.mean_interval_ms, 1000.0 / 60, 0.05);  // hybrid sleep holds the target
+    // Vsync mode trusts the swap regardless, and says the presents do not show it.
+    const HostRun v = host_loop(c, pacer::WaitMode::vsync, 400);
+    EXPECT_EQ(v.status.code, pacer::VsyncReason::vsync_not_shown) << v.status.reason;
+    EXPECT_FALSE(v.status.detected);
+}
+
+}  // namespace
