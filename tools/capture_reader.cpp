@@ -461,13 +461,15 @@ bool CaptureReader::next(FrameRecord& f) {
             return false;
     } else if (!number(kBusy, f.busy_ms, true, ms) || !number(kWait, f.wait_ms, true, ms) ||
         !number(kDisplayChange, f.display_change_ms, true, ms) || !number(kInPresent, f.in_present_ms, true, ms) ||
-        !number(kRenderComplete, f.until_render_complete_ms, true, ms) ||
-        !number(kDisplayed, f.until_displayed_ms, true, ms) || !number(kDropped, f.dropped, true, 1e18) ||
+        // "Until" columns count from the Present call: PresentMon writes negative ones when the GPU
+        // finished before it (a real -10.4 ms in its own test output).
+        !number(kRenderComplete, f.until_render_complete_ms, false, ms) ||
+        !number(kDisplayed, f.until_displayed_ms, false, ms) || !number(kDropped, f.dropped, true, 1e18) ||
         !number(kFrameIndex, f.frame_index, true, 1.9e19) || !number(kTarget, f.target_ms, true, ms) ||
         !number(kLateness, f.lateness_ms, true, ms) || !number(kSleep, f.sleep_ms, true, ms) ||
         !number(kSpin, f.spin_ms, true, ms) || !number(kOversleep, f.oversleep_ms, true, ms) ||
         !number(kMargin, f.margin_ms, true, ms) || !number(kSkipped, f.skipped, true, 1e18) ||
-        !number(kMissed, f.missed, true, 1) || !number(kSyncInterval, f.sync_interval, true, 1e6) ||
+        !number(kMissed, f.missed, true, 1) || !number(kSyncInterval, f.sync_interval, false, 1e6) ||
         !number(kGpuBusy, f.gpu_busy_ms, true, ms) || !number(kPcLatency, f.pc_latency_ms, true, ms) ||
         !number(kInputToPhoton, f.input_to_photon_ms, true, ms) || !number(kWake, f.wake_interval_ms, true, ms))
         return false;
@@ -759,8 +761,8 @@ Status CaptureReader::start_json() {
                                     {"MsBetweenPresents", &Json::Run::frame, true, ms},
                                     {"MsInPresentAPI", &Json::Run::in_present, true, ms},
                                     {"MsBetweenDisplayChange", &Json::Run::display_change, true, ms},
-                                    {"MsUntilRenderComplete", &Json::Run::render_complete, true, ms},
-                                    {"MsUntilDisplayed", &Json::Run::displayed, true, ms},
+                                    {"MsUntilRenderComplete", &Json::Run::render_complete, false, ms},
+                                    {"MsUntilDisplayed", &Json::Run::displayed, false, ms},
                                     {"Dropped", &Json::Run::dropped, true, 1},
                                     {"SyncInterval", &Json::Run::sync_interval, false, 1e6},
                                     {"PcLatency", &Json::Run::pc_latency, true, ms},
