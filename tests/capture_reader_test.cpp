@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -426,6 +428,20 @@ TEST(BadInput, CapFrameXJsonErrorsNameTheLine) {
               "c.json:1: CapFrameX JSON: nested deeper than 64 levels");
     EXPECT_EQ(error_of(run + "\"MsBetweenPresents\": [1]}}]} x", "c.json"),
               "c.json:3: CapFrameX JSON: text after the end of the JSON object");
+}
+
+TEST(BadInput, CapFrameXJsonOverTheSizeLimitIsRefusedUnread) {
+    // A sparse file (no disk used): "{", then zeros up to 1 byte over the limit.
+    const std::string p = (std::filesystem::temp_directory_path() / "pacer-reader-test-big.json").string();
+    {
+        std::ofstream out(p, std::ios::binary);
+        out << "{";
+    }
+    std::filesystem::resize_file(p, CaptureReader::kMaxJsonBytes + 1);
+    CaptureReader r;
+    const pacer::Status st = r.open(p);
+    std::filesystem::remove(p);
+    EXPECT_EQ(st.message(), p + ": a CapFrameX JSON file larger than 256 MiB is not read");
 }
 
 }  // namespace

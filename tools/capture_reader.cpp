@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 namespace pacer::tools {
@@ -687,6 +688,11 @@ Status CaptureReader::start_json() {
                                std::to_string(kMaxJsonBytes / (1024 * 1024)) + " MiB is not read");
         return error_;
     };
+    if (file_) {  // a regular file's size is known: refuse before reading it
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(name_, ec);
+        if (!ec && size > kMaxJsonBytes) return too_big();
+    }
     text.assign(buf_.get() + begin_, end_ - begin_);
     begin_ = end_;
     while (!eof_) {
