@@ -271,6 +271,29 @@ TEST(Samples, MangoHudIntervalLogIsSampledPerFrameLogIsNot) {
     EXPECT_FALSE(analyze(sample("mangohud.csv")).analyses[0].sampled);
 }
 
+TEST(Series, ManyInterleavedProcessesStayApart) {
+    // 40 processes taking turns, 10 rows each; process i's frames all last i + 1 ms. Past 16
+    // series the lookup is a hash: every row must still land in its own series.
+    std::string s = "Application,ProcessID,SwapChainAddress,MsBetweenPresents\n";
+    for (int row = 0; row < 10; ++row)
+        for (int i = 0; i < 40; ++i)
+            s += "app" + std::to_string(i % 3) + ".exe," + std::to_string(1000 + i) + ",0x" + std::to_string(i) +
+                 "," + std::to_string(i + 1) + "\n";
+    AnalyzeOptions o;
+    o.process_id = 1033;
+    CaptureReader r;
+    ASSERT_TRUE(r.open_memory(s, "mem.csv").ok());
+    FileAnalysis fa;
+    ASSERT_TRUE(pacer::tools::analyze_reader(r, o, fa).ok());
+    ASSERT_EQ(fa.series.size(), 40u);
+    for (const auto& x : fa.series) EXPECT_EQ(x.frames, 10u) << x.process_id;
+    ASSERT_EQ(fa.analyses.size(), 1u);
+    EXPECT_EQ(fa.analyses[0].application, "app0.exe");  // 33 % 3
+    EXPECT_EQ(fa.analyses[0].min_ms, 34.0);
+    EXPECT_EQ(fa.analyses[0].max_ms, 34.0);
+    EXPECT_EQ(fa.analyses[0].filtered_rows, 390u);
+}
+
 // ---- CSV corners ----------------------------------------------------------------------------
 
 TEST(Reader, BomCrLfAndLowerCaseColumns) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <unordered_map>
 
 #include "pacer/stats.hpp"
 
@@ -168,6 +169,7 @@ struct Group {
     SeriesInfo info;
     double pid = std::nan("");  // as read (NaN: none), for the per-row comparison
     std::string swapchain_raw;  // as read
+    std::string key;            // application, pid, swap chain: the hash key
     std::vector<double> ft, target, lateness, times;
     bool any_target = false, any_lateness = false, has_missed = false;
     std::uint64_t missed = 0, na_rows = 0;
@@ -196,6 +198,8 @@ std::string holds_list(const std::vector<SeriesInfo>& series, std::size_t from, 
 Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector<Group>& groups, std::uint64_t& rows) {
     r.set_summary_only(true);
     std::size_t kept = 0, cur = static_cast<std::size_t>(-1);
+    std::string key;
+    std::unordered_map<std::string, std::size_t> index;
     FrameRecord f;
     while (r.next(f)) {
         ++rows;
@@ -203,20 +207,38 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
                           (f.process_id == groups[cur].pid || (std::isnan(f.process_id) && std::isnan(groups[cur].pid))) &&
                           f.swapchain == groups[cur].swapchain_raw && f.application == groups[cur].info.application;
         if (!same) {
+            // Rows of a few series interleave (a game and dwm.exe take turns): a short linear
+            // search; past 16 series, a hash of (application, pid, swap chain).
             cur = groups.size();
-            for (std::size_t i = 0; i < groups.size(); ++i) {
-                const Group& g = groups[i];
-                if (f.application == g.info.application && f.swapchain == g.swapchain_raw &&
-                    (f.process_id == g.pid || (std::isnan(f.process_id) && std::isnan(g.pid)))) {
-                    cur = i;
-                    break;
+            if (groups.size() <= 16) {
+                for (std::size_t i = 0; i < groups.size(); ++i) {
+                    const Group& g = groups[i];
+                    if (f.application == g.info.application && f.swapchain == g.swapchain_raw &&
+                        (f.process_id == g.pid || (std::isnan(f.process_id) && std::isnan(g.pid)))) {
+                        cur = i;
+                        break;
+                    }
                 }
+            }
+            if (cur == groups.size()) {
+                key.assign(f.application.data(), f.application.size());
+                key += '\x1f';
+                if (!std::isnan(f.process_id)) key += std::to_string(static_cast<std::int64_t>(f.process_id));
+                key += '\x1f';
+                key.append(f.swapchain.data(), f.swapchain.size());
+            }
+            if (groups.size() > 16) {
+                if (index.empty())  // the first time past 16: index what is there
+                    for (std::size_t i = 0; i < groups.size(); ++i) index.emplace(groups[i].key, i);
+                if (const auto it = index.find(key); it != index.end()) cur = it->second;
             }
             if (cur == groups.size()) {
                 if (groups.size() >= 100000)
                     return Status::error(r.name() + ":" + std::to_string(f.line) +
                                          ": more than 100000 processes and swap chains");
                 Group g;
+                g.key = key;
+                if (!index.empty()) index.emplace(key, groups.size());
                 g.info.application = std::string(f.application);
                 g.swapchain_raw = std::string(f.swapchain);
                 if (g.swapchain_raw != "NA") g.info.swapchain = g.swapchain_raw;
