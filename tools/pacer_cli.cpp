@@ -1,6 +1,7 @@
 // pacer: the command-line tool. Frame-time captures (analyze), measurements of this machine's
 // waits (probe, compare), the virtual-time model (simulate) and a headless paced loop (run).
 // No SDL, no window. See docs/capture.md.
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -52,8 +53,9 @@ int analyze_main(int argc, char** argv) {
         "every process";
     opts.text("--swapchain", "ADDR", "only the series of swap chain ADDR (hex, as in SwapChainAddress)",
               &o.swapchain);
-    opts.number("--max-series", "N", "series analysed per file, the most frames first", &o.max_series,
-                std::size_t{1}, std::size_t{1000});
+    std::uint64_t max_series = o.max_series;
+    opts.number("--max-series", "N", "series analysed per file, the most frames first", &max_series,
+                std::uint64_t{1}, std::uint64_t{1000});
     opts.number("--stutter-window", "N", "frames in the stutter moving average", &o.stutter_window, 1, 1'000'000);
     opts.number("--bins", "N", "frame-time histogram bins", &o.histogram_bins, 1, 1000);
     opts.epilogue = "Exit status: 0 ok, 1 a file could not be read (the message names file and line), 2 bad options.";
@@ -61,6 +63,7 @@ int analyze_main(int argc, char** argv) {
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (parsed.operands.empty()) return cli::stop(opts, Status::error("no capture file given"));
     if (target_hz > 0) o.target_ms = 1000.0 / target_hz;
+    o.max_series = static_cast<std::size_t>(max_series);
     const std::vector<std::string>& files = parsed.operands;
     std::vector<Analysis> as;
     std::string notes;
