@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <unordered_map>
 
@@ -159,6 +160,27 @@ bool hex_value(std::string_view s, std::uint64_t& v) {
     return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
+// Equality of short texts (a process id, an exe name, a swap chain address) without a call to
+// memcmp: up to 16 bytes as two overlapping 8-byte words.
+inline bool same_text(std::string_view a, std::string_view b) noexcept {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    if (n >= 8 && n <= 16) {
+        std::uint64_t x0, y0, x1, y1;
+        std::memcpy(&x0, a.data(), 8);
+        std::memcpy(&y0, b.data(), 8);
+        std::memcpy(&x1, a.data() + n - 8, 8);
+        std::memcpy(&y1, b.data() + n - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n < 8) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    return std::memcmp(a.data(), b.data(), n) == 0;
+}
+
 bool same_swapchain(std::string_view x, std::string_view y) {
     std::uint64_t a = 0, b = 0;
     if (hex_value(x, a) && hex_value(y, b)) return a == b;
@@ -170,6 +192,7 @@ struct Group {
     double pid = std::nan("");  // as read (NaN: none), for the per-row comparison
     std::string swapchain_raw;  // as read
     std::string key;            // application, pid, swap chain: the hash key
+    double ms = 0;              // sum of the frame times
     std::vector<double> ft, target, lateness, times;
     bool any_target = false, any_lateness = false, has_missed = false;
     std::uint64_t missed = 0, na_rows = 0;
@@ -205,7 +228,8 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
         ++rows;
         const bool same = cur < groups.size() &&
                           (f.process_id == groups[cur].pid || (std::isnan(f.process_id) && std::isnan(groups[cur].pid))) &&
-                          f.swapchain == groups[cur].swapchain_raw && f.application == groups[cur].info.application;
+                          same_text(f.swapchain, groups[cur].swapchain_raw) &&
+                          same_text(f.application, groups[cur].info.application);
         if (!same) {
             // Rows of a few series interleave (a game and dwm.exe take turns): a short linear
             // search; past 16 series, a hash of (application, pid, swap chain).
@@ -258,7 +282,7 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
             continue;
         }
         ++g.info.frames;
-        g.info.duration_s += f.frame_ms / 1000.0;
+        g.ms += f.frame_ms;
         if (!keep || !g.info.selected) continue;
         if (kept >= o.max_frames)
             return Status::error(r.name() + ":" + std::to_string(f.line) + ": more than " +
@@ -277,6 +301,7 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
         }
     }
     if (!r.error().ok()) return r.error();
+    for (Group& g : groups) g.info.duration_s = g.ms / 1000.0;
     // The main series first: most frames, then the first in the file.
     std::stable_sort(groups.begin(), groups.end(),
                      [](const Group& x, const Group& y) { return x.info.frames > y.info.frames; });
