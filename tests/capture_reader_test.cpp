@@ -453,6 +453,62 @@ TEST(BadInput, CapFrameXJsonErrorsNameTheLine) {
               "c.json:3: CapFrameX JSON: text after the end of the JSON object");
 }
 
+TEST(Mutation, NewFormatsSurviveRandomEdits) {
+    // Deterministic random edits of a CapFrameX JSON, an OCAT file with quoted first-row fields, a
+    // preamble and a BOM: every outcome is frames or a "file:line"-style error, never a crash.
+    const std::vector<std::string> seeds = {
+        "{\"Info\":{\"ProcessName\":\"a.exe\"},\"Runs\":[{\"CaptureData\":{\"TimeInSeconds\":[0.01,0.02],"
+        "\"MsBetweenPresents\":[10,10.5],\"Dropped\":[false,true],\"PcLatency\":[null,20]}},"
+        "{\"CaptureData\":{\"MsBetweenPresents\":[8,9]}}]}",
+        "Application,ProcessID,SwapChainAddress,TimeInSeconds,MsBetweenPresents,Motherboard,OS\n"
+        "g.exe,7,0x1,0.01,10,\"A, B\",\"W \"\"X\"\"\"\ng.exe,7,0x1,0.02,11\ng.exe,8,0x2,0.02,12\n",
+        "\xEF\xBB\xBF//K=V\n//K2=V2\r\napplication,processid,swapchainaddress,msbetweenpresents\r\n"
+        "a,1,0x1,5\r\nb,2,0x2,6\r\n",
+    };
+    const char alphabet[] = ",\n\r0123456789.-eNA \"x{}[]:/";
+    std::uint64_t x = 0x2545F4914F6CDD1DULL;
+    auto rnd = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    int ok = 0, errors = 0;
+    for (int iter = 0; iter < 20000; ++iter) {
+        std::string s = seeds[rnd() % seeds.size()];
+        const int edits = 1 + static_cast<int>(rnd() % 6);
+        for (int e = 0; e < edits && !s.empty(); ++e) {
+            const std::size_t pos = rnd() % s.size();
+            switch (rnd() % 4) {
+                case 0: s[pos] = alphabet[rnd() % (sizeof alphabet - 1)]; break;
+                case 1: s.erase(pos, 1 + rnd() % 4); break;
+                case 2: s.insert(pos, 1, alphabet[rnd() % (sizeof alphabet - 1)]); break;
+                case 3: s.resize(pos); break;
+            }
+        }
+        CaptureReader r;
+        FileAnalysis fa;
+        AnalyzeOptions o;
+        o.keep_frames = true;
+        pacer::Status st = r.open_memory(s, "m.csv");
+        if (st.ok()) st = pacer::tools::analyze_reader(r, o, fa);
+        if (st.ok()) {
+            ++ok;
+            ASSERT_FALSE(fa.analyses.empty());
+            for (const Analysis& a : fa.analyses) {
+                EXPECT_GT(a.frames, 0u);
+                EXPECT_TRUE(std::isfinite(a.avg_fps));
+                EXPECT_EQ(a.time_s.size(), a.frames);
+            }
+        } else {
+            ++errors;
+            EXPECT_EQ(st.message().rfind("m.csv", 0), 0u) << st.message();
+        }
+    }
+    EXPECT_GT(ok, 1000);
+    EXPECT_GT(errors, 1000);
+}
+
 TEST(BadInput, CapFrameXJsonOverTheSizeLimitIsRefusedUnread) {
     // A sparse file (no disk used): "{", then zeros up to 1 byte over the limit.
     const std::string p = (std::filesystem::temp_directory_path() / "pacer-reader-test-big.json").string();

@@ -84,6 +84,8 @@ int analyze_main(int argc, char** argv) {
         for (Analysis& a : fa.analyses) as.push_back(std::move(a));
     }
     if (!as.empty()) {
+        // The notes go before the table, or to stderr with --json (stdout stays one JSON document).
+        if (json) std::fwrite(notes.data(), 1, notes.size(), stderr);
         const std::string out = json ? format_json(as) : notes + format_text(as);
         std::fwrite(out.data(), 1, out.size(), stdout);
     }
