@@ -267,7 +267,14 @@ TEST(Samples, MangoHudIntervalLogIsSampledPerFrameLogIsNot) {
     ASSERT_TRUE(per_frame.open(sample("mangohud.csv")).ok());
     EXPECT_FALSE(per_frame.sampled());  // elapsed steps by the row's frame time
     const FileAnalysis fa = analyze(sample("mangohud_interval.csv"));
+    EXPECT_TRUE(fa.sampled);
     EXPECT_TRUE(fa.analyses[0].sampled);
+    FileAnalysis listed;
+    ASSERT_TRUE(pacer::tools::list_file(sample("mangohud_interval.csv"), listed).ok());
+    EXPECT_NE(pacer::tools::format_series(listed).find("1 series (a log of samples"), std::string::npos);
+    // 30 rows at elapsed = 0.1 s ... 3.0 s: 2.9 s from the first to the last (the frame times,
+    // 27 x 6.9444 + 3 x 8.3333 ms, add up to 0.2125 s).
+    EXPECT_NEAR(listed.series[0].duration_s, 2.9, 1e-9);
     EXPECT_FALSE(analyze(sample("mangohud.csv")).analyses[0].sampled);
 }
 

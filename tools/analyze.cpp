@@ -193,6 +193,7 @@ struct Group {
     std::string swapchain_raw;  // as read
     std::string key;            // application, pid, swap chain: the hash key
     double ms = 0;              // sum of the frame times
+    double t_first = std::nan(""), t_last = std::nan("");  // time stamps, for a sampled log
     std::vector<double> ft, target, lateness, times;
     bool any_target = false, any_lateness = false, has_missed = false;
     std::uint64_t missed = 0, na_rows = 0;
@@ -223,6 +224,7 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
     std::size_t kept = 0, cur = static_cast<std::size_t>(-1);
     std::string key;
     std::unordered_map<std::string, std::size_t> index;
+    const bool sampled = r.sampled();
     FrameRecord f;
     while (r.next(f)) {
         ++rows;
@@ -283,6 +285,10 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
         }
         ++g.info.frames;
         g.ms += f.frame_ms;
+        if (sampled && std::isfinite(f.time_s)) {
+            if (std::isnan(g.t_first)) g.t_first = f.time_s;
+            g.t_last = f.time_s;
+        }
         if (!keep || !g.info.selected) continue;
         if (kept >= o.max_frames)
             return Status::error(r.name() + ":" + std::to_string(f.line) + ": more than " +
@@ -301,7 +307,9 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
         }
     }
     if (!r.error().ok()) return r.error();
-    for (Group& g : groups) g.info.duration_s = g.ms / 1000.0;
+    // A log of samples spans its time stamps; its rows' frame times add up to far less.
+    for (Group& g : groups)
+        g.info.duration_s = sampled && std::isfinite(g.t_first) ? g.t_last - g.t_first : g.ms / 1000.0;
     // The main series first: most frames, then the first in the file.
     std::stable_sort(groups.begin(), groups.end(),
                      [](const Group& x, const Group& y) { return x.info.frames > y.info.frames; });
@@ -372,6 +380,7 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, FileAnalysis& o
     out = FileAnalysis();
     out.file = r.name();
     out.format = to_string(r.format());
+    out.sampled = r.sampled();
     std::vector<Group> groups;
     std::uint64_t rows = 0;
     if (Status st = collect(r, o, true, groups, rows); !st) return st;
@@ -447,6 +456,7 @@ Status list_file(const std::string& path, FileAnalysis& out) {
     if (Status st = r.open(path); !st) return st;
     out.file = r.name();
     out.format = to_string(r.format());
+    out.sampled = r.sampled();
     std::vector<Group> groups;
     std::uint64_t rows = 0;
     if (Status st = collect(r, {}, false, groups, rows); !st) return st;
@@ -455,7 +465,8 @@ Status list_file(const std::string& path, FileAnalysis& out) {
 }
 
 std::string format_series(const FileAnalysis& fa) {
-    std::string out = fa.file + ": " + fa.format + ", " + std::to_string(fa.series.size()) + " series\n";
+    std::string out = fa.file + ": " + fa.format + ", " + std::to_string(fa.series.size()) + " series" +
+                      (fa.sampled ? " (a log of samples: one row per interval, not per frame)" : "") + "\n";
     std::size_t app_w = 11, sc_w = 10;
     for (const SeriesInfo& s : fa.series) {
         app_w = std::max(app_w, s.application.size());

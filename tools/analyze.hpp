@@ -85,12 +85,13 @@ struct SeriesInfo {
     std::string application, swapchain;  // swapchain empty when the file has none (or NA)
     std::int64_t process_id = -1;        // -1: no ProcessID column (or NA)
     std::uint64_t rows = 0, frames = 0;  // frames: rows with a frame time
-    double duration_s = 0;               // sum of the frame times
+    double duration_s = 0;               // sum of the frame times (sampled: last - first time stamp)
     bool selected = false;               // matches AnalyzeOptions' selection
 };
 
 struct FileAnalysis {
     std::string file, format;
+    bool sampled = false;             // CaptureReader::sampled(): rows are samples, not frames
     std::vector<SeriesInfo> series;   // every series in the file, the most frames first
     std::vector<Analysis> analyses;   // the analysed series, in the same order
     // Empty, or one line for the reader of the text output: what else the file holds (or what else

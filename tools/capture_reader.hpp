@@ -134,7 +134,8 @@ public:
     // of the elapsed column are longer than 2 x the row's frame time + 1 ms.
     bool sampled() const noexcept { return sampled_; }
     static constexpr int kSampledProbeRows = 33;
-    // Raw fields of the row next() returned last (valid until the next call).
+    // Raw fields of the row next() returned last (valid until the next call); quoted fields
+    // unquoted. Empty for a CapFrameX JSON session.
     const std::vector<std::string_view>& fields() const noexcept { return fields_; }
 
 private:
