@@ -405,18 +405,17 @@ void CaptureReader::probe_sampled() {
     sampled_ = pairs > 0 && 2 * longer > pairs;
 }
 
-bool CaptureReader::number(int col, double& out, bool duration, double max) {
+inline bool CaptureReader::number(int col, double& out, bool duration, double max) {
     out = kNaN;
     const int k = col_[col];
     if (k < 0 || static_cast<std::size_t>(k) >= fields_.size()) return true;
     const std::string_view s = fields_[static_cast<std::size_t>(k)];
-    if (s.empty() || s == "NA") return true;
     double v = 0;
-    if (fast_decimal(s.data(), s.data() + s.size(), v)) {
-        if ((duration && v < 0) || std::fabs(v) > max) return number_slow(k, s, duration, max, out);
+    if (fast_decimal(s.data(), s.data() + s.size(), v) && !(duration && v < 0) && std::fabs(v) <= max) {
         out = v;
         return true;
     }
+    if (s.empty() || s == "NA") return true;
     return number_slow(k, s, duration, max, out);
 }
 
