@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
+#include <unordered_map>
 
 #include "pacer/stats.hpp"
 
@@ -139,40 +142,192 @@ void compute(const std::vector<double>& ft, const std::vector<double>& target,
     }
 }
 
-Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
-    r.set_summary_only(true);
-    a.file = r.name();
-    a.format = to_string(r.format());
+namespace {
+
+bool ci_equal(std::string_view x, std::string_view y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(x[i])) != std::tolower(static_cast<unsigned char>(y[i]))) return false;
+    return true;
+}
+
+// A swap chain address as a number: "0x0000021D5B1C2F40" (PresentMon 1.x) and "0x21D5B1C2F40"
+// (2.x) are the same swap chain.
+bool hex_value(std::string_view s, std::uint64_t& v) {
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+    if (s.empty()) return false;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// Equality of short texts (a process id, an exe name, a swap chain address) without a call to
+// memcmp: up to 16 bytes as two overlapping 8-byte words.
+inline bool same_text(std::string_view a, std::string_view b) noexcept {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    if (n >= 8 && n <= 16) {
+        std::uint64_t x0, y0, x1, y1;
+        std::memcpy(&x0, a.data(), 8);
+        std::memcpy(&y0, b.data(), 8);
+        std::memcpy(&x1, a.data() + n - 8, 8);
+        std::memcpy(&y1, b.data() + n - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n < 8) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    return std::memcmp(a.data(), b.data(), n) == 0;
+}
+
+bool same_swapchain(std::string_view x, std::string_view y) {
+    std::uint64_t a = 0, b = 0;
+    if (hex_value(x, a) && hex_value(y, b)) return a == b;
+    return ci_equal(x, y);
+}
+
+struct Group {
+    SeriesInfo info;
+    double pid = std::nan("");  // as read (NaN: none), for the per-row comparison
+    std::string swapchain_raw;  // as read
+    std::string key;            // application, pid, swap chain: the hash key
+    double ms = 0;              // sum of the frame times
+    double t_first = std::nan(""), t_last = std::nan("");  // time stamps, for a sampled log
     std::vector<double> ft, target, lateness, times;
-    bool any_target = false, any_lateness = false;
+    bool any_target = false, any_lateness = false, has_missed = false;
+    std::uint64_t missed = 0, na_rows = 0;
+};
+
+std::string selection_text(const AnalyzeOptions& o) {
+    std::string s;
+    auto add = [&](const std::string& t) { s += (s.empty() ? "" : " and ") + t; };
+    if (!o.application.empty()) add("application " + o.application);
+    if (o.process_id >= 0) add("pid " + std::to_string(o.process_id));
+    if (!o.swapchain.empty()) add("swap chain " + o.swapchain);
+    return s;
+}
+
+std::string holds_list(const std::vector<SeriesInfo>& series, std::size_t from, std::size_t max) {
+    std::string s;
+    std::size_t shown = 0;
+    for (std::size_t i = from; i < series.size() && shown < max; ++i, ++shown)
+        s += (shown ? ", " : "") + describe(series[i]);
+    if (series.size() - from > shown) s += " and " + std::to_string(series.size() - from - shown) + " more";
+    return s;
+}
+
+// Reads every row, grouped by (application, process, swap chain). Frames are kept only for the
+// selected series (and not at all when listing).
+Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector<Group>& groups, std::uint64_t& rows) {
+    r.set_summary_only(true);
+    std::size_t kept = 0, cur = static_cast<std::size_t>(-1);
+    std::string key;
+    std::unordered_map<std::string, std::size_t> index;
+    const bool sampled = r.sampled();
     FrameRecord f;
     while (r.next(f)) {
-        ++a.rows;
-        if (!o.application.empty() && f.application != o.application) {
-            ++a.filtered_rows;
-            continue;
+        ++rows;
+        const bool same = cur < groups.size() &&
+                          (f.process_id == groups[cur].pid || (std::isnan(f.process_id) && std::isnan(groups[cur].pid))) &&
+                          same_text(f.swapchain, groups[cur].swapchain_raw) &&
+                          same_text(f.application, groups[cur].info.application);
+        if (!same) {
+            // Rows of a few series interleave (a game and dwm.exe take turns): a short linear
+            // search; past 16 series, a hash of (application, pid, swap chain).
+            cur = groups.size();
+            if (groups.size() <= 16) {
+                for (std::size_t i = 0; i < groups.size(); ++i) {
+                    const Group& g = groups[i];
+                    if (f.application == g.info.application && f.swapchain == g.swapchain_raw &&
+                        (f.process_id == g.pid || (std::isnan(f.process_id) && std::isnan(g.pid)))) {
+                        cur = i;
+                        break;
+                    }
+                }
+            }
+            if (cur == groups.size()) {
+                key.assign(f.application.data(), f.application.size());
+                key += '\x1f';
+                if (!std::isnan(f.process_id)) key += std::to_string(static_cast<std::int64_t>(f.process_id));
+                key += '\x1f';
+                key.append(f.swapchain.data(), f.swapchain.size());
+            }
+            if (groups.size() > 16) {
+                if (index.empty())  // the first time past 16: index what is there
+                    for (std::size_t i = 0; i < groups.size(); ++i) index.emplace(groups[i].key, i);
+                if (const auto it = index.find(key); it != index.end()) cur = it->second;
+            }
+            if (cur == groups.size()) {
+                if (groups.size() >= 100000)
+                    return Status::error(r.name() + ":" + std::to_string(f.line) +
+                                         ": more than 100000 processes and swap chains");
+                Group g;
+                g.key = key;
+                if (!index.empty()) index.emplace(key, groups.size());
+                g.info.application = std::string(f.application);
+                g.swapchain_raw = std::string(f.swapchain);
+                if (g.swapchain_raw != "NA") g.info.swapchain = g.swapchain_raw;
+                g.pid = f.process_id;
+                if (std::isfinite(f.process_id)) g.info.process_id = static_cast<std::int64_t>(f.process_id);
+                g.info.selected =
+                    (o.application.empty() || ci_equal(g.info.application, o.application)) &&
+                    (o.process_id < 0 || g.info.process_id == o.process_id) &&
+                    (o.swapchain.empty() || same_swapchain(g.info.swapchain, o.swapchain));
+                groups.push_back(std::move(g));
+            }
         }
+        Group& g = groups[cur];
+        ++g.info.rows;
         if (std::isnan(f.frame_ms)) {
-            ++a.na_rows;
+            ++g.na_rows;
             continue;
         }
-        if (ft.size() >= o.max_frames)
+        ++g.info.frames;
+        g.ms += f.frame_ms;
+        if (sampled && std::isfinite(f.time_s)) {
+            if (std::isnan(g.t_first)) g.t_first = f.time_s;
+            g.t_last = f.time_s;
+        }
+        if (!keep || !g.info.selected) continue;
+        if (kept >= o.max_frames)
             return Status::error(r.name() + ":" + std::to_string(f.line) + ": more than " +
                                  std::to_string(o.max_frames) + " frames; analyze a part of the capture");
-        ft.push_back(f.frame_ms);
-        if (o.keep_frames) times.push_back(f.time_s);
+        ++kept;
+        g.ft.push_back(f.frame_ms);
+        if (o.keep_frames) g.times.push_back(f.time_s);
         // Only captures that have the columns pay for them (8 bytes a frame each).
-        if (r.has_target()) target.push_back(f.target_ms);
-        if (r.has_lateness()) lateness.push_back(f.lateness_ms);
-        any_target = any_target || !std::isnan(f.target_ms);
-        any_lateness = any_lateness || !std::isnan(f.lateness_ms);
+        if (r.has_target()) g.target.push_back(f.target_ms);
+        if (r.has_lateness()) g.lateness.push_back(f.lateness_ms);
+        g.any_target = g.any_target || !std::isnan(f.target_ms);
+        g.any_lateness = g.any_lateness || !std::isnan(f.lateness_ms);
         if (!std::isnan(f.missed)) {
-            a.has_missed = true;
-            if (f.missed > 0) ++a.missed;
+            g.has_missed = true;
+            if (f.missed > 0) ++g.missed;
         }
     }
     if (!r.error().ok()) return r.error();
-    if (any_target) {
+    // A log of samples spans its time stamps; its rows' frame times add up to far less.
+    for (Group& g : groups)
+        g.info.duration_s = sampled && std::isfinite(g.t_first) ? g.t_last - g.t_first : g.ms / 1000.0;
+    // The main series first: most frames, then the first in the file.
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const Group& x, const Group& y) { return x.info.frames > y.info.frames; });
+    return {};
+}
+
+void analyze_group(Group& g, const CaptureReader& r, const AnalyzeOptions& o, std::uint64_t rows, Analysis& a) {
+    a.file = r.name();
+    a.format = to_string(r.format());
+    a.application = g.info.application;
+    a.swapchain = g.info.swapchain;
+    a.process_id = g.info.process_id;
+    a.sampled = r.sampled();
+    a.rows = g.info.rows;
+    a.na_rows = g.na_rows;
+    a.filtered_rows = rows - g.info.rows;
+    std::vector<double>& target = g.target;
+    if (g.any_target) {
         // Frames without a target use the last known one (a capture starts with it).
         double last = std::nan("");
         for (double& t : target) {
@@ -187,30 +342,149 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
     } else {
         target.clear();
     }
-    if (!any_lateness) lateness.clear();
-    if (ft.empty())
-        return Status::error(r.name() + ": no frames" +
-                             (a.filtered_rows ? " of application " + o.application : std::string()));
-    compute(ft, target, lateness, o, a);
+    if (!g.any_lateness) g.lateness.clear();
+    compute(g.ft, target, g.lateness, o, a);
+    a.has_missed = g.has_missed;
+    a.missed = g.missed;
     if (o.keep_frames) {
         // Seconds since the first frame; a file without a time column (or with gaps in it) gets
         // the running sum of frame times.
+        std::vector<double>& times = g.times;
         const double t0 = times.empty() ? 0.0 : times.front();
         double sum = 0;
         for (std::size_t i = 0; i < times.size(); ++i) {
-            sum += i ? ft[i] / 1000.0 : 0.0;
+            sum += i ? g.ft[i] / 1000.0 : 0.0;
             times[i] = std::isfinite(times[i]) && std::isfinite(t0) ? times[i] - t0 : sum;
         }
-        a.frame_ms = std::move(ft);
+        a.frame_ms = std::move(g.ft);
         a.time_s = std::move(times);
     }
+    g.ft = {};
+    g.target = {};
+    g.lateness = {};
+    g.times = {};
+}
+
+}  // namespace
+
+std::string describe(const SeriesInfo& s) {
+    std::string d = s.application.empty() ? std::string("(no application)") : s.application;
+    std::string in;
+    if (s.process_id >= 0) in += "pid " + std::to_string(s.process_id);
+    if (!s.swapchain.empty()) in += (in.empty() ? "" : ", ") + std::string("swap chain ") + s.swapchain;
+    in += (in.empty() ? "" : ", ") + std::to_string(s.frames) + " frames";
+    return d + " (" + in + ")";
+}
+
+Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, FileAnalysis& out) {
+    out = FileAnalysis();
+    out.file = r.name();
+    out.format = to_string(r.format());
+    out.sampled = r.sampled();
+    std::vector<Group> groups;
+    std::uint64_t rows = 0;
+    if (Status st = collect(r, o, true, groups, rows); !st) return st;
+    for (const Group& g : groups) out.series.push_back(g.info);
+    const bool selecting = !o.application.empty() || o.process_id >= 0 || !o.swapchain.empty();
+    std::vector<std::size_t> chosen;  // selected series with frames, main first
+    for (std::size_t i = 0; i < groups.size(); ++i)
+        if (groups[i].info.selected && groups[i].info.frames > 0) chosen.push_back(i);
+    if (chosen.empty()) {
+        if (!selecting || groups.empty()) return Status::error(r.name() + ": no frames");
+        return Status::error(r.name() + ": no frames of " + selection_text(o) + " (the file holds: " +
+                             holds_list(out.series, 0, 8) + ")");
+    }
+    const std::size_t n = std::min(chosen.size(), std::max<std::size_t>(1, o.max_series));
+    for (std::size_t k = 0; k < n; ++k) {
+        Analysis a;
+        analyze_group(groups[chosen[k]], r, o, rows, a);
+        out.analyses.push_back(std::move(a));
+    }
+    // The note: what else is there, and how to pick.
+    auto names = [&](std::size_t from, std::size_t to) {
+        std::string s;
+        for (std::size_t k = from; k < to; ++k) s += (k > from ? ", " : "") + describe(groups[chosen[k]].info);
+        return s;
+    };
+    const std::string how = "pick one with --app NAME, --pid N or --swapchain ADDR; `pacer analyze --list " +
+                            r.name() + "` lists them";
+    if (!selecting && groups.size() > 1) {
+        out.note = "note: " + r.name() + " holds " + std::to_string(groups.size()) +
+                   " series (process, swap chain), each analysed on its own: " + names(0, n);
+        if (chosen.size() > n)
+            out.note += "; not shown: " + std::to_string(chosen.size() - n) + " more with " +
+                        std::to_string([&] {
+                            std::uint64_t s = 0;
+                            for (std::size_t k = n; k < chosen.size(); ++k) s += groups[chosen[k]].info.frames;
+                            return s;
+                        }()) +
+                        " frames";
+        out.note += "; " + how;
+    } else if (selecting && chosen.size() > 1) {
+        out.note = "note: " + std::to_string(chosen.size()) + " series of " + r.name() + " match " +
+                   selection_text(o) + ", each analysed on its own: " + names(0, n) +
+                   (chosen.size() > n ? " and " + std::to_string(chosen.size() - n) + " more" : std::string()) +
+                   "; " + how;
+    }
     return {};
+}
+
+Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
+    FileAnalysis fa;
+    AnalyzeOptions one = o;
+    one.max_series = 1;
+    if (Status st = analyze_reader(r, one, fa); !st) return st;
+    a = std::move(fa.analyses.front());
+    return {};
+}
+
+Status analyze_file(const std::string& path, const AnalyzeOptions& o, FileAnalysis& out) {
+    CaptureReader r;
+    if (Status st = r.open(path); !st) return st;
+    return analyze_reader(r, o, out);
 }
 
 Status analyze_file(const std::string& path, const AnalyzeOptions& o, Analysis& a) {
     CaptureReader r;
     if (Status st = r.open(path); !st) return st;
     return analyze_reader(r, o, a);
+}
+
+Status list_file(const std::string& path, FileAnalysis& out) {
+    out = FileAnalysis();
+    CaptureReader r;
+    if (Status st = r.open(path); !st) return st;
+    out.file = r.name();
+    out.format = to_string(r.format());
+    out.sampled = r.sampled();
+    std::vector<Group> groups;
+    std::uint64_t rows = 0;
+    if (Status st = collect(r, {}, false, groups, rows); !st) return st;
+    for (const Group& g : groups) out.series.push_back(g.info);
+    return {};
+}
+
+std::string format_series(const FileAnalysis& fa) {
+    std::string out = fa.file + ": " + fa.format + ", " + std::to_string(fa.series.size()) + " series" +
+                      (fa.sampled ? " (a log of samples: one row per interval, not per frame)" : "") + "\n";
+    std::size_t app_w = 11, sc_w = 10;
+    for (const SeriesInfo& s : fa.series) {
+        app_w = std::max(app_w, s.application.size());
+        sc_w = std::max(sc_w, s.swapchain.size());
+    }
+    char b[1024];
+    std::snprintf(b, sizeof b, "  %-*s  %10s  %-*s  %10s  %10s\n", static_cast<int>(app_w), "application", "pid",
+                  static_cast<int>(sc_w), "swap chain", "frames", "duration s");
+    out += b;
+    for (const SeriesInfo& s : fa.series) {
+        const std::string pid = s.process_id >= 0 ? std::to_string(s.process_id) : std::string("NA");
+        const std::string app = s.application.empty() ? std::string("(none)") : s.application;
+        std::snprintf(b, sizeof b, "  %-*s  %10s  %-*s  %10llu  %10.3f\n", static_cast<int>(app_w), app.c_str(),
+                      pid.c_str(), static_cast<int>(sc_w), s.swapchain.empty() ? "NA" : s.swapchain.c_str(),
+                      static_cast<unsigned long long>(s.frames), s.duration_s);
+        out += b;
+    }
+    return out;
 }
 
 namespace {
@@ -231,6 +505,9 @@ struct Line {
 std::string format_text(const std::vector<Analysis>& as) {
     static const Line kLines[] = {
         {"format", [](const Analysis& a) { return a.format; }},
+        {"application", [](const Analysis& a) { return a.application.empty() ? std::string("NA") : a.application; }},
+        {"process id", [](const Analysis& a) { return a.process_id >= 0 ? std::to_string(a.process_id) : std::string("NA"); }},
+        {"swap chain", [](const Analysis& a) { return a.swapchain.empty() ? std::string("NA") : a.swapchain; }},
         {"frames", [](const Analysis& a) { return std::to_string(a.frames); }},
         {"rows without frame time", [](const Analysis& a) { return std::to_string(a.na_rows); }},
         {"duration s", [](const Analysis& a) { return num(a.duration_s, 3); }},
