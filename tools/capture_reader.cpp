@@ -240,11 +240,11 @@ bool CaptureReader::next(FrameRecord& f) {
     f.frame_ms *= frame_scale_;
     if (f.frame_ms > ms) return fail(columns_[static_cast<std::size_t>(col_[kFrame])] + ": frame time above one hour");
     if (summary_only_) {
-        f.busy_ms = f.wait_ms = f.display_change_ms = f.in_present_ms = f.until_render_complete_ms =
-            f.until_displayed_ms = f.dropped = f.frame_index = f.sleep_ms = f.spin_ms = f.oversleep_ms =
-                f.margin_ms = f.skipped = f.sync_interval = kNaN;
+        f.wait_ms = f.in_present_ms = f.until_render_complete_ms = f.until_displayed_ms = f.frame_index =
+            f.sleep_ms = f.spin_ms = f.oversleep_ms = f.margin_ms = f.skipped = f.sync_interval = kNaN;
         if (!number(kTarget, f.target_ms, true, ms) || !number(kLateness, f.lateness_ms, true, ms) ||
-            !number(kMissed, f.missed, true, 1))
+            !number(kMissed, f.missed, true, 1) || !number(kBusy, f.busy_ms, true, ms) ||
+            !number(kDisplayChange, f.display_change_ms, true, ms) || !number(kDropped, f.dropped, true, 1e18))
             return false;
     } else if (!number(kBusy, f.busy_ms, true, ms) || !number(kWait, f.wait_ms, true, ms) ||
         !number(kDisplayChange, f.display_change_ms, true, ms) || !number(kInPresent, f.in_present_ms, true, ms) ||

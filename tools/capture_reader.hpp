@@ -96,8 +96,9 @@ public:
     // Next row: true with f filled; false at the end or on an error (then error() is not ok).
     bool next(FrameRecord& f);
 
-    // Parse only the frame time, time, target, lateness and missed columns (the others read as
-    // NaN and are not checked): what `analyze` needs, about twice as fast. Call after open().
+    // Parse only the columns `analyze` reads (frame time, time, target, lateness, missed, CPU busy,
+    // display change, dropped; the others read as NaN and are not checked): about twice as fast.
+    // Call after open().
     void set_summary_only(bool on) noexcept { summary_only_ = on; }
 
     const Status& error() const noexcept { return error_; }

@@ -36,19 +36,29 @@ int analyze_main(int argc, char** argv) {
                   "Reads pacer captures, PresentMon CSVs (1.x and 2.x) and MangoHud logs and prints the\n"
                   "summary, one column per file: FPS, frame-time percentiles, P1/P0.1 FPS, 1%/0.1% lows\n"
                   "(average and integral definitions), stddev, pacing error against the target, jitter,\n"
-                  "stutters, hitches, histograms in refresh periods and a frame-time histogram.");
+                  "stutters, hitches, dropped and displayed frames, CPU/GPU busy and latency (when the\n"
+                  "file has them), Swappy histograms in refresh periods and a frame-time histogram.\n"
+                  "A MangoHud log written with a log interval (one row per interval) gets only the\n"
+                  "figures that mean something for averaged samples.");
+    bool frames = false;
     opts.flag("--json", "JSON instead of text", &json);
+    opts.flag("--frames", "with --json: each file's per-frame series too (time_s, frame_ms, ...)", &frames);
+    opts.choice("--definitions", "quantile and stutter rules: presentmon (PresentMon 2.x's own statistics)\n"
+                "or capframex (CapFrameX's: MathNet R8 quantiles, P1 on FPS values, its stutter average)",
+                &o.definitions, {{"presentmon", Definitions::presentmon}, {"capframex", Definitions::capframex}});
     opts.number("--target-hz", "HZ", "pacing error against this rate", &target_hz, 1e-3, 1e6).default_text =
         "the capture's target";
-    opts.number("--refresh-hz", "HZ", "refresh rate of the histograms", &o.refresh_hz, 1e-3, 1e6).default_text =
+    opts.number("--refresh-hz", "HZ", "refresh rate of the Swappy histograms (frames lasting N refresh periods)", &o.refresh_hz, 1e-3, 1e6).default_text =
         "the target, else 60";
     opts.text("--app", "NAME", "only rows whose Application is NAME (PresentMon logs of many apps)", &o.application);
-    opts.number("--stutter-window", "N", "frames in the stutter moving average", &o.stutter_window, 1, 1'000'000);
+    opts.number("--stutter-window", "N", "frames in the stutter moving average (presentmon definitions;\ncapframex takes round(10 sqrt(mean frame time ms)))", &o.stutter_window, 1, 1'000'000);
     opts.number("--bins", "N", "frame-time histogram bins", &o.histogram_bins, 1, 1000);
     opts.epilogue = "Exit status: 0 ok, 1 a file could not be read (the message names file and line), 2 bad options.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (parsed.operands.empty()) return cli::stop(opts, Status::error("no capture file given"));
+    if (frames && !json) return cli::stop(opts, Status::error("--frames: needs --json"));
+    o.keep_frames = frames;
     if (target_hz > 0) o.target_ms = 1000.0 / target_hz;
     const std::vector<std::string>& files = parsed.operands;
     std::vector<Analysis> as;
@@ -63,7 +73,7 @@ int analyze_main(int argc, char** argv) {
         as.push_back(std::move(a));
     }
     if (!as.empty()) {
-        const std::string out = json ? format_json(as) : format_text(as);
+        const std::string out = json ? format_json(as, frames) : format_text(as);
         std::fwrite(out.data(), 1, out.size(), stdout);
     }
     return rc;
