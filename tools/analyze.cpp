@@ -1,6 +1,7 @@
 #include "analyze.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -354,8 +355,14 @@ void pad(std::vector<double>& v, std::size_t n) {
 }
 
 bool has_column(const CaptureReader& r, std::string_view name) {
-    const auto& c = r.columns();
-    return std::find(c.begin(), c.end(), name) != c.end();
+    for (const std::string& c : r.columns()) {
+        if (c.size() == name.size() &&
+            std::equal(c.begin(), c.end(), name.begin(), [](char x, char y) {
+                return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+            }))
+            return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -366,7 +373,9 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
     a.format = to_string(r.format());
     // The reader takes the first frame-time column of the header.
     for (const std::string& c : r.columns()) {
-        if (c == "MsBetweenPresents" || c == "FrameTime" || c == "MsBetweenAppStart" || c == "frametime") {
+        std::string l(c);
+        for (char& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (l == "msbetweenpresents" || l == "frametime" || l == "msbetweenappstart") {
             a.frame_column = c;
             break;
         }
@@ -434,6 +443,9 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
     if (ft.empty())
         return Status::error(r.name() + ": no frames" +
                              (a.filtered_rows ? " of application " + o.application : std::string()));
+    // CPU busy is reported beside GPU busy (which of the two bound the frame); a capture without
+    // GPU busy (pacer's own: MsCPUBusy is the work time) does not pay for its sort.
+    if (c.gpu_busy_ms.empty()) c.cpu_busy_ms = std::vector<double>();
     for (auto* v : {&c.display_ms, &c.dropped, &c.cpu_busy_ms, &c.gpu_busy_ms, &c.pc_latency_ms,
                     &c.input_to_photon_ms})
         pad(*v, ft.size());

@@ -96,8 +96,9 @@ public:
     // Next row: true with f filled; false at the end or on an error (then error() is not ok).
     bool next(FrameRecord& f);
 
-    // Parse only the columns `analyze` reads (frame time, time, target, lateness, missed, CPU busy,
-    // display change, dropped; the others read as NaN and are not checked): about twice as fast.
+    // Parse only the columns `analyze` reads (frame time, time, target, lateness, missed, display
+    // change, dropped, and CPU busy when there is a GPU busy column; the others read as NaN and are
+    // not checked): about twice as fast.
     // Call after open().
     void set_summary_only(bool on) noexcept { summary_only_ = on; }
 
@@ -145,6 +146,7 @@ private:
     bool frame_scale_known_ = true;
     bool summary_only_ = false;
     bool sampled_ = false;
+    bool has_gpu_busy_ = false;   // GPUBusy / MsGPUBusy / MsGPUActive: summary_only parses CPU busy
 };
 
 }  // namespace pacer::tools

@@ -43,8 +43,8 @@ int analyze_main(int argc, char** argv) {
     bool frames = false;
     opts.flag("--json", "JSON instead of text", &json);
     opts.flag("--frames", "with --json: each file's per-frame series too (time_s, frame_ms, ...)", &frames);
-    opts.choice("--definitions", "quantile and stutter rules: presentmon (PresentMon 2.x's own statistics)\n"
-                "or capframex (CapFrameX's: MathNet R8 quantiles, P1 on FPS values, its stutter average)",
+    opts.choice("--definitions", "quantile and stutter rules: presentmon (PresentMon 2.x's own\n"
+                "statistics) or capframex (CapFrameX's: MathNet R8 quantiles,\nP1 on FPS values, its stutter average)",
                 &o.definitions, {{"presentmon", Definitions::presentmon}, {"capframex", Definitions::capframex}});
     opts.number("--target-hz", "HZ", "pacing error against this rate", &target_hz, 1e-3, 1e6).default_text =
         "the capture's target";
