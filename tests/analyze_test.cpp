@@ -361,6 +361,23 @@ TEST(Definitions, CapFrameXQuantilesAndP1OnFpsValues) {
     EXPECT_EQ(cfx.definitions, pacer::tools::Definitions::capframex);
 }
 
+TEST(Definitions, OneLongFrameMovesTheCapFrameXPointOnePercentMost) {
+    // 999 x 10 ms and one 100 ms frame. presentmon: Q(0.999) at h = 999 x 0.999 = 998.001 ->
+    // 10 + 0.001 x 90 = 10.09 ms -> P0.1 = 99.108 FPS. capframex: FPS values 10, 100 x 999;
+    // Q8(0.001): h = 1000.3333 x 0.001 + 0.3333 = 1.3336667 -> 10 + 0.3336667 x 90 = 40.03 FPS;
+    // p99.9 ms: h = 1000.3333 x 0.999 + 0.3333 = 999.666333 -> 10 + 0.666333 x 90 = 69.97 ms.
+    std::vector<double> ft(999, 10.0);
+    ft.insert(ft.begin() + 500, 100.0);
+    Analysis pm, cfx;
+    AnalyzeOptions o;
+    pacer::tools::compute(ft, {}, {}, o, pm);
+    o.definitions = pacer::tools::Definitions::capframex;
+    pacer::tools::compute(ft, {}, {}, o, cfx);
+    EXPECT_NEAR(pm.p01_fps, 1000.0 / 10.09, 1e-9);
+    EXPECT_NEAR(cfx.p01_fps, 40.03, 1e-9);
+    EXPECT_NEAR(cfx.p999_ms, 69.97, 1e-9);
+}
+
 TEST(Definitions, CapFrameXStutterAverageIncludesTheFrameAndStartsAtOnce) {
     // 1, 1, 1, 4, 1, 1, 3, 1 ms: mean 13/8 = 1.625, W = round(10 sqrt(1.625)) = round(12.75) = 13
     // (more than the frames: every average runs from the first frame). v3 = 1 (4 > 3 x 1: the
@@ -536,7 +553,7 @@ TEST(Refresh, PeriodSaysWhereItCameFrom) {
     EXPECT_EQ(a.interval_hist[1], 2u);
     const std::string text = pacer::tools::format_text({a});
     EXPECT_TRUE(has_row(text, "refresh period from", "60 Hz default")) << text;
-    EXPECT_TRUE(has_row(text, "% frames of [1,2) refresh periods", "66.67")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting [1,2) refresh periods", "66.67")) << text;
 
     AnalyzeOptions o;
     o.refresh_hz = 100;

@@ -568,12 +568,12 @@ std::string format_text(const std::vector<Analysis>& as) {
         {"refresh period from", per_frame, [](A a) { return std::string(a.refresh_source); }},
     };
     // Swappy's histograms: the share of frames whose frame time (lateness) lasts N refresh periods.
-    static const std::string kFrameHist[6] = {"% frames of [0,1) refresh periods", "% frames of [1,2) refresh periods",
-                                              "% frames of [2,3) refresh periods", "% frames of [3,4) refresh periods",
-                                              "% frames of [4,5) refresh periods", "% frames of >= 5 refresh periods"};
-    static const std::string kLateHist[6] = {"% frames [0,1) refresh periods late", "% frames [1,2) refresh periods late",
-                                             "% frames [2,3) refresh periods late", "% frames [3,4) refresh periods late",
-                                             "% frames [4,5) refresh periods late", "% frames >= 5 refresh periods late"};
+    static const std::string kFrameHist[6] = {"% frames lasting [0,1) refresh periods", "% frames lasting [1,2) refresh periods",
+                                              "% frames lasting [2,3) refresh periods", "% frames lasting [3,4) refresh periods",
+                                              "% frames lasting [4,5) refresh periods", "% frames lasting >= 5 refresh periods"};
+    static const std::string kLateHist[6] = {"% frames late by [0,1) refresh periods", "% frames late by [1,2) refresh periods",
+                                             "% frames late by [2,3) refresh periods", "% frames late by [3,4) refresh periods",
+                                             "% frames late by [4,5) refresh periods", "% frames late by >= 5 refresh periods"};
     static std::string (*const kFrameGet[6])(A) = {
         [](A a) { return hist_share(a, a.interval_hist, 0); }, [](A a) { return hist_share(a, a.interval_hist, 1); },
         [](A a) { return hist_share(a, a.interval_hist, 2); }, [](A a) { return hist_share(a, a.interval_hist, 3); },
@@ -586,7 +586,7 @@ std::string format_text(const std::vector<Analysis>& as) {
     for (std::size_t b = 0; b < 6; ++b) lines.push_back({kLateHist[b], lateness, kLateGet[b]});
 
     std::string out;
-    const std::size_t label_w = 36;
+    const std::size_t label_w = 40;
     std::vector<std::size_t> width;
     for (const Analysis& a : as) width.push_back(std::max<std::size_t>(17, std::min<std::size_t>(a.file.size(), 40)));
     auto row = [&](const std::string& label, const std::vector<std::string>& cells) {
