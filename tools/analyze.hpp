@@ -2,7 +2,8 @@
 //
 // Two sets of definitions (AnalyzeOptions::definitions, `--definitions`):
 //
-// presentmon (the default; the figures match PresentMon 2.x's own statistics):
+// presentmon (the default; quantiles as PresentMon 2.x computes its own statistics, so its
+// percentiles match PresentMon's; stutters by pacer's own rule):
 //   * quantile Q(p): linear interpolation at h = (N - 1) p of the sorted frame times (0-based;
 //     pacer::percentile_sorted, R's type 7);
 //   * P1 FPS = 1000 / Q(0.99), P0.1 FPS = 1000 / Q(0.999);
