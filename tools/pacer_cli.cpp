@@ -51,13 +51,20 @@ int analyze_main(int argc, char** argv) {
     opts.number("--refresh-hz", "HZ", "refresh rate of the Swappy histograms (frames lasting N refresh periods)", &o.refresh_hz, 1e-3, 1e6).default_text =
         "the target, else 60";
     opts.text("--app", "NAME", "only rows whose Application is NAME (PresentMon logs of many apps)", &o.application);
-    opts.number("--stutter-window", "N", "frames in the stutter moving average (presentmon definitions;\ncapframex takes round(10 sqrt(mean frame time ms)))", &o.stutter_window, 1, 1'000'000);
+    int stutter_window = 0;  // 0: not given
+    opts.number("--stutter-window", "N", "frames in the stutter moving average (presentmon definitions;\n"
+                "capframex takes round(10 sqrt(mean frame time ms)))", &stutter_window, 1, 1'000'000)
+        .default_text = std::to_string(o.stutter_window);
     opts.number("--bins", "N", "frame-time histogram bins", &o.histogram_bins, 1, 1000);
     opts.epilogue = "Exit status: 0 ok, 1 a file could not be read (the message names file and line), 2 bad options.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (parsed.operands.empty()) return cli::stop(opts, Status::error("no capture file given"));
     if (frames && !json) return cli::stop(opts, Status::error("--frames: needs --json"));
+    if (stutter_window > 0 && o.definitions == Definitions::capframex)
+        return cli::stop(opts, Status::error("--stutter-window: only with --definitions presentmon (capframex's "
+                                             "window is round(10 sqrt(mean frame time ms)))"));
+    if (stutter_window > 0) o.stutter_window = stutter_window;
     o.keep_frames = frames;
     if (target_hz > 0) o.target_ms = 1000.0 / target_hz;
     const std::vector<std::string>& files = parsed.operands;
