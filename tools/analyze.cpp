@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -354,64 +355,128 @@ void pad(std::vector<double>& v, std::size_t n) {
     if (!v.empty() && v.size() < n) v.resize(n, kNaN);
 }
 
+bool ci_equal(std::string_view x, std::string_view y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(x[i])) != std::tolower(static_cast<unsigned char>(y[i]))) return false;
+    return true;
+}
+
 bool has_column(const CaptureReader& r, std::string_view name) {
-    for (const std::string& c : r.columns()) {
-        if (c.size() == name.size() &&
-            std::equal(c.begin(), c.end(), name.begin(), [](char x, char y) {
-                return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-            }))
-            return true;
-    }
+    for (const std::string& c : r.columns())
+        if (ci_equal(c, name)) return true;
     return false;
 }
 
-}  // namespace
+// A swap chain address as a number: "0x0000021D5B1C2F40" (PresentMon 1.x) and "0x21D5B1C2F40"
+// (2.x) are the same swap chain.
+bool hex_value(std::string_view s, std::uint64_t& v) {
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+    if (s.empty()) return false;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
 
-Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
+bool same_swapchain(std::string_view x, std::string_view y) {
+    std::uint64_t a = 0, b = 0;
+    if (hex_value(x, a) && hex_value(y, b)) return a == b;
+    return ci_equal(x, y);
+}
+
+struct Group {
+    SeriesInfo info;
+    double pid = std::nan("");  // as read (NaN: none), for the per-row comparison
+    std::string swapchain_raw;  // as read
+    std::vector<double> ft;
+    FrameColumns c;             // target, lateness, times, display, busy, latency of the same frames
+    bool any_target = false, any_lateness = false, has_missed = false;
+    std::uint64_t missed = 0, na_rows = 0;
+};
+
+std::string selection_text(const AnalyzeOptions& o) {
+    std::string s;
+    auto add = [&](const std::string& t) { s += (s.empty() ? "" : " and ") + t; };
+    if (!o.application.empty()) add("application " + o.application);
+    if (o.process_id >= 0) add("pid " + std::to_string(o.process_id));
+    if (!o.swapchain.empty()) add("swap chain " + o.swapchain);
+    return s;
+}
+
+std::string holds_list(const std::vector<SeriesInfo>& series, std::size_t from, std::size_t max) {
+    std::string s;
+    std::size_t shown = 0;
+    for (std::size_t i = from; i < series.size() && shown < max; ++i, ++shown)
+        s += (shown ? ", " : "") + describe(series[i]);
+    if (series.size() - from > shown) s += " and " + std::to_string(series.size() - from - shown) + " more";
+    return s;
+}
+
+// Reads every row, grouped by (application, process, swap chain). Frames are kept only for the
+// selected series (and not at all when listing).
+Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector<Group>& groups, std::uint64_t& rows) {
     r.set_summary_only(true);
-    a.file = r.name();
-    a.format = to_string(r.format());
-    // The reader takes the first frame-time column of the header.
-    for (const std::string& c : r.columns()) {
-        std::string l(c);
-        for (char& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (l == "msbetweenpresents" || l == "frametime" || l == "msbetweenappstart") {
-            a.frame_column = c;
-            break;
-        }
-    }
     // Without a Dropped value, PresentMon 2.x's DisplayedTime says NA for a frame never displayed.
     const bool na_display_is_dropped = !has_column(r, "Dropped") && has_column(r, "DisplayedTime");
-    const bool sampled = r.sampled();
-    std::vector<double> ft;
-    FrameColumns c;
-    c.sampled = sampled;
-    bool any_target = false, any_lateness = false;
+    const bool keep_times = o.keep_frames || r.sampled();
+    std::size_t kept = 0, cur = static_cast<std::size_t>(-1);
     FrameRecord f;
     while (r.next(f)) {
-        ++a.rows;
-        if (!o.application.empty() && f.application != o.application) {
-            ++a.filtered_rows;
-            continue;
+        ++rows;
+        const bool same = cur < groups.size() &&
+                          (f.process_id == groups[cur].pid || (std::isnan(f.process_id) && std::isnan(groups[cur].pid))) &&
+                          f.swapchain == groups[cur].swapchain_raw && f.application == groups[cur].info.application;
+        if (!same) {
+            cur = groups.size();
+            for (std::size_t i = 0; i < groups.size(); ++i) {
+                const Group& g = groups[i];
+                if (f.application == g.info.application && f.swapchain == g.swapchain_raw &&
+                    (f.process_id == g.pid || (std::isnan(f.process_id) && std::isnan(g.pid)))) {
+                    cur = i;
+                    break;
+                }
+            }
+            if (cur == groups.size()) {
+                if (groups.size() >= 100000)
+                    return Status::error(r.name() + ":" + std::to_string(f.line) +
+                                         ": more than 100000 processes and swap chains");
+                Group g;
+                g.info.application = std::string(f.application);
+                g.swapchain_raw = std::string(f.swapchain);
+                if (g.swapchain_raw != "NA") g.info.swapchain = g.swapchain_raw;
+                g.pid = f.process_id;
+                if (std::isfinite(f.process_id)) g.info.process_id = static_cast<std::int64_t>(f.process_id);
+                g.info.selected =
+                    (o.application.empty() || ci_equal(g.info.application, o.application)) &&
+                    (o.process_id < 0 || g.info.process_id == o.process_id) &&
+                    (o.swapchain.empty() || same_swapchain(g.info.swapchain, o.swapchain));
+                groups.push_back(std::move(g));
+            }
         }
+        Group& g = groups[cur];
+        ++g.info.rows;
         if (std::isnan(f.frame_ms)) {
-            ++a.na_rows;
+            ++g.na_rows;
             continue;
         }
-        if (ft.size() >= o.max_frames)
+        ++g.info.frames;
+        g.info.duration_s += f.frame_ms / 1000.0;
+        if (!keep || !g.info.selected) continue;
+        if (kept >= o.max_frames)
             return Status::error(r.name() + ":" + std::to_string(f.line) + ": more than " +
                                  std::to_string(o.max_frames) + " frames; analyze a part of the capture");
-        const std::size_t i = ft.size();
-        ft.push_back(f.frame_ms);
-        if (o.keep_frames || sampled) c.time_s.push_back(f.time_s);
+        ++kept;
+        const std::size_t i = g.ft.size();
+        g.ft.push_back(f.frame_ms);
+        FrameColumns& c = g.c;
+        if (keep_times) c.time_s.push_back(f.time_s);
         // Only captures that have the columns pay for them (8 bytes a frame each).
         if (r.has_target()) c.target_ms.push_back(f.target_ms);
         if (r.has_lateness()) c.lateness_ms.push_back(f.lateness_ms);
-        any_target = any_target || !std::isnan(f.target_ms);
-        any_lateness = any_lateness || !std::isnan(f.lateness_ms);
+        g.any_target = g.any_target || !std::isnan(f.target_ms);
+        g.any_lateness = g.any_lateness || !std::isnan(f.lateness_ms);
         if (!std::isnan(f.missed)) {
-            a.has_missed = true;
-            if (f.missed > 0) ++a.missed;
+            g.has_missed = true;
+            if (f.missed > 0) ++g.missed;
         }
         put(c.display_ms, i, f.display_change_ms);
         put(c.dropped, i, !std::isnan(f.dropped) ? f.dropped
@@ -423,8 +488,34 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
         put(c.input_to_photon_ms, i, f.input_to_photon_ms);
     }
     if (!r.error().ok()) return r.error();
+    // The main series first: most frames, then the first in the file.
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const Group& x, const Group& y) { return x.info.frames > y.info.frames; });
+    return {};
+}
+
+// The column the reader takes as the frame time: the first frame-time column of the header.
+std::string frame_column(const CaptureReader& r) {
+    for (const std::string& c : r.columns())
+        if (ci_equal(c, "MsBetweenPresents") || ci_equal(c, "FrameTime") || ci_equal(c, "MsBetweenAppStart"))
+            return c;
+    return std::string();
+}
+
+void analyze_group(Group& g, const CaptureReader& r, const AnalyzeOptions& o, std::uint64_t rows, Analysis& a) {
+    a.file = r.name();
+    a.format = to_string(r.format());
+    a.frame_column = frame_column(r);
+    a.application = g.info.application;
+    a.swapchain = g.info.swapchain;
+    a.process_id = g.info.process_id;
+    a.rows = g.info.rows;
+    a.na_rows = g.na_rows;
+    a.filtered_rows = rows - g.info.rows;
+    FrameColumns& c = g.c;
+    c.sampled = r.sampled();
     std::vector<double>& target = c.target_ms;
-    if (any_target) {
+    if (g.any_target) {
         // Frames without a target use the last known one (a capture starts with it).
         double last = kNaN;
         for (double& t : target) {
@@ -439,17 +530,16 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
     } else {
         target.clear();
     }
-    if (!any_lateness) c.lateness_ms.clear();
-    if (ft.empty())
-        return Status::error(r.name() + ": no frames" +
-                             (a.filtered_rows ? " of application " + o.application : std::string()));
+    if (!g.any_lateness) c.lateness_ms.clear();
     // CPU busy is reported beside GPU busy (which of the two bound the frame); a capture without
     // GPU busy (pacer's own: MsCPUBusy is the work time) does not pay for its sort.
     if (c.gpu_busy_ms.empty()) c.cpu_busy_ms = std::vector<double>();
     for (auto* v : {&c.display_ms, &c.dropped, &c.cpu_busy_ms, &c.gpu_busy_ms, &c.pc_latency_ms,
                     &c.input_to_photon_ms})
-        pad(*v, ft.size());
-    compute(ft, c, o, a);
+        pad(*v, g.ft.size());
+    compute(g.ft, c, o, a);
+    a.has_missed = g.has_missed;
+    a.missed = g.missed;
     if (o.keep_frames) {
         // Seconds since the first frame; a file without a time column (or with gaps in it) gets
         // the running sum of frame times.
@@ -457,10 +547,10 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
         const double t0 = times.empty() ? 0.0 : times.front();
         double sum = 0;
         for (std::size_t i = 0; i < times.size(); ++i) {
-            sum += i ? ft[i] / 1000.0 : 0.0;
+            sum += i ? g.ft[i] / 1000.0 : 0.0;
             times[i] = std::isfinite(times[i]) && std::isfinite(t0) ? times[i] - t0 : sum;
         }
-        a.frame_ms = std::move(ft);
+        a.frame_ms = std::move(g.ft);
         a.time_s = std::move(times);
         a.display_ms = std::move(c.display_ms);
         a.dropped_flags = std::move(c.dropped);
@@ -469,13 +559,127 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
         a.pc_latency_ms = std::move(c.pc_latency_ms);
         a.input_to_photon_ms = std::move(c.input_to_photon_ms);
     }
+    g.ft = {};
+    g.c = FrameColumns();
+}
+
+}  // namespace
+
+std::string describe(const SeriesInfo& s) {
+    std::string d = s.application.empty() ? std::string("(no application)") : s.application;
+    std::string in;
+    if (s.process_id >= 0) in += "pid " + std::to_string(s.process_id);
+    if (!s.swapchain.empty()) in += (in.empty() ? "" : ", ") + std::string("swap chain ") + s.swapchain;
+    in += (in.empty() ? "" : ", ") + std::to_string(s.frames) + " frames";
+    return d + " (" + in + ")";
+}
+
+Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, FileAnalysis& out) {
+    out = FileAnalysis();
+    out.file = r.name();
+    out.format = to_string(r.format());
+    std::vector<Group> groups;
+    std::uint64_t rows = 0;
+    if (Status st = collect(r, o, true, groups, rows); !st) return st;
+    for (const Group& g : groups) out.series.push_back(g.info);
+    const bool selecting = !o.application.empty() || o.process_id >= 0 || !o.swapchain.empty();
+    std::vector<std::size_t> chosen;  // selected series with frames, main first
+    for (std::size_t i = 0; i < groups.size(); ++i)
+        if (groups[i].info.selected && groups[i].info.frames > 0) chosen.push_back(i);
+    if (chosen.empty()) {
+        if (!selecting || groups.empty()) return Status::error(r.name() + ": no frames");
+        return Status::error(r.name() + ": no frames of " + selection_text(o) + " (the file holds: " +
+                             holds_list(out.series, 0, 8) + ")");
+    }
+    const std::size_t n = std::min(chosen.size(), std::max<std::size_t>(1, o.max_series));
+    for (std::size_t k = 0; k < n; ++k) {
+        Analysis a;
+        analyze_group(groups[chosen[k]], r, o, rows, a);
+        out.analyses.push_back(std::move(a));
+    }
+    // The note: what else is there, and how to pick.
+    auto names = [&](std::size_t from, std::size_t to) {
+        std::string s;
+        for (std::size_t k = from; k < to; ++k) s += (k > from ? ", " : "") + describe(groups[chosen[k]].info);
+        return s;
+    };
+    const std::string how = "pick one with --app NAME, --pid N or --swapchain ADDR; `pacer analyze --list " +
+                            r.name() + "` lists them";
+    if (!selecting && groups.size() > 1) {
+        out.note = "note: " + r.name() + " holds " + std::to_string(groups.size()) +
+                   " series (process, swap chain), each analysed on its own: " + names(0, n);
+        if (chosen.size() > n)
+            out.note += "; not shown: " + std::to_string(chosen.size() - n) + " more with " +
+                        std::to_string([&] {
+                            std::uint64_t s = 0;
+                            for (std::size_t k = n; k < chosen.size(); ++k) s += groups[chosen[k]].info.frames;
+                            return s;
+                        }()) +
+                        " frames";
+        out.note += "; " + how;
+    } else if (selecting && chosen.size() > 1) {
+        out.note = "note: " + std::to_string(chosen.size()) + " series of " + r.name() + " match " +
+                   selection_text(o) + ", each analysed on its own: " + names(0, n) +
+                   (chosen.size() > n ? " and " + std::to_string(chosen.size() - n) + " more" : std::string()) +
+                   "; " + how;
+    }
     return {};
+}
+
+Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
+    FileAnalysis fa;
+    AnalyzeOptions one = o;
+    one.max_series = 1;
+    if (Status st = analyze_reader(r, one, fa); !st) return st;
+    a = std::move(fa.analyses.front());
+    return {};
+}
+
+Status analyze_file(const std::string& path, const AnalyzeOptions& o, FileAnalysis& out) {
+    CaptureReader r;
+    if (Status st = r.open(path); !st) return st;
+    return analyze_reader(r, o, out);
 }
 
 Status analyze_file(const std::string& path, const AnalyzeOptions& o, Analysis& a) {
     CaptureReader r;
     if (Status st = r.open(path); !st) return st;
     return analyze_reader(r, o, a);
+}
+
+Status list_file(const std::string& path, FileAnalysis& out) {
+    out = FileAnalysis();
+    CaptureReader r;
+    if (Status st = r.open(path); !st) return st;
+    out.file = r.name();
+    out.format = to_string(r.format());
+    std::vector<Group> groups;
+    std::uint64_t rows = 0;
+    if (Status st = collect(r, {}, false, groups, rows); !st) return st;
+    for (const Group& g : groups) out.series.push_back(g.info);
+    return {};
+}
+
+std::string format_series(const FileAnalysis& fa) {
+    std::string out = fa.file + ": " + fa.format + ", " + std::to_string(fa.series.size()) + " series\n";
+    std::size_t app_w = 11, sc_w = 10;
+    for (const SeriesInfo& s : fa.series) {
+        app_w = std::max(app_w, s.application.size());
+        sc_w = std::max(sc_w, s.swapchain.size());
+    }
+    char b[1024];
+    std::snprintf(b, sizeof b, "  %-*s  %10s  %-*s  %10s  %10s\n", static_cast<int>(app_w), "application", "pid",
+                  static_cast<int>(sc_w), "swap chain", "frames", "duration s");
+    out += b;
+    for (const SeriesInfo& s : fa.series) {
+        const std::string pid = s.process_id >= 0 ? std::to_string(s.process_id) : std::string("NA");
+        const std::string app = s.application.empty() ? std::string("(none)") : s.application;
+        std::snprintf(b, sizeof b, "  %-*s  %10s  %-*s  %10llu  %10.3f\n", static_cast<int>(app_w), app.c_str(),
+                      pid.c_str(), static_cast<int>(sc_w), s.swapchain.empty() ? "NA" : s.swapchain.c_str(),
+                      static_cast<unsigned long long>(s.frames), s.duration_s);
+        out += b;
+    }
+    return out;
 }
 
 namespace {
@@ -515,6 +719,9 @@ std::string format_text(const std::vector<Analysis>& as) {
     using A = const Analysis&;
     std::vector<Line> lines = {
         {"format", always, [](A a) { return a.format; }},
+        {"application", always, [](A a) { return a.application.empty() ? std::string("NA") : a.application; }},
+        {"process id", always, [](A a) { return a.process_id >= 0 ? std::to_string(a.process_id) : std::string("NA"); }},
+        {"swap chain", always, [](A a) { return a.swapchain.empty() ? std::string("NA") : a.swapchain; }},
         {"frame time column", always, [](A a) { return a.frame_column.empty() ? std::string("?") : a.frame_column; }},
         {"definitions", per_frame, [](A a) { return std::string(to_string(a.definitions)); }},
         {"samples (sampled log)", sampled, [](A a) { return std::to_string(a.frames); }},
@@ -702,7 +909,10 @@ std::string format_json(const std::vector<Analysis>& as, bool frames) {
         auto f = [&](double v) { return a.sampled ? std::string("null") : jnum(v); };
         auto u = [&](std::uint64_t v) { return a.sampled ? std::string("null") : std::to_string(v); };
         o += "  {\"file\": " + json_str(a.file) + ", \"format\": " + json_str(a.format) +
-             ", \"frame_column\": " + json_str(a.frame_column) +
+             ", \"application\": " + json_str(a.application) +
+             ", \"process_id\": " + (a.process_id >= 0 ? std::to_string(a.process_id) : std::string("null")) +
+             ", \"swapchain\": " + (a.swapchain.empty() ? std::string("null") : json_str(a.swapchain)) +
+             ",\n   \"frame_column\": " + json_str(a.frame_column) +
              ", \"definitions\": " + json_str(to_string(a.definitions)) +
              ", \"sampled\": " + (a.sampled ? "true" : "false") +
              ",\n   \"rows\": " + std::to_string(a.rows) + ", \"frames\": " + u(a.frames) +

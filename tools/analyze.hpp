@@ -65,7 +65,12 @@ struct AnalyzeOptions {
     double refresh_hz = 0;       // > 0: refresh period for the histograms (else target, else 60 Hz)
     double stutter_factor = 2.5;
     int stutter_window = 20;     // frames in the moving average
-    std::string application;     // non-empty: only rows of this Application
+    // Which series to analyse. A PresentMon log holds one per process and swap chain; by default
+    // each is analysed on its own, the one with the most frames first, at most max_series of them.
+    std::string application;     // non-empty: only this Application (any case)
+    long long process_id = -1;   // >= 0: only this ProcessID
+    std::string swapchain;       // non-empty: only this SwapChainAddress (hex: 0x1F = 0x0000001f)
+    std::size_t max_series = 4;  // the main series and up to 3 others (the note names the rest)
     int histogram_bins = 20;
     std::size_t max_frames = 50'000'000;  // a larger capture is refused (memory stays bounded)
     bool keep_frames = false;    // fill Analysis::frame_ms / time_s (plots, analyze --json --frames)
@@ -94,7 +99,7 @@ struct Analysis {
     Definitions definitions = Definitions::presentmon;
     // A sampled log: frames = samples, duration_s = the time they cover, avg_fps, and the sampled
     // FPS range; the frame-level figures below are not computed (zero).
-    bool sampled = false;
+    bool sampled = false;           // a log of samples, not frames (CaptureReader::sampled())
     double sampled_fps_min = 0, sampled_fps_max = 0;
     std::uint64_t rows = 0, frames = 0, na_rows = 0, filtered_rows = 0;
     double duration_s = 0;
@@ -151,9 +156,38 @@ void compute(const std::vector<double>& ft, const std::vector<double>& target,
 // MathNet.Numerics' Statistics.Quantile (R's type 8) of an ascending range; 0 when empty.
 double quantile_r8(const std::vector<double>& sorted, double p) noexcept;
 
-// Reads and analyses one capture. Errors: "file:line: what".
+// One series of a capture: the frames of one (application, process, swap chain).
+struct SeriesInfo {
+    std::string application, swapchain;  // swapchain empty when the file has none (or NA)
+    std::int64_t process_id = -1;        // -1: no ProcessID column (or NA)
+    std::uint64_t rows = 0, frames = 0;  // frames: rows with a frame time
+    double duration_s = 0;               // sum of the frame times
+    bool selected = false;               // matches AnalyzeOptions' selection
+};
+
+struct FileAnalysis {
+    std::string file, format;
+    std::vector<SeriesInfo> series;   // every series in the file, the most frames first
+    std::vector<Analysis> analyses;   // the analysed series, in the same order
+    // Empty, or one line for the reader of the text output: what else the file holds (or what else
+    // the selection matched) and how to pick one.
+    std::string note;
+};
+
+// Reads and analyses one capture: each selected series on its own (AnalyzeOptions). Errors:
+// "file:line: what"; a selection that matches nothing: "file: no frames of pid 77 (the file
+// holds: ...)".
+Status analyze_file(const std::string& path, const AnalyzeOptions& o, FileAnalysis& out);
+Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, FileAnalysis& out);
+// The same, keeping only the first analysed series (the main one, or the selected one).
 Status analyze_file(const std::string& path, const AnalyzeOptions& o, Analysis& a);
 Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a);
+// What a capture holds, without the analysis (out.analyses stays empty): `pacer analyze --list`.
+Status list_file(const std::string& path, FileAnalysis& out);
+// "application  pid  swap chain  frames  duration s" table of a file's series.
+std::string format_series(const FileAnalysis& fa);
+// "dwm.exe (pid 10376, swap chain 0x1BF098B1ED0, 47 frames)".
+std::string describe(const SeriesInfo& s);
 
 // Text: one column per analysis (side by side), then the histograms. JSON: an array of objects;
 // with frames, each object also holds "frames": {"time_s": [...], "frame_ms": [...], ...}, the

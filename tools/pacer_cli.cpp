@@ -17,7 +17,8 @@ namespace {
 int usage(FILE* to) {
     std::fprintf(to,
                  "usage: pacer <command> [options]     (pacer <command> --help for its options)\n"
-                 "  analyze FILE...  summary of frame-time captures (pacer, PresentMon, MangoHud)\n"
+                 "  analyze FILE...  summary of frame-time captures (pacer, PresentMon, OCAT, CapFrameX,\n"
+                 "                   MangoHud, FrameView)\n"
                  "  probe            how long this machine's wait primitives really wait\n"
                  "  compare          interleaved pacing comparison: sleep, spin, preciseSleep, hybrid\n"
                  "  simulate         relative-error heatmap of the waiter on the virtual-time OS model\n"
@@ -30,16 +31,18 @@ int usage(FILE* to) {
 
 int analyze_main(int argc, char** argv) {
     AnalyzeOptions o;
-    bool json = false;
+    bool json = false, list = false;
     double target_hz = 0;  // 0: the capture's own target
     cli::Parser opts("pacer analyze", "FILE...",
-                  "Reads pacer captures, PresentMon CSVs (1.x and 2.x) and MangoHud logs and prints the\n"
-                  "summary, one column per file: FPS, frame-time percentiles, P1/P0.1 FPS, 1%/0.1% lows\n"
-                  "(average and integral definitions), stddev, pacing error against the target, jitter,\n"
-                  "stutters, hitches, dropped and displayed frames, CPU/GPU busy and latency (when the\n"
-                  "file has them), Swappy histograms in refresh periods and a frame-time histogram.\n"
-                  "A MangoHud log written with a log interval (one row per interval) gets only the\n"
-                  "figures that mean something for averaged samples.");
+                  "Reads pacer captures, PresentMon CSVs (1.x and 2.x), OCAT and CapFrameX captures (CSV\n"
+                  "and JSON), MangoHud logs and FrameView logs and prints the summary, one column per\n"
+                  "series: FPS, frame-time percentiles, P1/P0.1 FPS, 1%/0.1% lows (average and integral\n"
+                  "definitions), stddev, pacing error against the target, jitter, stutters, hitches,\n"
+                  "dropped and displayed frames, CPU/GPU busy and latency (when the file has them),\n"
+                  "Swappy histograms in refresh periods and a frame-time histogram. A PresentMon log of\n"
+                  "several processes or swap chains gives one series each (the most frames first; --list\n"
+                  "shows them, --app/--pid/--swapchain pick). A MangoHud log written with a log interval\n"
+                  "(one row per interval) gets only the figures that mean something for averaged samples.");
     bool frames = false;
     opts.flag("--json", "JSON instead of text", &json);
     opts.flag("--frames", "with --json: each file's per-frame series too (time_s, frame_ms, ...)", &frames);
@@ -50,7 +53,14 @@ int analyze_main(int argc, char** argv) {
         "the capture's target";
     opts.number("--refresh-hz", "HZ", "refresh rate of the Swappy histograms (frames lasting N refresh periods)", &o.refresh_hz, 1e-3, 1e6).default_text =
         "the target, else 60";
-    opts.text("--app", "NAME", "only rows whose Application is NAME (PresentMon logs of many apps)", &o.application);
+    opts.flag("--list", "list the processes and swap chains of each file (no analysis)", &list);
+    opts.text("--app", "NAME", "only the series of application NAME (any case)", &o.application);
+    opts.number("--pid", "N", "only the series of process N", &o.process_id, 0LL, 4294967295LL).default_text =
+        "every process";
+    opts.text("--swapchain", "ADDR", "only the series of swap chain ADDR (hex, as in SwapChainAddress)",
+              &o.swapchain);
+    opts.number("--max-series", "N", "series analysed per file, the most frames first", &o.max_series,
+                std::size_t{1}, std::size_t{1000});
     int stutter_window = 0;  // 0: not given
     opts.number("--stutter-window", "N", "frames in the stutter moving average (presentmon definitions;\n"
                 "capframex takes round(10 sqrt(mean frame time ms)))", &stutter_window, 1, 1'000'000)
@@ -69,18 +79,25 @@ int analyze_main(int argc, char** argv) {
     if (target_hz > 0) o.target_ms = 1000.0 / target_hz;
     const std::vector<std::string>& files = parsed.operands;
     std::vector<Analysis> as;
+    std::string notes;
     int rc = 0;
     for (const std::string& f : files) {
-        Analysis a;
-        if (Status st = analyze_file(f, o, a); !st) {
+        FileAnalysis fa;
+        if (Status st = list ? list_file(f, fa) : analyze_file(f, o, fa); !st) {
             std::fprintf(stderr, "pacer analyze: %s\n", st.message().c_str());
             rc = 1;
             continue;
         }
-        as.push_back(std::move(a));
+        if (list) {
+            const std::string out = format_series(fa);
+            std::fwrite(out.data(), 1, out.size(), stdout);
+            continue;
+        }
+        if (!fa.note.empty()) notes += fa.note + "\n";
+        for (Analysis& a : fa.analyses) as.push_back(std::move(a));
     }
     if (!as.empty()) {
-        const std::string out = json ? format_json(as, frames) : format_text(as);
+        const std::string out = json ? format_json(as, frames) : notes + format_text(as);
         std::fwrite(out.data(), 1, out.size(), stdout);
     }
     return rc;
