@@ -994,7 +994,8 @@ std::string format_json(const std::vector<Analysis>& as, bool frames) {
         }
         o += i + 1 < as.size() ? "},\n" : "}\n";
     }
-    return o + "]\n";
+    o += "]\n";
+    return o;
 }
 
 }  // namespace pacer::tools
