@@ -23,7 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!r.open_memory(text, "fuzz").ok()) return 0;
     pacer::tools::AnalyzeOptions o;
     o.max_frames = 100000;
+    o.keep_frames = true;
     pacer::tools::Analysis a;
-    (void)pacer::tools::analyze_reader(r, o, a);
+    if (!pacer::tools::analyze_reader(r, o, a).ok()) return 0;
+    // ... the output, and CapFrameX's definitions over the same frames.
+    (void)pacer::tools::format_text({a});
+    (void)pacer::tools::format_json({a}, true);
+    o.definitions = pacer::tools::Definitions::capframex;
+    pacer::tools::Analysis b;
+    pacer::tools::compute(a.frame_ms, {}, {}, o, b);
     return 0;
 }
