@@ -377,14 +377,17 @@ TEST(Reader, ProcessGpuLatencyAndWakeColumns) {
     EXPECT_EQ(f.pc_latency_ms, 30.5);
     EXPECT_EQ(f.input_to_photon_ms, 41.0);  // the first such column, all inputs
     EXPECT_EQ(f.wake_interval_ms, 16.5);
-    // Summary-only parsing keeps what the series selection needs and drops the rest.
+    // Summary-only parsing keeps what the series selection and the summary need (GPU busy and
+    // latency are reported) and drops the rest.
     CaptureReader s2;
     ASSERT_TRUE(s2.open_memory(s, "mem.csv").ok());
     s2.set_summary_only(true);
     ASSERT_TRUE(s2.next(f));
     EXPECT_EQ(f.process_id, 4242);
     EXPECT_EQ(f.swapchain, "0xABC");
-    EXPECT_TRUE(std::isnan(f.gpu_busy_ms));
+    EXPECT_EQ(f.gpu_busy_ms, 7.25);
+    EXPECT_EQ(f.pc_latency_ms, 30.5);
+    EXPECT_EQ(f.input_to_photon_ms, 41.0);
     EXPECT_TRUE(std::isnan(f.wake_interval_ms));
 }
 

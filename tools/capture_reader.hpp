@@ -114,9 +114,10 @@ public:
     // Next row: true with f filled; false at the end or on an error (then error() is not ok).
     bool next(FrameRecord& f);
 
-    // Parse only the frame time, time, target, lateness, missed and process id columns and the
-    // application and swap chain texts (the others read as NaN and are not checked): what
-    // `analyze` needs, about twice as fast. Call after open().
+    // Parse only the columns `analyze` reads (frame time, time, target, lateness, missed, process
+    // id, display change, dropped, GPU busy, latency, and CPU busy when there is a GPU busy column;
+    // the application and swap chain texts; the others read as NaN and are not checked): about
+    // twice as fast. Call after open().
     void set_summary_only(bool on) noexcept { summary_only_ = on; }
 
     const Status& error() const noexcept { return error_; }

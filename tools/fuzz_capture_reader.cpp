@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     // ... and the summary path (summary-only parsing, grouping into series, metrics), once for
     // every series and once with a selection (the first byte picks a pid, the rest of the options
-    // stay fixed so that the corpus keeps its meaning).
+    // stay fixed so that the corpus keeps its meaning) ...
     for (int pass = 0; pass < 2; ++pass) {
         pacer::tools::CaptureReader r;
         if (!r.open_memory(text, "fuzz").ok()) return 0;
@@ -32,8 +32,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             o.swapchain = "0x1";
         }
         pacer::tools::FileAnalysis fa;
-        (void)pacer::tools::analyze_reader(r, o, fa);
-        if (pass == 0) (void)pacer::tools::format_series(fa);
+        if (!pacer::tools::analyze_reader(r, o, fa).ok()) continue;
+        if (pass == 0) {
+            (void)pacer::tools::format_series(fa);
+            continue;
+        }
+        // ... the output, and CapFrameX's definitions over the same frames.
+        (void)pacer::tools::format_text(fa.analyses);
+        (void)pacer::tools::format_json(fa.analyses, true);
+        o.definitions = pacer::tools::Definitions::capframex;
+        for (const pacer::tools::Analysis& a : fa.analyses) {
+            pacer::tools::Analysis b;
+            pacer::tools::compute(a.frame_ms, {}, {}, o, b);
+        }
     }
     return 0;
 }
