@@ -14,6 +14,7 @@
 
 #include "analyze.hpp"
 #include "capture_reader.hpp"
+#include "pacer/capture.hpp"
 
 namespace {
 
@@ -319,6 +320,44 @@ TEST(Reader, BomCrLfAndLowerCaseColumns) {
     ASSERT_TRUE(pacer::tools::analyze_reader(r, o, fa).ok());
     EXPECT_EQ(fa.analyses[0].frames, 2u);
     EXPECT_NEAR(fa.analyses[0].mean_ms, 17.0, 1e-12);
+}
+
+// A writer killed mid-row leaves a fragment as the last line, without a line feed.
+TEST(Reader, ARowCutShortAtTheEndIsLeftOutAndSaid) {
+    // pacer's own capture: every row ends with a line feed, so an unterminated last line is a
+    // fragment even when it parses ("16.17" of "16.487717").
+    std::string s = pacer::CaptureWriter::header() + "\n";
+    const std::string row =
+        "app,1,NA,Other,NA,NA,NA,Unknown,NA,0.0,16.487717,NA,NA,NA,NA,1,1.0,6.0,hybrid,16.666667,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,16.487717";
+    s += row + "\n" + row + "\n" + row.substr(0, 50);
+    CaptureReader r;
+    ASSERT_TRUE(r.open_memory(s, "cut.csv").ok()) << r.error().message();
+    EXPECT_EQ(read_all(r).size(), 2u);
+    EXPECT_TRUE(r.error().ok()) << r.error().message();
+    EXPECT_TRUE(r.cut_last_line());
+    CaptureReader r2;
+    ASSERT_TRUE(r2.open_memory(s, "cut.csv").ok());
+    FileAnalysis fa;
+    ASSERT_TRUE(pacer::tools::analyze_reader(r2, {}, fa).ok());
+    EXPECT_EQ(fa.analyses[0].frames, 2u);
+    EXPECT_NE(fa.note.find("cut.csv:4: the last line is a row cut short"), std::string::npos) << fa.note;
+    // The same whole row without its line feed is still a fragment in a pacer capture ...
+    CaptureReader r3;
+    ASSERT_TRUE(r3.open_memory(s.substr(0, s.size() - 50) + row, "whole.csv").ok());
+    EXPECT_EQ(read_all(r3).size(), 2u);
+    EXPECT_TRUE(r3.cut_last_line());
+    // ... but another tool's file may simply lack the final line feed: a whole row is read.
+    const std::string pm = "Application,ProcessID,TimeInSeconds,MsBetweenPresents\ng,1,0.1,10\ng,1,0.12,20";
+    CaptureReader r4;
+    ASSERT_TRUE(r4.open_memory(pm, "pm.csv").ok());
+    EXPECT_EQ(read_all(r4).size(), 2u);
+    EXPECT_FALSE(r4.cut_last_line());
+    // A row with fewer fields than the header at the very end is a fragment there too, not an error.
+    CaptureReader r5;
+    ASSERT_TRUE(r5.open_memory(pm.substr(0, pm.size() - 3), "pm.csv").ok());
+    EXPECT_EQ(read_all(r5).size(), 1u);
+    EXPECT_TRUE(r5.error().ok()) << r5.error().message();
+    EXPECT_TRUE(r5.cut_last_line());
 }
 
 TEST(Reader, PreambleOfAnyLength) {

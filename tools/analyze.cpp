@@ -679,6 +679,10 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, FileAnalysis& o
                    (chosen.size() > n ? " and " + std::to_string(chosen.size() - n) + " more" : std::string()) +
                    "; " + how;
     }
+    if (r.cut_last_line())
+        out.note += (out.note.empty() ? "" : "\n") + std::string("note: ") + r.name() + ":" +
+                    std::to_string(r.line()) +
+                    ": the last line is a row cut short (its writer stopped mid-row) and was left out";
     return {};
 }
 

@@ -168,6 +168,7 @@ bool CaptureReader::read_line(std::string_view& line) {
         if (eof_) {
             if (begin_ == end_) return false;
             ++line_;  // last line without a line feed
+            unterminated_ = true;
             std::size_t len = end_ - begin_;
             begin_ = end_;
             if (len > 0 && b[len - 1] == '\r') --len;
@@ -443,6 +444,16 @@ bool CaptureReader::next(FrameRecord& f) {
         if (!line.empty()) break;  // blank lines (a trailing one, say) carry nothing
     }
     if (!split(line)) return false;
+    // A process killed while writing (or a full disk) leaves its last row cut short. pacer's own
+    // writer ends every row with a line feed, so there an unterminated last line is always such a
+    // fragment, even when it happens to parse ("16.17" of "16.487717"); other tools' files may just
+    // lack the final line feed, so there only a row with too few fields is dropped. Either way the
+    // file's frames up to it are read, and cut_last_line() says one was left out.
+    if (unterminated_ && (format_ == CaptureFormat::pacer || fields_.size() < columns_.size()) &&
+        !(short_row_ && fields_.size() == short_row_ && format_ != CaptureFormat::pacer)) {
+        cut_last_line_ = true;
+        return false;
+    }
     if (fields_.size() != columns_.size() && !(short_row_ && fields_.size() == short_row_))
         return fail("row has " + std::to_string(fields_.size()) + " fields, the header has " +
                     std::to_string(columns_.size()) +

@@ -39,6 +39,9 @@
 // FrameRecord::line is the line where the run's MsBetweenPresents array starts; an error names
 // the line of the bad value.
 //
+// A last line without a line feed that is a fragment of a row (pacer captures: always; other
+// files: when it has too few fields) is left out, not an error: cut_last_line().
+//
 // Numbers: std::from_chars (C locale), the whole field; NA (and an empty field in an optional
 // column) is "not measured" = NaN. Rejected with file:line: text, NaN, infinity, negative
 // durations, values above kMaxMs (a frame time of over an hour is corrupt data).
@@ -134,6 +137,10 @@ public:
     // once open() returns: decided from the first rows (up to kSampledProbeRows), where most steps
     // of the elapsed column are longer than 2 x the row's frame time + 1 ms.
     bool sampled() const noexcept { return sampled_; }
+    // The file's last line had no line feed and was left out as a fragment of a row (a writer
+    // killed mid-row, a full disk): see next(). Known once next() has returned false.
+    bool cut_last_line() const noexcept { return cut_last_line_; }
+    std::uint64_t line() const noexcept { return line_; }  // lines read so far (1-based: the last one)
     static constexpr int kSampledProbeRows = 33;
     // Raw fields of the row next() returned last (valid until the next call); quoted fields
     // unquoted. Empty for a CapFrameX JSON session.
@@ -183,6 +190,7 @@ private:
     bool frame_scale_known_ = true;
     bool summary_only_ = false;
     bool sampled_ = false;
+    bool unterminated_ = false, cut_last_line_ = false;
 };
 
 }  // namespace pacer::tools
