@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analyze.hpp"
+#include "mutate.hpp"
 #include "capture_reader.hpp"
 #include "pacer/pacer.hpp"
 
@@ -771,27 +772,10 @@ TEST(Mutation, ReaderSurvivesRandomEdits) {
             "\na,1,NA,Other,NA,NA,NA,Unknown,NA,0.1,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,1,hybrid\n",
         "os,cpu\nx,y\nfps,frametime,elapsed\n60,16666,1000\n61,16000,2000\n",
     };
-    const char alphabet[] = ",\n\r0123456789.-eNA \"x";
-    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
-    auto rnd = [&x] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
+    pacer_test::Mutator mutate(seeds, ",\n\r0123456789.-eNA \"x", 0x9e3779b97f4a7c15ULL, 8);
     int ok = 0, errors = 0;
     for (int iter = 0; iter < 20000; ++iter) {
-        std::string s = seeds[rnd() % seeds.size()];
-        const int edits = 1 + static_cast<int>(rnd() % 8);
-        for (int e = 0; e < edits && !s.empty(); ++e) {
-            const std::size_t pos = rnd() % s.size();
-            switch (rnd() % 4) {
-                case 0: s[pos] = alphabet[rnd() % (sizeof alphabet - 1)]; break;
-                case 1: s.erase(pos, 1 + rnd() % 4); break;
-                case 2: s.insert(pos, 1, alphabet[rnd() % (sizeof alphabet - 1)]); break;
-                case 3: s.resize(pos); break;
-            }
-        }
+        const std::string s = mutate.next();
         {
             CaptureReader full;  // every column parsed
             if (full.open_memory(s, "mem.csv").ok()) {

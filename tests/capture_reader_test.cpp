@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyze.hpp"
+#include "mutate.hpp"
 #include "capture_reader.hpp"
 #include "pacer/capture.hpp"
 
@@ -514,27 +515,10 @@ TEST(Mutation, NewFormatsSurviveRandomEdits) {
         "\xEF\xBB\xBF//K=V\n//K2=V2\r\napplication,processid,swapchainaddress,msbetweenpresents\r\n"
         "a,1,0x1,5\r\nb,2,0x2,6\r\n",
     };
-    const char alphabet[] = ",\n\r0123456789.-eNA \"x{}[]:/";
-    std::uint64_t x = 0x2545F4914F6CDD1DULL;
-    auto rnd = [&x] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
+    pacer_test::Mutator mutate(seeds, ",\n\r0123456789.-eNA \"x{}[]:/", 0x2545F4914F6CDD1DULL, 6);
     int ok = 0, errors = 0;
     for (int iter = 0; iter < 20000; ++iter) {
-        std::string s = seeds[rnd() % seeds.size()];
-        const int edits = 1 + static_cast<int>(rnd() % 6);
-        for (int e = 0; e < edits && !s.empty(); ++e) {
-            const std::size_t pos = rnd() % s.size();
-            switch (rnd() % 4) {
-                case 0: s[pos] = alphabet[rnd() % (sizeof alphabet - 1)]; break;
-                case 1: s.erase(pos, 1 + rnd() % 4); break;
-                case 2: s.insert(pos, 1, alphabet[rnd() % (sizeof alphabet - 1)]); break;
-                case 3: s.resize(pos); break;
-            }
-        }
+        const std::string s = mutate.next();
         CaptureReader r;
         FileAnalysis fa;
         AnalyzeOptions o;

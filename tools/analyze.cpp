@@ -379,27 +379,6 @@ bool hex_value(std::string_view s, std::uint64_t& v) {
     return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-// Equality of short texts (a process id, an exe name, a swap chain address) without a call to
-// memcmp: up to 16 bytes as two overlapping 8-byte words.
-inline bool same_text(std::string_view a, std::string_view b) noexcept {
-    const std::size_t n = a.size();
-    if (n != b.size()) return false;
-    if (n >= 8 && n <= 16) {
-        std::uint64_t x0, y0, x1, y1;
-        std::memcpy(&x0, a.data(), 8);
-        std::memcpy(&y0, b.data(), 8);
-        std::memcpy(&x1, a.data() + n - 8, 8);
-        std::memcpy(&y1, b.data() + n - 8, 8);
-        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-    }
-    if (n < 8) {
-        for (std::size_t i = 0; i < n; ++i)
-            if (a[i] != b[i]) return false;
-        return true;
-    }
-    return std::memcmp(a.data(), b.data(), n) == 0;
-}
-
 bool same_swapchain(std::string_view x, std::string_view y) {
     std::uint64_t a = 0, b = 0;
     if (hex_value(x, a) && hex_value(y, b)) return a == b;

@@ -49,6 +49,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -58,6 +59,29 @@
 #include "pacer/status.hpp"
 
 namespace pacer::tools {
+
+// Equality of short texts (a process id, an exe name, a swap chain address) without a call to
+// memcmp: up to 16 bytes as two overlapping 8-byte words.
+inline bool same_text(std::string_view a, std::string_view b) noexcept {
+    const std::size_t n = a.size();
+    if (n != b.size()) return false;
+    if (n >= 8 && n <= 16) {
+        std::uint64_t x0, y0, x1, y1;
+        std::memcpy(&x0, a.data(), 8);
+        std::memcpy(&y0, b.data(), 8);
+        std::memcpy(&x1, a.data() + n - 8, 8);
+        std::memcpy(&y1, b.data() + n - 8, 8);
+        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+    }
+    if (n < 8) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    return std::memcmp(a.data(), b.data(), n) == 0;
+}
+
+
 
 // What wrote the file. ocat: PresentMon 1.x columns plus OCAT's system-information columns, filled
 // in the first data row only. capframex_csv: CapFrameX's CSV export (a "//Key=Value" preamble, then
