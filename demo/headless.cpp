@@ -7,6 +7,7 @@
 #include <string>
 
 #include "presenter.hpp"
+#include "replay.hpp"
 #include "session.hpp"
 
 namespace pacer_demo {
@@ -47,6 +48,7 @@ void print_summary(Session& s, const char* ui) {
 }
 
 int run_headless(const Options& o) {
+    if (!o.replay.empty()) return print_replay_summary(o.replay);  // no loop: the file's figures
     const bool fake = o.fake_vsync_hz > 0;
     if (!fake && (o.mode == pacer::WaitMode::vsync || o.mode == pacer::WaitMode::automatic))
         std::fprintf(stderr, "pacer_demo: headless: no swap to pace with; %s mode paces with hybrid sleep\n",
@@ -71,11 +73,11 @@ int run_headless(const Options& o) {
         s.simulate();
         s.do_work();
         if (fake) {
-            const std::int64_t w0 = pacer::clock::to_ns(s.pacer().now());
+            const pacer::clock::time_point w0 = s.pacer().now();
             presenter.present(display, s.pacer(), o.vsync);
+            // The capture's MsBetweenPresents runs from present to present, as in the window.
             pacer::CaptureExtras extras;
-            extras.in_present = std::chrono::nanoseconds(pacer::clock::to_ns(s.pacer().now()) - w0);
-            extras.sync_interval = presenter.in_effect;
+            extras.present = pacer::PresentInfo{w0, s.pacer().now(), presenter.in_effect, presenter.refresh_hz};
             s.record(extras);
         } else {
             s.record();

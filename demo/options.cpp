@@ -102,6 +102,8 @@ pacer::cli::Parser make_parser(Options* o) {
     p.custom("--capture", "FILE.csv", "capture every frame to FILE.csv (PresentMon columns + pacer's)\n"
              "and a summary to FILE-stats.csv; read them with `pacer analyze`",
              [o](std::string_view v) { return take_path(v, &o->capture); });
+    p.text("--replay", "FILE", "show a capture file (pacer's, PresentMon's, MangoHud's, ...) in the\n"
+           "panels instead of the live frames; headless: print its summary line", &o->replay);
     p.custom("--screenshot", "FILE.png", "write a PNG of the window after --screenshot-frame frames",
              [o](std::string_view v) { return take_path(v, &o->screenshot); });
     p.number("--screenshot-frame", "N", "frame of the screenshot", &o->screenshot_frame, std::uint64_t{1}, kNoEnd);

@@ -39,6 +39,7 @@ struct Options {
     bool headless = false;
     std::string screenshot;      // PNG path; empty = none
     std::string capture;         // frame-time capture path (CSV); empty = none
+    std::string replay;          // capture file to show instead of the live frames; empty = none
     std::uint64_t screenshot_frame = 120;
 };
 

@@ -1,6 +1,7 @@
 // The frame-time graph: the last seconds of frame intervals against the target.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "panels.hpp"
 #include "ui_common.hpp"
@@ -31,14 +32,19 @@ float frame_getter(void* data, int i) {
 
 void frame_time_panel(Session& s, float x, float y, float w, float h) {
     panel("Frame times", x, y, w, h);
-    const double target = ms(s.pacer().period());
-    const double hz = s.pacer().config().target_hz;
+    const double target = ms(s.target_period());
+    const double hz = target > 0 ? 1000.0 / target : s.pacer().config().target_hz;
     // The last ~6 s of frames, at most the ring.
     const std::size_t shown = std::min<std::size_t>(s.frame_ms.count,
                                   std::clamp<std::size_t>(static_cast<std::size_t>(6.0 * hz), 60,
                                                           Session::kGraphFrames));
-    ImGui::Text("Frame interval (wake to wake) of the last %.1f s (%zu frames).  Now %.2f ms.  "
-                "Target %.2f ms (%.1f Hz).",
+    if (s.replaying())
+        ImGui::TextColored(kGreen, "Replay of %s (%s): frame %zu of %zu%s",
+                           std::filesystem::path(s.replay().path()).filename().string().c_str(),
+                           s.replay().format().c_str(), s.replay_position(), s.replay().size(),
+                           s.replay().has_target() ? "" : "; target = the file's median frame time");
+    ImGui::Text("Frame interval (%s) of the last %.1f s (%zu frames).  Now %.2f ms.  "
+                "Target %.2f ms (%.1f Hz).", s.replaying() ? "the file's frame time" : "wake to wake",
                 static_cast<double>(shown) / hz, shown, shown ? static_cast<double>(s.frame_ms.last(shown, shown - 1)) : 0.0,
                 target, hz);
     const float top = static_cast<float>(3.0 * target);

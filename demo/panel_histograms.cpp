@@ -38,7 +38,10 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::Text("Deadline lateness (wake - deadline): p99 %.3f ms", m.lateness_ms.p99);
+    if (s.replaying() && !s.replay().has_lateness())
+        ImGui::TextColored(kGrey, "Deadline lateness: not in this file");
+    else
+        ImGui::Text("Deadline lateness (wake - deadline): p99 %.3f ms", m.lateness_ms.p99);
     const double tol = ms(s.pacer().config().miss_tolerance);
     char label[48];
     std::snprintf(label, sizeof label, "miss > %.2f ms", tol);

@@ -53,10 +53,38 @@ void capture_controls(Session& s, UiState& ui) {
     }
 }
 
+// A capture file shown instead of the live frames (demo/replay.hpp): load, play or step, back to live.
+void replay_controls(Session& s, UiState& ui) {
+    if (!s.replaying()) {
+        ImGui::InputText("##replay", ui.replay_path, sizeof ui.replay_path);
+        ImGui::SameLine();
+        if (ImGui::Button("Replay file")) ui.report(s.start_replay(ui.replay_path), std::string("replaying ") + ui.replay_path);
+        ImGui::SameLine();
+        ImGui::TextColored(kGrey, "any capture");
+        return;
+    }
+    if (ImGui::Button(s.replay_playing() ? "Pause" : "Play")) s.set_replay_playing(!s.replay_playing());
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) s.step_replay(1);
+    ImGui::SameLine();
+    if (ImGui::Button("Step 100")) s.step_replay(100);
+    ImGui::SameLine();
+    if (ImGui::Button("Restart")) s.restart_replay();
+    ImGui::SameLine();
+    if (ImGui::Button("Live")) {
+        s.stop_replay();
+        ui.report({}, "live frames");
+    }
+    ImGui::SameLine();
+    ImGui::Text("%zu / %zu", s.replay_position(), s.replay().size());
+}
+
 }  // namespace
 
 void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
-    panel("Statistics (window of the last 4096 frames)", x, y, w, h);
+    panel(s.replaying() ? "Statistics (replayed file: its last 4096 frames shown)###stats"
+                        : "Statistics (window of the last 4096 frames)###stats",
+          x, y, w, h);
     const pacer::StatsSummary& m = s.summary();
     percentile_table(m);
     ImGui::Text("Average FPS  %.1f      1%% low  %.1f      0.1%% low  %.1f", m.avg_fps, m.low1_fps,
@@ -73,6 +101,7 @@ void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     ImGui::Separator();
     ImGui::PushItemWidth(w * 0.45f);
     capture_controls(s, ui);
+    replay_controls(s, ui);
     ImGui::PopItemWidth();
     ImGui::End();
 }

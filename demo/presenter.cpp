@@ -41,7 +41,7 @@ bool FakeVsync::set_interval(int interval, std::string* /*why*/) {
 void FakeVsync::swap() {
     if (inner_ != nullptr) inner_->swap();
     pacer::TimeSource& os = pacer::system_time_source();
-    if (interval_ == 0) return;
+    if (interval_ == 0 || hz_ <= 0) return;
     const std::int64_t k = std::max(ticks_until(os.now_ns()), last_ + interval_);
     os.sleep_until_ns(tick(k));
     last_ = k;

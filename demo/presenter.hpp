@@ -28,7 +28,7 @@ public:
 // the call that is at least N ticks after the previous swap's, as a vsync'd FIFO swap with one
 // frame in flight does; with interval 0 it returns at once. Every interval is accepted. It wraps
 // the real swap (the window's, asked for interval 0 so that only the fake clock blocks), or none
-// (headless).
+// (headless). A rate <= 0 makes it the inner swap alone.
 class FakeVsync final : public Swap {
 public:
     FakeVsync(double hz, Swap* inner);

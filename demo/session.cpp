@@ -74,11 +74,58 @@ pacer::Status Session::stop_capture() { return capture_.close(); }
 
 const pacer::FrameTiming& Session::begin_frame() {
     t_ = pacer_->wait();
-    stats_.add(t_);
     ++frames_;
-    const double ms = static_cast<double>(t_.interval.count()) * 1e-6;
-    if (t_.interval.count() > 0) frame_ms.push(static_cast<float>(ms));
+    if (!replay_on_) {
+        feed(t_);
+    } else if (replay_playing_) {
+        // The file at its own pace: its frames that fit in the time since the last frame. A
+        // long stall of the window (a dragged window, a debugger) does not replay a flood.
+        replay_due_ns_ = std::min<std::int64_t>(replay_due_ns_ + t_.interval.count(), 1'000'000'000);
+        while (replay_pos_ < replay_.size() && replay_[replay_pos_].interval.count() <= replay_due_ns_) {
+            replay_due_ns_ -= replay_[replay_pos_].interval.count();
+            feed(replay_[replay_pos_++]);
+        }
+        if (replay_pos_ == replay_.size()) replay_playing_ = false;
+    }
     return t_;
+}
+
+void Session::feed(const pacer::FrameTiming& t) {
+    stats_.add(t);
+    if (t.interval.count() > 0) frame_ms.push(static_cast<float>(static_cast<double>(t.interval.count()) * 1e-6));
+}
+
+pacer::Status Session::start_replay(const std::string& path) {
+    Replay r;
+    if (pacer::Status st = r.load(path); !st) return st;
+    replay_ = std::move(r);
+    replay_on_ = true;
+    restart_replay();
+    return {};
+}
+
+void Session::restart_replay() {
+    reset_stats();
+    replay_pos_ = 0;
+    replay_due_ns_ = 0;
+    replay_playing_ = replay_.size() > 0;
+    last_refresh_ns_ = 0;  // the panels follow at once
+}
+
+void Session::step_replay(std::size_t frames) {
+    replay_playing_ = false;
+    for (std::size_t i = 0; i < frames && replay_pos_ < replay_.size(); ++i) feed(replay_[replay_pos_++]);
+    last_refresh_ns_ = 0;
+}
+
+void Session::stop_replay() {
+    replay_on_ = replay_playing_ = false;
+    replay_ = Replay();
+    reset_stats();
+}
+
+std::chrono::nanoseconds Session::target_period() const noexcept {
+    return replay_on_ ? replay_.target() : pacer_->period();
 }
 
 void Session::simulate() {
@@ -117,7 +164,7 @@ void Session::refresh(bool histograms) {
         // Ranges follow the target: frame times on [0, 2 x target) (60 Hz: 0..33 ms, 144 Hz:
         // 0..13.9 ms); lateness on [0, target / 4) but at least 1 ms (a hybrid wait is late by
         // tens of us, a plain sleep by up to ~1 ms on Linux).
-        const double target_ms = static_cast<double>(pacer_->period().count()) * 1e-6;
+        const double target_ms = static_cast<double>(target_period().count()) * 1e-6;
         interval_hi_ms = 2.0 * target_ms;
         lateness_hi_ms = std::max(1.0, target_ms / 4.0);
         stats_.histogram(pacer::FrameMetric::interval, 0.0, interval_hi_ms, interval_bins);

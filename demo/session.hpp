@@ -32,6 +32,7 @@
 #include "pacer/frame_pacer.hpp"
 #include "pacer/stats.hpp"
 #include "pacer/status.hpp"
+#include "replay.hpp"
 
 namespace pacer_demo {
 
@@ -98,6 +99,23 @@ public:
     void record(const pacer::CaptureExtras& extras = {}) noexcept { capture_.add(t_, extras); }
     const pacer::CaptureWriter& capture() const noexcept { return capture_; }
 
+    // Replay (--replay, the panel's Load): the statistics, graph and histograms show a capture
+    // file's frames instead of the live ones; the loop goes on pacing the window. Playing, each
+    // begin_frame() adds the file's frames that fit in the time since the previous frame (the
+    // file at its own pace) and pauses at the end; paused, only step() adds frames. A file that
+    // cannot be read is refused with the reader's message and the demo stays as it was.
+    pacer::Status start_replay(const std::string& path);
+    void stop_replay();                  // back to live frames (statistics restart)
+    void restart_replay();               // from the file's first frame
+    void step_replay(std::size_t frames);
+    void set_replay_playing(bool on) noexcept { replay_playing_ = on && replay_pos_ < replay_.size(); }
+    bool replaying() const noexcept { return replay_on_; }
+    bool replay_playing() const noexcept { return replay_playing_; }
+    const Replay& replay() const noexcept { return replay_; }
+    std::size_t replay_position() const noexcept { return replay_pos_; }  // frames shown so far
+    // The target the panels draw: the file's when replaying, else the pacer's period.
+    std::chrono::nanoseconds target_period() const noexcept;
+
     pacer::FramePacer& pacer() noexcept { return *pacer_; }
     const pacer::FixedStep& sim() const noexcept { return sim_; }
     const pacer::FixedStep::Advance& advance() const noexcept { return adv_; }
@@ -129,6 +147,7 @@ public:
     double interval_hi_ms = 0, lateness_hi_ms = 0;  // bins cover [0, hi)
 
 private:
+    void feed(const pacer::FrameTiming& t);  // into the statistics and the graph
 
     CoarseTimeSource coarse_;
     bool coarse_on_ = false;
@@ -149,6 +168,10 @@ private:
     std::int64_t run_cpu_start_ns_ = -1;
     double process_pct_ = -1, thread_pct_ = -1, machine_pct_ = -1;
     pacer::CaptureWriter capture_;
+    Replay replay_;
+    bool replay_on_ = false, replay_playing_ = false;
+    std::size_t replay_pos_ = 0;
+    std::int64_t replay_due_ns_ = 0;  // playing: time not yet covered by fed frames
 };
 
 }  // namespace pacer_demo

@@ -1,5 +1,7 @@
 #include "ui_state.hpp"
 
+#include <cstdio>
+
 #include "session.hpp"
 #include "ui_common.hpp"
 
@@ -24,6 +26,7 @@ UiState::UiState(const Options& o, Session& s) {
     min_us = ms(wc.min_margin) * 1000;
     max_spin_us = ms(wc.max_spin) * 1000;
     max_steps = s.sim().config().max_steps;
+    if (!o.replay.empty()) std::snprintf(replay_path, sizeof replay_path, "%s", o.replay.c_str());
 }
 
 void UiState::report(const pacer::Status& s, const std::string& ok_text) {

@@ -37,6 +37,7 @@ struct UiState {
     int coarse_ms = 4;
     bool vsync = false;        // manual vsync request (sleep, spin and hybrid modes)
     char capture_path[256] = "capture.csv";
+    char replay_path[256] = "capture.csv";  // the file the Replay button loads
     std::string message;       // last refusal (red) or confirmation
     bool message_error = false;
 

@@ -57,6 +57,8 @@ public:
 
     bool frame();  // false once the run is over
     int finish();  // the summary lines; returns the exit code
+    // --replay: a file that cannot be read is shown in the panel, and the exit status is 1.
+    void start_replay(const std::string& path);
 
 private:
     // CPU of this thread at NewFrame, after ImGui::Render and after the GL draw calls, and of the
@@ -89,7 +91,7 @@ bool FrameLoop::frame() {
     s_.begin_frame();
     // The first frames carry window creation, font upload and shader compilation (tens of ms
     // each under Mesa): not what the pacer does. Statistics start after them.
-    if (s_.frames() == kWarmupFrames) s_.reset_stats();
+    if (s_.frames() == kWarmupFrames && !s_.replaying()) s_.reset_stats();
     // 2. Input.
     const bool quit = w_.poll_events();
     // Minimized or unfocused: nobody watches, so pace at the background cap (10 Hz, OS sleep).
@@ -144,15 +146,26 @@ void FrameLoop::present(const UiTimes& t) {
     Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
     presenter_.present(swap, s_.pacer(), ui_.vsync);
     const std::int64_t w1 = os_.now_ns();
+    // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
+    // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep).
     pacer::CaptureExtras extras;
-    extras.in_present = std::chrono::nanoseconds(w1 - w0);
-    extras.sync_interval = presenter_.in_effect;
+    extras.present = pacer::PresentInfo{pacer::clock::from_ns(w0), pacer::clock::from_ns(w1), presenter_.in_effect,
+                                        presenter_.refresh_hz};
     s_.record(extras);
     const pacer::CpuTimes end = os_.cpu_times();
     const std::int64_t start = t.start.thread_ns;
     cost_.add(static_cast<double>(t.built_ns - start) * 1e-6, static_cast<double>(t.drawn_ns - t.built_ns) * 1e-6,
               static_cast<double>(w1 - w0) * 1e-6,
               static_cast<double>((end.process_ns - t.start.process_ns) - (end.thread_ns - start)) * 1e-6);
+}
+
+void FrameLoop::start_replay(const std::string& path) {
+    const pacer::Status st = s_.start_replay(path);
+    ui_.report(st, "replaying " + path);
+    if (!st) {
+        spdlog::error("{}", st.message());
+        exit_code_ = 1;
+    }
 }
 
 void FrameLoop::print_status(double t) {
@@ -169,6 +182,9 @@ int FrameLoop::finish() {
         exit_code_ = 1;
     }
     print_summary(s_, "window");
+    if (s_.replaying())
+        std::printf("replay: file=%s format=%s frames_shown=%zu of %zu\n", s_.replay().path().c_str(),
+                    s_.replay().format().c_str(), s_.replay_position(), s_.replay().size());
     std::printf("ui_cost: frames=%lld imgui_cpu_ms=%.3f draw_cpu_ms=%.3f total_cpu_ms=%.3f "
                 "swap_wall_ms=%.3f other_threads_cpu_ms=%.3f\n",
                 cost_.run_n, cost_.run_avg(cost_.imgui), cost_.run_avg(cost_.draw), cost_.run_avg(cost_.total),
@@ -192,6 +208,7 @@ int run_window(const Options& o, std::string* why) {
         }
     }
     FrameLoop loop(o, *w, s);
+    if (!o.replay.empty()) loop.start_replay(o.replay);
     while (loop.frame()) {
     }
     const int code = loop.finish();

@@ -112,7 +112,7 @@ TEST(Allocations, NoneInCaptureAdd) {
     for (const char* target : {"/dev/null", "/dev/full"}) {
         pacer::CaptureWriter cap;
         pacer::CaptureOptions o;
-        o.buffer_bytes = 8192;  // small: many flushes in the loop below
+        o.buffer_bytes = 8192;  // the smallest (clamped to kMinBuffer): a write every 64 rows
         ASSERT_TRUE(cap.open(target, o).ok());
         pacer::CaptureExtras x;
         x.in_present = std::chrono::microseconds(100);
@@ -121,7 +121,14 @@ TEST(Allocations, NoneInCaptureAdd) {
         const long before = g_allocs.load();
         for (int i = 0; i < 5000; ++i) {
             os.advance(2'000'000);
-            cap.add(fp.wait(), x);
+            const pacer::FrameTiming t = fp.wait();
+            if (i % 2 == 0) {
+                cap.add(t, x);
+            } else {  // with a present: its own frame time, in-present time and swap interval
+                pacer::CaptureExtras p;
+                p.present = pacer::PresentInfo{t.wake, t.wake + std::chrono::microseconds(300), 1, 144.0};
+                cap.add(t, p);
+            }
         }
         EXPECT_EQ(g_allocs.load() - before, 0) << target;
         EXPECT_EQ(cap.failed(), std::string(target) == "/dev/full");

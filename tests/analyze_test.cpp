@@ -9,16 +9,19 @@
 #include <unistd.h>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "analyze.hpp"
+#include "mutate.hpp"
 #include "capture_reader.hpp"
 #include "pacer/pacer.hpp"
 
@@ -93,25 +96,29 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
     CaptureReader r;
     ASSERT_TRUE(r.open(path).ok()) << r.error().message();
     EXPECT_EQ(r.format(), CaptureFormat::pacer);
+    // A row per frame with a frame time: all but the first (interval 0, not written).
+    std::vector<pacer::FrameTiming> rows;
+    for (const auto& t : written)
+        if (t.interval.count() > 0) rows.push_back(t);
+    ASSERT_EQ(rows.size(), written.size() - 1);
+    const auto wakes_col = std::find(r.columns().begin(), r.columns().end(), "MsBetweenWakes") - r.columns().begin();
+    ASSERT_LT(static_cast<std::size_t>(wakes_col), r.columns().size());
     FrameRecord f;
     std::size_t i = 0;
     const auto t0 = written[0].wake;
     auto ns = [](double ms) { return static_cast<std::int64_t>(std::llround(ms * 1e6)); };
     while (r.next(f)) {
-        ASSERT_LT(i, written.size());
-        const pacer::FrameTiming& t = written[i];
-        SCOPED_TRACE("frame " + std::to_string(i));
+        ASSERT_LT(i, rows.size());
+        const pacer::FrameTiming& t = rows[i];
+        SCOPED_TRACE("row " + std::to_string(i));
         EXPECT_EQ(f.application, "roundtrip");
         EXPECT_EQ(static_cast<std::uint64_t>(f.frame_index), t.index);
         EXPECT_EQ(static_cast<std::int64_t>(std::llround(f.time_s * 1e9)), (t.wake - t0).count());
-        if (t.interval.count() > 0) {
-            EXPECT_EQ(ns(f.frame_ms), t.interval.count());
-            EXPECT_EQ(ns(f.busy_ms), t.work.count());
-            EXPECT_EQ(ns(f.wait_ms), (t.interval - t.work).count());
-        } else {
-            EXPECT_TRUE(std::isnan(f.frame_ms));
-            EXPECT_TRUE(std::isnan(f.busy_ms));
-        }
+        EXPECT_EQ(ns(f.frame_ms), t.interval.count());  // no presents: wake to wake
+        EXPECT_EQ(ns(f.busy_ms), t.work.count());
+        EXPECT_EQ(ns(f.wait_ms), (t.interval - t.work).count());
+        const std::string wakes(r.fields()[static_cast<std::size_t>(wakes_col)]);
+        EXPECT_EQ(ns(std::stod(wakes)), t.interval.count());
         EXPECT_EQ(ns(f.target_ms), t.period.count());
         EXPECT_EQ(ns(f.lateness_ms), t.lateness.count());
         EXPECT_EQ(ns(f.sleep_ms), t.slept.count());
@@ -127,13 +134,13 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
         ++i;
     }
     EXPECT_TRUE(r.error().ok()) << r.error().message();
-    EXPECT_EQ(i, written.size());
+    EXPECT_EQ(i, rows.size());
 
     // The summary agrees with the frames it came from.
     Analysis a;
     ASSERT_TRUE(pacer::tools::analyze_file(path, {}, a).ok());
-    EXPECT_EQ(a.frames, written.size() - 1);
-    EXPECT_EQ(a.na_rows, 1u);
+    EXPECT_EQ(a.frames, rows.size());
+    EXPECT_EQ(a.na_rows, 0u);
     std::int64_t sum = 0;
     std::uint64_t missed = 0;
     for (const auto& t : written) {
@@ -288,7 +295,7 @@ TEST(Metrics, LatenessHistogramInRefreshPeriods) {
     const double late[] = {0.1, 7, 15, 40};
     for (int i = 0; i < 4; ++i) {
         char l[512];
-        std::snprintf(l, sizeof l, "app,1,NA,Other,NA,NA,NA,Unknown,NA,%d.0,7.0,NA,NA,NA,NA,%d,1.0,6.0,hybrid,6.944444,%.3f,5.0,0.5,0.1,0.2,0,1,hybrid\n",
+        std::snprintf(l, sizeof l, "app,1,NA,Other,NA,NA,NA,Unknown,NA,%d.0,7.0,NA,NA,NA,NA,%d,1.0,6.0,hybrid,6.944444,%.3f,5.0,0.5,0.1,0.2,0,1,hybrid,7.0\n",
                       i, i, late[i]);
         s += l;
     }
@@ -302,6 +309,288 @@ TEST(Metrics, LatenessHistogramInRefreshPeriods) {
     EXPECT_EQ(a.lateness_hist[2], 1u);
     EXPECT_EQ(a.lateness_hist[5], 1u);
     EXPECT_EQ(a.missed, 4u);
+}
+
+// True when the text table has the row `label` whose (only) cell is `cell`.
+bool has_row(const std::string& text, const std::string& label, const std::string& cell) {
+    for (std::size_t pos = text.find(label); pos != std::string::npos; pos = text.find(label, pos + 1)) {
+        if (pos > 0 && text[pos - 1] != '\n') continue;
+        const std::size_t end = text.find('\n', pos);
+        std::string rest = text.substr(pos + label.size(), end - pos - label.size());
+        rest.erase(0, rest.find_first_not_of(' '));
+        if (rest == cell) return true;
+    }
+    return false;
+}
+
+// ---- definitions: PresentMon's and CapFrameX's ------------------------------------------------
+
+TEST(Definitions, QuantileR8IsMathNetsStatisticsQuantile) {
+    // R type 8: h = (N + 1/3) p + 1/3, 1-based. {1, 2, 3, 4}:
+    // p 0.5: h = 4.333 x 0.5 + 0.333 = 2.5 -> 2 + 0.5 x 1 = 2.5;
+    // p 0.25: h = 1.0833 + 0.3333 = 1.41667 -> 1.41667 (R: quantile(1:4, 0.25, type = 8));
+    // p 0.1: h = 0.7667 < 1 -> x1 = 1; p 0.9: h = 4.2333 >= N -> x4 = 4.
+    const std::vector<double> s = {1, 2, 3, 4};
+    EXPECT_NEAR(pacer::tools::quantile_r8(s, 0.5), 2.5, 1e-12);
+    EXPECT_NEAR(pacer::tools::quantile_r8(s, 0.25), 1.0 + 5.0 / 12.0, 1e-12);
+    EXPECT_DOUBLE_EQ(pacer::tools::quantile_r8(s, 0.1), 1.0);
+    EXPECT_DOUBLE_EQ(pacer::tools::quantile_r8(s, 0.9), 4.0);
+    EXPECT_DOUBLE_EQ(pacer::tools::quantile_r8({}, 0.5), 0.0);
+}
+
+TEST(Definitions, CapFrameXQuantilesAndP1OnFpsValues) {
+    // 98 x 10 ms, one 20 ms, one 40 ms (N = 100, sum 1040 ms).
+    // capframex: p99 ms = Q8(0.99) of the frame times: h = (100 + 1/3) 0.99 + 1/3 = 99.66333 ->
+    //   x99 + 0.66333 (x100 - x99) = 20 + 0.66333 x 20 = 33.2667 (199/300 x 20 + 20);
+    //   P1 FPS = Q8(0.01) of the FPS values (25, 50, 100 x 98 ascending): h = 1.003333 + 0.333333
+    //   = 1.336667 -> 25 + 0.336667 x (50 - 25) = 33.41667 (10025 / 300), not 1000 / 33.27 = 30.06;
+    //   P0.1 FPS: h = 0.100333 + 0.333333 < 1 -> the smallest FPS value, 25;
+    //   p50: h = 50.5 -> 10; 1 % low (average): frames >= 33.27 = {40} -> 25 FPS.
+    // presentmon: Q(0.99) at h = 99 x 0.99 = 98.01 (0-based) -> 20 + 0.01 x 20 = 20.2 -> P1 = 49.505.
+    std::vector<double> ft(98, 10.0);
+    ft.push_back(40);
+    ft.push_back(20);
+    Analysis pm, cfx;
+    AnalyzeOptions o;
+    pacer::tools::compute(ft, {}, {}, o, pm);
+    o.definitions = pacer::tools::Definitions::capframex;
+    pacer::tools::compute(ft, {}, {}, o, cfx);
+    EXPECT_NEAR(pm.p99_ms, 20.2, 1e-9);
+    EXPECT_NEAR(pm.p1_fps, 1000 / 20.2, 1e-9);
+    EXPECT_NEAR(cfx.p99_ms, 20 + 20 * 199.0 / 300.0, 1e-9);
+    EXPECT_NEAR(cfx.p1_fps, 10025.0 / 300.0, 1e-9);
+    EXPECT_NEAR(cfx.p01_fps, 25.0, 1e-9);
+    EXPECT_NEAR(cfx.p50_ms, 10.0, 1e-9);
+    EXPECT_NEAR(cfx.low1_avg_fps, 25.0, 1e-9);
+    EXPECT_NEAR(cfx.avg_fps, 100000.0 / 1040.0, 1e-9);  // the same in both
+    EXPECT_NEAR(cfx.low1_integral_fps, pm.low1_integral_fps, 1e-12);
+    EXPECT_EQ(cfx.definitions, pacer::tools::Definitions::capframex);
+}
+
+TEST(Definitions, OneLongFrameMovesTheCapFrameXPointOnePercentMost) {
+    // 999 x 10 ms and one 100 ms frame. presentmon: Q(0.999) at h = 999 x 0.999 = 998.001 ->
+    // 10 + 0.001 x 90 = 10.09 ms -> P0.1 = 99.108 FPS. capframex: FPS values 10, 100 x 999;
+    // Q8(0.001): h = 1000.3333 x 0.001 + 0.3333 = 1.3336667 -> 10 + 0.3336667 x 90 = 40.03 FPS;
+    // p99.9 ms: h = 1000.3333 x 0.999 + 0.3333 = 999.666333 -> 10 + 0.666333 x 90 = 69.97 ms.
+    std::vector<double> ft(999, 10.0);
+    ft.insert(ft.begin() + 500, 100.0);
+    Analysis pm, cfx;
+    AnalyzeOptions o;
+    pacer::tools::compute(ft, {}, {}, o, pm);
+    o.definitions = pacer::tools::Definitions::capframex;
+    pacer::tools::compute(ft, {}, {}, o, cfx);
+    EXPECT_NEAR(pm.p01_fps, 1000.0 / 10.09, 1e-9);
+    EXPECT_NEAR(cfx.p01_fps, 40.03, 1e-9);
+    EXPECT_NEAR(cfx.p999_ms, 69.97, 1e-9);
+}
+
+TEST(Definitions, CapFrameXStutterAverageIncludesTheFrameAndStartsAtOnce) {
+    // 1, 1, 1, 4, 1, 1, 3, 1 ms: mean 13/8 = 1.625, W = round(10 sqrt(1.625)) = round(12.75) = 13
+    // (more than the frames: every average runs from the first frame). v3 = 1 (4 > 3 x 1: the
+    // previous frame enters the average instead), v6 = 3 (3 is not > 3 x 1).
+    // Frame 3: average (1 + 1 + 1 + 1) / 4 = 1 -> 4 > 2.5: a stutter, with three frames before it.
+    // Frame 6: (1 + 1 + 1 + 1 + 1 + 1 + 3) / 7 = 1.286 -> 3 < 3.21: none.
+    // presentmon (20 frames before a verdict): none.
+    const std::vector<double> ft = {1, 1, 1, 4, 1, 1, 3, 1};
+    Analysis pm, cfx;
+    AnalyzeOptions o;
+    pacer::tools::compute(ft, {}, {}, o, pm);
+    o.definitions = pacer::tools::Definitions::capframex;
+    pacer::tools::compute(ft, {}, {}, o, cfx);
+    EXPECT_EQ(pm.stutters, 0u);
+    EXPECT_EQ(cfx.stutters, 1u);
+    EXPECT_NEAR(cfx.stutter_time_share, 4.0 / 13.0, 1e-12);
+}
+
+TEST(Definitions, CapFrameXStutterWindowAndOutlierSubstitution) {
+    // 10 x 0.2 ms, 0.7, 0.55: sum 3.25, mean 0.270833, W = round(10 x 0.52042) = 5.
+    // v10 = v9 = 0.2 (0.7 > 3 x 0.2), so frame 10's average is (0.2 x 5) / 5 = 0.2 -> 0.7 > 0.5:
+    // a stutter (with 0.7 itself in the average it would be 0.3 and 0.7 < 0.75: none).
+    // Frame 11: v11 = 0.55 (not > 2.1); average over v7..v11 = (0.8 + 0.55) / 5 = 0.27 -> 0.55 < 0.675.
+    std::vector<double> ft(10, 0.2);
+    ft.push_back(0.7);
+    ft.push_back(0.55);
+    Analysis a;
+    AnalyzeOptions o;
+    o.definitions = pacer::tools::Definitions::capframex;
+    pacer::tools::compute(ft, {}, {}, o, a);
+    EXPECT_EQ(a.stutters, 1u);
+    EXPECT_NEAR(a.stutter_time_share, 0.7 / 3.25, 1e-12);
+}
+
+// ---- displayed frames, CPU / GPU busy, latency ------------------------------------------------
+
+TEST(Displayed, DroppedShareDisplayedFpsAndDisplayPercentiles) {
+    // 10 frames of 4 ms (40 ms, 250 FPS), 6 dropped (Dropped = 1, display change 0), 4 displayed
+    // with display changes 8, 12, 8, 12 ms. Dropped 60 %; displayed FPS 1000 x 4 / 40 = 100;
+    // display times {8, 8, 12, 12}: p50 at h = 1.5 -> 10, p90 at h = 2.7 -> 12.
+    std::string s = classic_header();
+    const int dropped[] = {0, 1, 1, 0, 1, 1, 0, 1, 1, 0};
+    const double shown[] = {8, 0, 0, 12, 0, 0, 8, 0, 0, 12};
+    for (int i = 0; i < 10; ++i) {
+        char line[256];
+        std::snprintf(line, sizeof line, "game.exe,1,0x1,DXGI,0,0,1,Hardware: Independent Flip,%d,%.3f,4.0,%.1f,0.2,1.0,%s\n",
+                      dropped[i], 0.004 * (i + 1), shown[i], dropped[i] ? "0" : "20.0");
+        s += line;
+    }
+    Analysis a;
+    ASSERT_TRUE(analyze_text(s, a).ok());
+    EXPECT_EQ(a.frame_column, "MsBetweenPresents");
+    EXPECT_NEAR(a.avg_fps, 250.0, 1e-9);
+    ASSERT_TRUE(a.has_displayed);
+    EXPECT_EQ(a.dropped, 6u);
+    EXPECT_EQ(a.displayed, 4u);
+    EXPECT_NEAR(a.dropped_share, 0.6, 1e-12);
+    EXPECT_NEAR(a.displayed_fps, 100.0, 1e-9);
+    ASSERT_TRUE(a.has_display_times);
+    EXPECT_NEAR(a.display_p50_ms, 10.0, 1e-9);
+    EXPECT_NEAR(a.display_p90_ms, 12.0, 1e-9);
+    const std::string text = pacer::tools::format_text({a});
+    EXPECT_TRUE(has_row(text, "dropped frames %", "60.00")) << text;
+    EXPECT_TRUE(has_row(text, "frame time column", "MsBetweenPresents")) << text;
+    const std::string json = pacer::tools::format_json({a});
+    EXPECT_NE(json.find("\"displayed\": {\"displayed\": 4, \"dropped\": 6, \"dropped_share\": 0.6, \"displayed_fps\": 100"),
+              std::string::npos) << json;
+}
+
+TEST(Displayed, PresentMon2NotDisplayedIsDisplayedTimeNA) {
+    // No Dropped column: DisplayedTime NA is a frame that never reached the screen. 4 frames of
+    // 10 ms, one NA: dropped 25 %, displayed FPS 1000 x 3 / 40 = 75.
+    std::string s =
+        "Application,ProcessID,SwapChainAddress,PresentRuntime,SyncInterval,PresentFlags,AllowsTearing,PresentMode,"
+        "CPUStartTime,FrameTime,CPUBusy,CPUWait,GPULatency,GPUTime,GPUBusy,GPUWait,DisplayLatency,DisplayedTime\n";
+    const char* shown[] = {"10.0", "NA", "20.0", "10.0"};
+    for (int i = 0; i < 4; ++i)
+        s += std::string("game.exe,1,0x1,DXGI,0,0,1,Hardware: Independent Flip,") + std::to_string(10 * i) +
+             ",10.0,6.0,4.0,0.5,5.0,4.8,0.2,20.0," + shown[i] + "\n";
+    Analysis a;
+    ASSERT_TRUE(analyze_text(s, a).ok());
+    EXPECT_EQ(a.frame_column, "FrameTime");
+    EXPECT_EQ(a.dropped, 1u);
+    EXPECT_EQ(a.displayed, 3u);
+    EXPECT_NEAR(a.displayed_fps, 75.0, 1e-9);
+    EXPECT_NEAR(a.display_p50_ms, 10.0, 1e-9);  // {10, 10, 20}
+}
+
+TEST(Displayed, PacerCaptureHasNoDisplayedFigures) {
+    // Dropped and MsBetweenDisplayChange are NA in pacer's own captures: no claim either way.
+    std::string s = pacer::CaptureWriter::header() + "\n";
+    for (int i = 0; i < 3; ++i)
+        s += "app,1,NA,Other,NA,NA,NA,Unknown,NA," + std::to_string(i) +
+             ".0,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,7.0\n";
+    Analysis a;
+    ASSERT_TRUE(analyze_text(s, a).ok());
+    EXPECT_FALSE(a.has_displayed);
+    EXPECT_FALSE(a.has_cpu_busy);  // MsCPUBusy is the work time; reported only beside a GPU busy
+    EXPECT_EQ(pacer::tools::format_text({a}).find("dropped"), std::string::npos);
+}
+
+TEST(Busy, GpuBoundShareMediansAndLatency) {
+    // CPU busy 5, 6, 7, 8; GPU busy 6, 6, 4, NA: 3 frames with both, GPU >= CPU in 2 (6 >= 5,
+    // 6 >= 6) -> 2/3. Medians: CPU {5, 6, 7, 8} -> 6.5, GPU {4, 6, 6} -> 6.
+    // PC latency 10, 20, 30, NA: p50 20, p99 at h = 2 x 0.99 = 1.98 -> 20 + 0.98 x 10 = 29.8.
+    const double na = std::nan("");
+    pacer::tools::FrameColumns c;
+    c.cpu_busy_ms = {5, 6, 7, 8};
+    c.gpu_busy_ms = {6, 6, 4, na};
+    c.pc_latency_ms = {10, 20, 30, na};
+    Analysis a;
+    pacer::tools::compute({10, 10, 10, 10}, c, {}, a);
+    EXPECT_TRUE(a.has_cpu_busy);
+    EXPECT_TRUE(a.has_gpu_busy);
+    EXPECT_EQ(a.busy_frames, 3u);
+    EXPECT_NEAR(a.gpu_bound_share, 2.0 / 3.0, 1e-12);
+    EXPECT_NEAR(a.cpu_busy_p50_ms, 6.5, 1e-12);
+    EXPECT_NEAR(a.gpu_busy_p50_ms, 6.0, 1e-12);
+    EXPECT_TRUE(a.has_pc_latency);
+    EXPECT_NEAR(a.pc_latency_p50_ms, 20.0, 1e-12);
+    EXPECT_NEAR(a.pc_latency_p99_ms, 29.8, 1e-9);
+    EXPECT_FALSE(a.has_input_latency);
+    const std::string text = pacer::tools::format_text({a});
+    EXPECT_NE(text.find("GPU busy >= CPU busy % frames"), std::string::npos) << text;
+    EXPECT_EQ(text.find("input to photon"), std::string::npos) << text;
+}
+
+// ---- sampled logs -----------------------------------------------------------------------------
+
+TEST(Sampled, OnlyFiguresOfAveragedSamples) {
+    // 5 samples 0.1 s apart (time 0.1 .. 0.5 s), frame times 10, 20, 10, 20, 10 ms: sampled FPS
+    // 100, 50, 100, 50, 100 -> average 80, min 50, max 100; they cover 0.4 s + one interval
+    // (0.4 / 4) = 0.5 s, not the 70 ms the frame times add up to.
+    pacer::tools::FrameColumns c;
+    c.sampled = true;
+    c.time_s = {0.1, 0.2, 0.3, 0.4, 0.5};
+    Analysis a;
+    a.file = "mango.csv";
+    pacer::tools::compute({10, 20, 10, 20, 10}, c, {}, a);
+    EXPECT_TRUE(a.sampled);
+    EXPECT_EQ(a.frames, 5u);
+    EXPECT_NEAR(a.duration_s, 0.5, 1e-12);
+    EXPECT_NEAR(a.avg_fps, 80.0, 1e-12);
+    EXPECT_NEAR(a.sampled_fps_min, 50.0, 1e-12);
+    EXPECT_NEAR(a.sampled_fps_max, 100.0, 1e-12);
+    EXPECT_EQ(a.stutters, 0u);
+    EXPECT_EQ(a.p99_ms, 0.0);  // not computed
+    const std::string text = pacer::tools::format_text({a});
+    EXPECT_NE(text.find("mango.csv: sampled: 5 samples over 0.5 s"), std::string::npos) << text;
+    EXPECT_EQ(text.find("jitter"), std::string::npos) << text;  // no file in the table has one
+    // Beside a capture of frames, the frame-level rows say "-" for the sampled log.
+    Analysis frames;
+    pacer::tools::compute({10, 20}, {}, {}, {}, frames);
+    const std::string both = pacer::tools::format_text({a, frames});
+    EXPECT_TRUE(std::regex_search(both, std::regex("\njitter mean ms +- +10.000\n"))) << both;
+    EXPECT_EQ(text.find("frame-time histogram"), std::string::npos) << text;
+    const std::string json = pacer::tools::format_json({a});
+    EXPECT_NE(json.find("\"sampled\": true"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"samples\": 5"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"p1_fps\": null"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"sampled_fps\": {\"min\": 50, \"max\": 100}"), std::string::npos) << json;
+}
+
+// ---- refresh period and the Swappy histogram --------------------------------------------------
+
+TEST(Refresh, PeriodSaysWhereItCameFrom) {
+    Analysis a;
+    ASSERT_TRUE(analyze_text(classic_file({10, 20, 30}), a).ok());
+    EXPECT_STREQ(a.refresh_source, "60 Hz default");
+    EXPECT_NEAR(a.refresh_ms, 1000.0 / 60.0, 1e-12);
+    // 10 -> [0,1), 20 -> [1,2), 30 -> [1,2) refresh periods of 16.667 ms.
+    EXPECT_EQ(a.interval_hist[0], 1u);
+    EXPECT_EQ(a.interval_hist[1], 2u);
+    const std::string text = pacer::tools::format_text({a});
+    EXPECT_TRUE(has_row(text, "refresh period from", "60 Hz default")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting [1,2) refresh periods", "66.67")) << text;
+
+    AnalyzeOptions o;
+    o.refresh_hz = 100;
+    Analysis b;
+    ASSERT_TRUE(analyze_text(classic_file({10, 20, 30}), b, o).ok());
+    EXPECT_STREQ(b.refresh_source, "--refresh-hz");
+    EXPECT_EQ(b.interval_hist[3], 1u);  // 30 ms = 3 periods of 10 ms
+    o = {};
+    o.target_ms = 20;
+    Analysis c;
+    ASSERT_TRUE(analyze_text(classic_file({10, 20, 30}), c, o).ok());
+    EXPECT_STREQ(c.refresh_source, "--target-hz");
+    EXPECT_NEAR(c.refresh_ms, 20.0, 1e-12);
+}
+
+// ---- analyze --json --frames ------------------------------------------------------------------
+
+TEST(Frames, JsonHoldsThePerFrameSeries) {
+    // classic_file writes TimeInSeconds as the running sum (0.010000, 0.030500) and the display
+    // change equal to the frame time, Dropped 0.
+    AnalyzeOptions o;
+    o.keep_frames = true;
+    Analysis a;
+    ASSERT_TRUE(analyze_text(classic_file({10, 20.5}), a, o).ok());
+    const std::string json = pacer::tools::format_json({a}, true);
+    EXPECT_NE(json.find("\"time_s\": [0,0.0205]"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"frame_ms\": [10,20.5]"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"display_ms\": [10,20.5]"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"dropped\": [0,0]"), std::string::npos) << json;
+    EXPECT_EQ(json.find("cpu_busy_ms"), std::string::npos) << json;  // not in the file
+    EXPECT_EQ(pacer::tools::format_json({a}).find("\"frames\": {"), std::string::npos);
 }
 
 // ---- other tools' files, written by hand in their formats -----------------------------------
@@ -483,27 +772,10 @@ TEST(Mutation, ReaderSurvivesRandomEdits) {
             "\na,1,NA,Other,NA,NA,NA,Unknown,NA,0.1,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,1,hybrid\n",
         "os,cpu\nx,y\nfps,frametime,elapsed\n60,16666,1000\n61,16000,2000\n",
     };
-    const char alphabet[] = ",\n\r0123456789.-eNA \"x";
-    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
-    auto rnd = [&x] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
+    pacer_test::Mutator mutate(seeds, ",\n\r0123456789.-eNA \"x", 0x9e3779b97f4a7c15ULL, 8);
     int ok = 0, errors = 0;
     for (int iter = 0; iter < 20000; ++iter) {
-        std::string s = seeds[rnd() % seeds.size()];
-        const int edits = 1 + static_cast<int>(rnd() % 8);
-        for (int e = 0; e < edits && !s.empty(); ++e) {
-            const std::size_t pos = rnd() % s.size();
-            switch (rnd() % 4) {
-                case 0: s[pos] = alphabet[rnd() % (sizeof alphabet - 1)]; break;
-                case 1: s.erase(pos, 1 + rnd() % 4); break;
-                case 2: s.insert(pos, 1, alphabet[rnd() % (sizeof alphabet - 1)]); break;
-                case 3: s.resize(pos); break;
-            }
-        }
+        const std::string s = mutate.next();
         {
             CaptureReader full;  // every column parsed
             if (full.open_memory(s, "mem.csv").ok()) {

@@ -155,18 +155,23 @@ TEST(Capture, PassesCapFrameXAcceptanceRules) {
     }
 }
 
-TEST(Capture, NotMeasuredIsNAAndTheFirstFrameHasNoFrameTime) {
+TEST(Capture, NotMeasuredIsNAAndTheFirstFrameIsNotWritten) {
     const std::string path = temp_path("na.csv");
     pacer::CaptureWriter cap;
     ASSERT_TRUE(cap.open(path).ok());
     const auto fs_ = frames(3);
-    cap.add(fs_[0]);
+    ASSERT_EQ(fs_[0].interval.count(), 0);
+    cap.add(fs_[0]);  // no frame time yet: no row (CapFrameX would read NA as a 0 ms frame)
+    cap.add(fs_[1]);
     pacer::CaptureExtras x;
     x.in_present = std::chrono::microseconds(250);
     x.sync_interval = 1;
     x.pacing_source = "vsync,late";
-    cap.add(fs_[1], x);
+    cap.add(fs_[2], x);
+    EXPECT_EQ(cap.rows(), 3u);
+    EXPECT_EQ(cap.rows_without_frame_time(), 1u);
     ASSERT_TRUE(cap.close().ok());
+    EXPECT_EQ(cap.rows_written(), 2u);
     const auto lines = read_lines(path);
     ASSERT_EQ(lines.size(), 3u);
     const auto cols = split(lines[0]);
@@ -174,17 +179,150 @@ TEST(Capture, NotMeasuredIsNAAndTheFirstFrameHasNoFrameTime) {
         const auto f = split(lines[static_cast<std::size_t>(line)]);
         return f[static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin())];
     };
-    EXPECT_EQ(at(1, "MsBetweenPresents"), "NA");
+    const auto ms6 = [](std::chrono::nanoseconds d) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%lld.%06lld", static_cast<long long>(d.count() / 1'000'000),
+                      static_cast<long long>(d.count() % 1'000'000));
+        return std::string(b);
+    };
+    EXPECT_EQ(at(1, "Frame"), std::to_string(fs_[1].index));
+    EXPECT_EQ(at(1, "MsBetweenPresents"), ms6(fs_[1].interval));  // no presents: wake to wake
+    EXPECT_EQ(at(1, "MsBetweenWakes"), ms6(fs_[1].interval));
     EXPECT_EQ(at(1, "SwapChainAddress"), "NA");
     EXPECT_EQ(at(1, "Dropped"), "NA");
     EXPECT_EQ(at(1, "MsInPresentAPI"), "NA");
-    EXPECT_EQ(at(1, "TimeInSeconds"), "0.000000000");
+    EXPECT_EQ(at(1, "SyncInterval"), "NA");
+    // Since the first frame's wake, which has no row of its own.
+    const auto since = std::chrono::nanoseconds(fs_[1].wake - fs_[0].wake).count();
+    char s9[32];
+    std::snprintf(s9, sizeof s9, "%lld.%09lld", static_cast<long long>(since / 1'000'000'000),
+                  static_cast<long long>(since % 1'000'000'000));
+    EXPECT_EQ(at(1, "TimeInSeconds"), s9);
     EXPECT_EQ(at(1, "Runtime"), "Other");
     EXPECT_EQ(at(1, "PacingSource"), "hybrid");
     EXPECT_EQ(at(2, "MsInPresentAPI"), "0.250000");
     EXPECT_EQ(at(2, "SyncInterval"), "1");
     EXPECT_EQ(at(2, "PacingSource"), "vsync_late");
-    EXPECT_NE(at(2, "MsBetweenPresents"), "NA");
+    EXPECT_EQ(at(2, "MsBetweenPresents"), ms6(fs_[2].interval));
+}
+
+// Frames and presents built by hand: every figure below is known exactly.
+pacer::FrameTiming frame_at(std::uint64_t index, std::int64_t wake_ns, std::int64_t interval_ns) {
+    pacer::FrameTiming t;
+    t.index = index;
+    t.wake = pacer::clock::from_ns(wake_ns);
+    t.deadline = t.wake;
+    t.interval = std::chrono::nanoseconds(interval_ns);
+    t.work = std::chrono::nanoseconds(interval_ns / 2);
+    t.period = std::chrono::nanoseconds(10'000'000);
+    return t;
+}
+pacer::CaptureExtras present_at(std::int64_t begin_ns, std::int64_t end_ns, int swap_interval = 1, bool ok = true) {
+    pacer::CaptureExtras x;
+    x.present = pacer::PresentInfo{pacer::clock::from_ns(begin_ns), pacer::clock::from_ns(end_ns), swap_interval,
+                                   100.0, ok};
+    return x;
+}
+
+TEST(Capture, PresentsMakeMsBetweenPresentsAndWakesGetTheirOwnColumn) {
+    const std::string path = temp_path("presents.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    const std::int64_t ms = 1'000'000;
+    // Wakes every 10 ms from t = 1000 ms; presents begin 4 ms after the wake and take 0.5 ms,
+    // except frame 3 (presents 7.25 ms after its wake) and frame 4 (no present at all).
+    cap.add(frame_at(0, 1000 * ms, 0), present_at(1004 * ms, 1004 * ms + 500'000));  // no previous present
+    cap.add(frame_at(1, 1010 * ms, 10 * ms), present_at(1014 * ms, 1014 * ms + 500'000));
+    cap.add(frame_at(2, 1020 * ms, 10 * ms), present_at(1024 * ms, 1024 * ms + 500'000, 0, false));
+    cap.add(frame_at(3, 1030 * ms, 10 * ms), present_at(1037 * ms + 250'000, 1038 * ms));
+    cap.add(frame_at(4, 1040 * ms, 10 * ms));  // a frame without a present: no row
+    pacer::CaptureExtras x = present_at(1054 * ms, 1055 * ms);
+    x.until_displayed = std::chrono::microseconds(8000);
+    x.in_present = std::chrono::microseconds(300);  // the engine's own figure wins
+    cap.add(frame_at(5, 1050 * ms, 10 * ms), x);
+    x = present_at(1064 * ms, 1064 * ms + 500'000);
+    x.dropped = 1;
+    x.sync_interval = 2;
+    cap.add(frame_at(6, 1060 * ms, 10 * ms), x);
+    EXPECT_EQ(cap.rows_without_frame_time(), 2u);
+    ASSERT_TRUE(cap.close().ok());
+
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 6u);  // header + frames 1, 2, 3, 5, 6
+    const auto cols = split(lines[0]);
+    auto col = [&](const char* name) {
+        std::vector<std::string> v;
+        const auto k = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
+        for (std::size_t i = 1; i < lines.size(); ++i) v.push_back(split(lines[i])[k]);
+        return v;
+    };
+    using V = std::vector<std::string>;
+    EXPECT_EQ(col("Frame"), (V{"1", "2", "3", "5", "6"}));
+    // Present begin to present begin; frame 5's spans frame 4, which presented nothing.
+    EXPECT_EQ(col("MsBetweenPresents"), (V{"10.000000", "10.000000", "13.250000", "16.750000", "10.000000"}));
+    EXPECT_EQ(col("MsBetweenWakes"), (V{"10.000000", "10.000000", "10.000000", "10.000000", "10.000000"}));
+    // The present's begin, since the first frame's wake (1000 ms).
+    EXPECT_EQ(col("TimeInSeconds"), (V{"0.014000000", "0.024000000", "0.037250000", "0.054000000", "0.064000000"}));
+    EXPECT_EQ(col("MsInPresentAPI"), (V{"0.500000", "0.500000", "0.750000", "0.300000", "0.500000"}));
+    EXPECT_EQ(col("SyncInterval"), (V{"1", "0", "1", "1", "2"}));
+    // A failed swap shows nothing; a frame with a display time was displayed; the engine's word.
+    EXPECT_EQ(col("Dropped"), (V{"NA", "1", "NA", "0", "1"}));
+    EXPECT_EQ(col("MsUntilDisplayed"), (V{"NA", "NA", "NA", "8.000000", "NA"}));
+    EXPECT_EQ(col("MsCPUBusy"), (V{"5.000000", "5.000000", "5.000000", "5.000000", "5.000000"}));
+
+    auto kv = read_sidecar(path);
+    EXPECT_EQ(kv["Rows"], "7");
+    EXPECT_EQ(kv["RowsWritten"], "5");
+    EXPECT_EQ(kv["RowsWithoutFrameTime"], "2");
+    EXPECT_EQ(kv["Frames"], "5");
+    EXPECT_EQ(kv["FrameTimeSource"], "presents");
+    EXPECT_EQ(kv["DurationSeconds"], "0.060000");        // 10 + 10 + 13.25 + 16.75 + 10 ms
+    EXPECT_EQ(kv["AverageFPS"], "83.333333");            // 5 frames / 60 ms
+    EXPECT_EQ(kv["MsFrameTimeMax"], "16.750000");
+    EXPECT_EQ(kv["WorkShare"], "0.500000");              // of the wake-to-wake time
+}
+
+// The writes that make a killed process lose little (see "Durability" in pacer/capture.hpp):
+// at least 64 rows per write, and once 64 rows are buffered, a write as soon as they cover 0.2 s.
+TEST(Capture, WritesEvery64RowsOrAFifthOfASecondWhicheverComesLater) {
+    struct Case {
+        double hz;
+        std::uint64_t rows_per_write;  // hand-computed; 0: the buffer fills first
+    };
+    // 10 Hz and 144 Hz: 64 rows cover more than 0.2 s. 1 kHz: the 200th row is 0.2 s after the
+    // last row written. 10 kHz: 0.2 s is 2000 rows, more than the 128 KiB buffer holds.
+    for (const Case c : {Case{10, 64}, Case{144, 64}, Case{1000, 200}, Case{10000, 0}}) {
+        SCOPED_TRACE("hz " + std::to_string(c.hz));
+        const std::string path = temp_path("durable.csv");
+        pacer::CaptureWriter cap;
+        pacer::CaptureOptions o;
+        o.write_stats = false;
+        ASSERT_TRUE(cap.open(path, o).ok());
+        EXPECT_EQ(read_lines(path).size(), 1u);  // the header is written at once
+        const auto period = static_cast<std::int64_t>(1e9 / c.hz);
+        std::uint64_t last = 0, writes = 0;
+        for (std::uint64_t k = 0; k <= 3000; ++k) {
+            cap.add(frame_at(k, static_cast<std::int64_t>(k) * period, k == 0 ? 0 : period));
+            const std::uint64_t now = cap.rows_written();
+            if (now == last) continue;
+            ++writes;
+            if (c.rows_per_write) {
+                EXPECT_EQ(now - last, c.rows_per_write) << "row " << k;
+            } else {
+                EXPECT_GE(now - last, 64u) << "row " << k;
+            }
+            // Handed to the OS means in the file, whole.
+            EXPECT_EQ(read_lines(path).size(), 1 + now) << "row " << k;
+            last = now;
+        }
+        EXPECT_GT(writes, 2u);
+        EXPECT_EQ(cap.rows_written() + cap.rows_buffered(), 3000u);
+        if (c.rows_per_write == 0) {
+            EXPECT_LT(static_cast<double>(cap.rows_buffered()), 0.2 * c.hz);
+        }
+        ASSERT_TRUE(cap.close().ok());
+        EXPECT_EQ(read_lines(path).size(), 3001u);
+    }
 }
 
 TEST(Capture, NumbersIgnoreTheGlobalLocale) {
@@ -288,9 +426,10 @@ TEST(Capture, DestructorFlushesAndWritesTheSidecar) {
         pacer::CaptureWriter cap;
         ASSERT_TRUE(cap.open(path).ok());
         for (const auto& t : frames(25)) cap.add(t);
-        EXPECT_EQ(cap.rows_written(), 0u);  // still in the buffer
+        EXPECT_EQ(cap.rows_written(), 0u);  // still in the buffer: fewer than 64 rows
+        EXPECT_EQ(read_lines(path).size(), 1u);
     }
-    EXPECT_EQ(read_lines(path).size(), 26u);
+    EXPECT_EQ(read_lines(path).size(), 25u);  // the first frame has no row
     EXPECT_TRUE(fs::exists(pacer::CaptureWriter::stats_path(path)));
 }
 
@@ -328,7 +467,8 @@ TEST(Capture, FullDiskKeepsTheLoopRunning) {
     EXPECT_EQ(cap.rows_written(), 0u);
     const pacer::Status st = cap.close();
     EXPECT_FALSE(st.ok());
-    EXPECT_EQ(cap.rows_dropped(), 1000u);
+    EXPECT_EQ(cap.rows_dropped(), 999u);  // the first frame has no row to drop
+    EXPECT_EQ(cap.rows_without_frame_time(), 1u);
 }
 #endif
 
@@ -355,7 +495,7 @@ TEST(Capture, RowsBeforeAWriteErrorStayInTheFile) {
     EXPECT_FALSE(st.ok());
     EXPECT_NE(st.message().find("File too large"), std::string::npos) << st.message();
     EXPECT_GT(cap.rows_written(), 0u);
-    EXPECT_EQ(cap.rows_written() + cap.rows_dropped(), 1000u);
+    EXPECT_EQ(cap.rows_written() + cap.rows_dropped(), 999u);
     // Every row reported written is in the file, whole.
     const auto lines = read_lines(path);
     const std::size_t cols = split(lines[0]).size();
@@ -374,8 +514,8 @@ TEST(Capture, ReopenStartsANewFile) {
     ASSERT_TRUE(cap.open(b).ok());  // closes a
     for (int i = 5; i < 10; ++i) cap.add(fs_[static_cast<std::size_t>(i)]);
     ASSERT_TRUE(cap.close().ok());
-    EXPECT_EQ(read_lines(a).size(), 6u);
-    EXPECT_EQ(read_lines(b).size(), 6u);
+    EXPECT_EQ(read_lines(a).size(), 5u);  // frames 1-4: frame 0 has no frame time
+    EXPECT_EQ(read_lines(b).size(), 6u);  // frames 5-9: the grid goes on
     EXPECT_EQ(split(read_lines(b)[1])[9], "0.000000000");  // TimeInSeconds restarts
 }
 

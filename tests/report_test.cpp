@@ -215,7 +215,7 @@ TEST(RenderReport, WellFormedSelfContainedAndNamesEveryCapture) {
     EXPECT_EQ(count(page, "<polyline class=\"series\""), 6u);
     EXPECT_EQ(count(page, "<path class=\"hist\""), 2u);
     // The stutter of the second capture is marked (40 ms > 2.5 x 8.3 ms).
-    EXPECT_NE(page.find("run-two.csv: stutter 40.00 ms"), std::string::npos);
+    EXPECT_NE(page.find("run-two.csv \xE2\x80\x94 game.exe (PID 1): stutter 40.00 ms"), std::string::npos);
 }
 
 TEST(RenderReport, SummaryTableHasTheHandComputedNumbers) {
@@ -240,8 +240,8 @@ TEST(RenderReport, ALongHitchIsMarkedAboveTheAxisWithItsFrameTime) {
     std::vector<Analysis> as{analyse(capture(ft), "long.csv")};
     const std::string page = pacer::tools::render_report(as, {});
     EXPECT_NE(page.find(">200 ms</text>"), std::string::npos);
-    EXPECT_NE(page.find("long.csv: hitch 200.00 ms at"), std::string::npos);
-    EXPECT_NE(page.find("long.csv: 200.0 ms at"), std::string::npos);
+    EXPECT_NE(page.find("long.csv \xE2\x80\x94 game.exe (PID 1): hitch 200.00 ms at"), std::string::npos);
+    EXPECT_NE(page.find("long.csv \xE2\x80\x94 game.exe (PID 1): 200.0 ms at"), std::string::npos);
     EXPECT_NE(page.find("Frames above 25 ms are marked"), std::string::npos);  // 1.25 x 16.7 -> 25
     EXPECT_EQ(check_well_formed(page), "");
     EXPECT_LT(page.size(), 400'000u);

@@ -72,4 +72,24 @@ TEST(SimulatedOs, RelaxAdvancesTimeAndCpu) {
     EXPECT_EQ(os.cpu_times().thread_ns, 1000);
 }
 
+TEST(SimulatedOs, BlockingOnAnEventIgnoresTheSchedulerTick) {
+    // A vblank or a fence wakes the thread by interrupt: no timer granularity, only wake-up noise.
+    pacer::SimulatedOs os({.granularity_ns = 4'000'000, .tick_aligned = true, .sleep_cpu_ns = 2'000}, 7, 0);
+    os.block_until_ns(1'234'567);
+    EXPECT_EQ(os.now_ns(), 1'234'567);  // not the 4 ms tick
+    EXPECT_EQ(os.cpu_times().thread_ns, 2'000);
+    os.block_until_ns(1'000'000);  // in the past: at once, same cost
+    EXPECT_EQ(os.now_ns(), 1'234'567);
+    EXPECT_EQ(os.cpu_times().thread_ns, 4'000);
+    pacer::SimulatedOs noisy({.granularity_ns = 0, .jitter_mean_ns = 50'000}, 7, 0);
+    std::int64_t late = 0;
+    for (int i = 1; i <= 10'000; ++i) {
+        const std::int64_t t = noisy.now_ns() + 1'000'000;
+        noisy.block_until_ns(t);
+        ASSERT_GE(noisy.now_ns(), t);
+        late += noisy.now_ns() - t;
+    }
+    EXPECT_NEAR(static_cast<double>(late) / 10'000, 50'000.0, 2'500.0);  // the exponential's mean
+}
+
 }  // namespace

@@ -64,7 +64,7 @@ TEST(StopCont, AStoppedCaptureServesOneLateFrameThenKeepsTheGrid) {
     for (pacer::tools::FrameRecord f; reader.next(f);)
         rows.push_back({f.time_s, std::isnan(f.frame_ms) ? 0.0 : f.frame_ms, f.lateness_ms, f.frame_index, f.skipped});
     ASSERT_TRUE(reader.error().ok()) << reader.error().message();
-    ASSERT_EQ(rows.size(), 360u);  // --seconds 3 at 120 Hz is a frame count
+    ASSERT_EQ(rows.size(), 359u);  // --seconds 3 at 120 Hz is 360 frames; the first has no frame time
 
     // Exactly one frame spans the stop.
     std::size_t long_row = 0, long_frames = 0;

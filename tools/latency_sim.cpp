@@ -10,16 +10,6 @@
 namespace pacer::tools {
 namespace {
 
-std::uint64_t splitmix(std::uint64_t& x) noexcept {
-    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-double uniform01(std::uint64_t& state) noexcept {  // in (0, 1)
-    return (static_cast<double>(splitmix(state) >> 11) + 0.5) * 0x1.0p-53;
-}
-
 // Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
 double normal_quantile(double p) noexcept {
     static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
@@ -51,12 +41,13 @@ double pct(std::vector<double> v, double p) {
 
 std::vector<double> work_trace(const WorkModel& work, std::size_t frames, std::uint64_t seed) {
     std::vector<double> out(frames);
-    std::uint64_t state = seed ^ 0x5eedf00dULL;
+    // The OS model's generator, on a stream of its own (the same on every platform).
+    SimulatedOs rng({}, seed ^ 0x5eedf00dULL);
     const double mu = std::log(std::max(work.mean_ms, 1e-9)) - 0.5 * work.sigma * work.sigma;
     for (std::size_t i = 0; i < frames; ++i) {
         switch (work.kind) {
             case WorkModel::Kind::lognormal:
-                out[i] = std::exp(mu + work.sigma * normal_quantile(uniform01(state)));
+                out[i] = std::exp(mu + work.sigma * normal_quantile(rng.uniform() + 0x1.0p-54));  // in (0, 1)
                 break;
             case WorkModel::Kind::constant: out[i] = work.mean_ms; break;
             case WorkModel::Kind::replay:

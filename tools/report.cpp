@@ -605,7 +605,8 @@ int report_main(int argc, char** argv) {
     ReportOptions ro;
     std::string out;
     cli::Parser opts("pacer report", "FILE... -o REPORT.html",
-                     "Draws frame-time captures (pacer, PresentMon, MangoHud: whatever `pacer analyze` reads) into\n"
+                     "Draws frame-time captures (whatever `pacer analyze` reads: pacer, PresentMon, OCAT,\n"
+                     "CapFrameX, MangoHud, FrameView; each process and swap chain a series) into\n"
                      "one self-contained HTML page, all captures overlaid: frame time over time with stutters\n"
                      "and hitches marked, FPS over time, the frame-time histogram, the percentile curve and the\n"
                      "summary table. No script, nothing loaded from the network.");
@@ -627,13 +628,15 @@ int report_main(int argc, char** argv) {
     std::vector<Analysis> series;
     int rc = 0;
     for (const std::string& f : parsed.operands) {
-        Analysis a;
-        if (Status st = analyze_file(f, ao, a); !st) {
+        // Each process and swap chain of a file is a series of its own, as in `pacer analyze`.
+        FileAnalysis fa;
+        if (Status st = analyze_file(f, ao, fa); !st) {
             std::fprintf(stderr, "pacer report: %s\n", st.message().c_str());
             rc = 1;
             continue;
         }
-        series.push_back(std::move(a));
+        if (!fa.note.empty()) std::fprintf(stderr, "%s\n", fa.note.c_str());
+        for (Analysis& a : fa.analyses) series.push_back(std::move(a));
     }
     if (rc != 0) {
         std::fprintf(stderr, "pacer report: no report written\n");

@@ -82,15 +82,14 @@ int run_main(int argc, char** argv) {
                 s.avg_fps, s.interval_ms.p50, s.interval_ms.p99, s.interval_ms.max, s.lateness_ms.p99 * 1000,
                 s.missed, s.low1_fps, u.thread_pct);
     if (!capture.empty()) {
-        const std::uint64_t written = cap.rows_written(), rows = cap.rows();
         const Status st = cap.close();
         if (!st) {
             std::fprintf(stderr, "pacer run: %s\n", st.message().c_str());
             return 1;
         }
+        // The first frame has no frame time, hence no row.
         std::printf("capture: %s (%llu rows), summary %s\n", capture.c_str(),
-                    static_cast<unsigned long long>(std::max(written, rows)),
-                    CaptureWriter::stats_path(capture).c_str());
+                    static_cast<unsigned long long>(cap.rows_written()), CaptureWriter::stats_path(capture).c_str());
     }
     return 0;
 }

@@ -133,11 +133,12 @@ std::string CaptureWriter::stats_path(const std::string& capture_path) {
 Status CaptureWriter::open(const std::string& path, const CaptureOptions& options, TimeSource* ts) {
     if (is_open()) (void)close();
     err_[0] = '\0';
-    rows_ = written_ = dropped_ = rows_in_buf_ = 0;
-    n_ = missed_ = skipped_ = 0;
-    sum_ns_ = work_ns_ = slept_ns_ = spun_ns_ = min_ns_ = max_ns_ = max_late_ns_ = 0;
+    rows_ = written_ = dropped_ = rows_in_buf_ = no_time_ = 0;
+    n_ = wakes_ = missed_ = skipped_ = presents_ = 0;
+    sum_ns_ = min_ns_ = max_ns_ = wake_ns_ = work_ns_ = slept_ns_ = spun_ns_ = max_late_ns_ = 0;
     mean_ms_ = m2_ = 0;
-    have_t0_ = false;
+    have_t0_ = have_present_ = false;
+    t0_ = written_until_ = newest_ = last_present_ = 0;
     pos_ = 0;
     if (path.empty()) return Status::error("capture: empty path");
 
@@ -151,7 +152,7 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     if (opt_.config) {
         if (Status st = validate(*opt_.config); !st) return Status::error("capture: config: " + st.message());
     }
-    cap_ = std::clamp<std::size_t>(options.buffer_bytes, 4096, std::size_t{64} << 20);
+    cap_ = std::clamp<std::size_t>(options.buffer_bytes, kMinBuffer, std::size_t{64} << 20);
     sleep_primitive_ = (ts ? ts : &system_time_source())->sleep_primitive();
 
     std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -177,9 +178,11 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
 
     const std::string h = header() + "\n";
     std::memcpy(buf_.get(), h.data(), h.size());
-    // The header stays in the buffer: a target that fails writes (a full disk, /dev/full) shows
-    // at the first flush, through the same path as a disk that fills up during the capture.
     pos_ = h.size();
+    // The header goes out at once, so that a process killed before its first rows leaves a
+    // readable file. A target that fails writes (a full disk, /dev/full) is reported like a disk
+    // that fills up later (failed(), status()): the frame loop goes on either way.
+    flush();
     return {};
 }
 
@@ -214,6 +217,7 @@ void CaptureWriter::flush() noexcept {
     } else {
         dropped_ += rows_in_buf_;
     }
+    if (rows_in_buf_ > 0) written_until_ = newest_;
     rows_in_buf_ = 0;
     pos_ = 0;
 }
@@ -221,39 +225,79 @@ void CaptureWriter::flush() noexcept {
 void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     if (!file_) return;
     ++rows_;
+    const std::int64_t wake = clock::to_ns(t.wake);
+    if (!have_t0_) {
+        t0_ = written_until_ = wake;
+        have_t0_ = true;
+    }
+    const std::int64_t interval = t.interval.count();  // wake to wake
+    const bool has_interval = interval > 0;
+    // Pacer's own figures: every frame with a wake-to-wake interval, written or not.
+    skipped_ += t.skipped;
+    if (has_interval) {
+        ++wakes_;
+        if (t.missed) ++missed_;
+        wake_ns_ += interval;
+        work_ns_ += t.work.count();
+        slept_ns_ += t.slept.count();
+        spun_ns_ += t.spun.count();
+        max_late_ns_ = std::max(max_late_ns_, t.lateness.count());
+    }
+
+    // The frame time (MsBetweenPresents) and the row's time (TimeInSeconds): see the header.
+    std::int64_t frame = -1, at = wake;
+    if (x.present) {
+        const std::int64_t begin = clock::to_ns(x.present->begin);
+        if (have_present_) frame = begin - last_present_;
+        last_present_ = begin;
+        have_present_ = true;
+        ++presents_;
+        at = begin;
+    } else if (presents_ == 0) {
+        frame = interval;
+    }
+    if (frame <= 0) {  // no frame time: no row
+        ++no_time_;
+        return;
+    }
     if (failed()) {
         ++dropped_;
         return;
     }
-    if (cap_ - pos_ < kMaxRow) {
+    if (cap_ - pos_ < kMaxRow) {  // never true after open() and add(), which leave room
         flush();
         if (failed()) {
             ++dropped_;
             return;
         }
     }
-    const std::int64_t wake = clock::to_ns(t.wake);
-    if (!have_t0_) {
-        t0_ = wake;
-        have_t0_ = true;
-    }
-    const std::int64_t interval = t.interval.count();
-    const bool has_interval = interval > 0;
 
     char* const start = buf_.get() + pos_;
     char* p = put(start, prefix_, prefix_len_);
-    if (x.sync_interval >= 0) {
-        p = put_u(p, static_cast<std::uint64_t>(x.sync_interval));
+    const int sync = x.sync_interval >= 0 ? x.sync_interval : x.present ? x.present->swap_interval : -1;
+    if (sync >= 0) {
+        p = put_u(p, static_cast<std::uint64_t>(sync));
         *p++ = ',';
     } else {
         p = put_na(p);
     }
-    p = put(p, "NA,NA,Unknown,NA,");  // PresentFlags, AllowsTearing, PresentMode, Dropped
-    p = put_fixed(p, wake - t0_, 9);  // TimeInSeconds
+    p = put(p, "NA,NA,Unknown,");  // PresentFlags, AllowsTearing, PresentMode
+    int dropped = x.dropped;
+    if (dropped < 0 && x.present && !x.present->ok) dropped = 1;
+    if (dropped < 0 && x.until_displayed.count() >= 0) dropped = 0;
+    if (dropped >= 0) {
+        *p++ = dropped > 0 ? '1' : '0';
+        *p++ = ',';
+    } else {
+        p = put_na(p);
+    }
+    p = put_fixed(p, at - t0_, 9);  // TimeInSeconds
     *p++ = ',';
-    p = has_interval ? put_ms(p, interval) : put_na(p);  // MsBetweenPresents
+    p = put_ms(p, frame);  // MsBetweenPresents
     p = put_ms_or_na(p, x.between_display_change);
-    p = put_ms_or_na(p, x.in_present);
+    std::chrono::nanoseconds in_present = x.in_present;
+    if (in_present.count() < 0 && x.present) in_present = x.present->end - x.present->begin;
+    p = put_ms_or_na(p, in_present);
     p = put_ms_or_na(p, x.until_render_complete);
     p = put_ms_or_na(p, x.until_displayed);
     p = put_u(p, t.index);  // Frame
@@ -281,28 +325,36 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     } else {
         p = put(p, to_string(t.source));
     }
+    *p++ = ',';
+    if (has_interval) {
+        p = put_fixed(p, interval, 6);  // MsBetweenWakes
+    } else {
+        p = put(p, "NA", 2);
+    }
     *p++ = '\n';
     pos_ += static_cast<std::size_t>(p - start);
     ++rows_in_buf_;
+    newest_ = at;
 
-    // Whole-capture totals for the sidecar.
-    skipped_ += t.skipped;
-    if (has_interval) {
-        ++n_;
-        if (t.missed) ++missed_;
-        sum_ns_ += interval;
-        work_ns_ += t.work.count();
-        slept_ns_ += t.slept.count();
-        spun_ns_ += t.spun.count();
-        min_ns_ = n_ == 1 ? interval : std::min(min_ns_, interval);
-        max_ns_ = std::max(max_ns_, interval);
-        max_late_ns_ = std::max(max_late_ns_, t.lateness.count());
-        const double ms = static_cast<double>(interval) * 1e-6;
-        const double d = ms - mean_ms_;
-        mean_ms_ += d / static_cast<double>(n_);
-        m2_ += d * (ms - mean_ms_);
+    // Frame-time totals for the sidecar, over the rows as written.
+    ++n_;
+    sum_ns_ += frame;
+    min_ns_ = n_ == 1 ? frame : std::min(min_ns_, frame);
+    max_ns_ = std::max(max_ns_, frame);
+    const double ms = static_cast<double>(frame) * 1e-6;
+    const double d = ms - mean_ms_;
+    mean_ms_ += d / static_cast<double>(n_);
+    m2_ += d * (ms - mean_ms_);
+    if (window_) {
+        FrameTiming w = t;
+        w.interval = std::chrono::nanoseconds(frame);
+        window_->add(w);
     }
-    if (window_) window_->add(t);
+
+    // Durability: hand the rows to the OS once they are worth a write (see the header).
+    if (cap_ - pos_ < kMaxRow ||
+        (rows_in_buf_ >= kRowsPerWrite && newest_ - written_until_ >= kWriteAfterNs))
+        flush();
 }
 
 Status CaptureWriter::status() const {
@@ -348,8 +400,10 @@ Status CaptureWriter::write_stats() const {
     kv("Rows", u(rows_));
     kv("RowsWritten", u(written_));
     kv("RowsDropped", u(dropped_));
+    kv("RowsWithoutFrameTime", u(no_time_));
     kv("WriteError", failed() ? sanitized(err_, 256, Field::sidecar) : "none");
     kv("Frames", u(n_));
+    kv("FrameTimeSource", presents_ > 0 ? "presents" : "wakes");
     kv("DurationSeconds", d(static_cast<double>(sum_ns_) * 1e-9));
     kv("AverageFPS", d(sum_ns_ > 0 ? 1e9 * static_cast<double>(n_) / static_cast<double>(sum_ns_) : 0.0));
     kv("MsFrameTimeMean", d(mean_ms_));
@@ -359,7 +413,7 @@ Status CaptureWriter::write_stats() const {
     kv("MsLatenessMax", d(static_cast<double>(max_late_ns_) * 1e-6));
     kv("MissedFrames", u(missed_));
     kv("SkippedSlots", u(skipped_));
-    const double wall = static_cast<double>(std::max<std::int64_t>(sum_ns_, 1));
+    const double wall = static_cast<double>(std::max<std::int64_t>(wake_ns_, 1));
     kv("WorkShare", d(static_cast<double>(work_ns_) / wall));
     kv("SleepShare", d(static_cast<double>(slept_ns_) / wall));
     kv("SpinShare", d(static_cast<double>(spun_ns_) / wall));

@@ -2,37 +2,16 @@
 
 #include <cmath>
 
+#include "sim_rng.hpp"
+
 namespace pacer {
-namespace {
-
-std::uint64_t splitmix(std::uint64_t& x) noexcept {
-    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
-
-}  // namespace
 
 SimulatedOs::SimulatedOs(const SimModel& model, std::uint64_t seed, std::int64_t start_ns) noexcept
     : model_(model), now_(start_ns) {
-    for (auto& s : rng_) s = splitmix(seed);
+    detail::seed_rng(rng_, seed);
 }
 
-double SimulatedOs::uniform() noexcept {
-    // xoshiro256** (Blackman & Vigna): fast, and the same stream on every platform.
-    const std::uint64_t result = rotl(rng_[1] * 5, 7) * 9;
-    const std::uint64_t t = rng_[1] << 17;
-    rng_[2] ^= rng_[0];
-    rng_[3] ^= rng_[1];
-    rng_[1] ^= rng_[2];
-    rng_[0] ^= rng_[3];
-    rng_[2] ^= t;
-    rng_[3] = rotl(rng_[3], 45);
-    return static_cast<double>(result >> 11) * 0x1.0p-53;
-}
+double SimulatedOs::uniform() noexcept { return detail::next_uniform(rng_); }
 
 double SimulatedOs::exponential(double mean) noexcept {
     if (mean <= 0) return 0.0;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "sim_rng.hpp"
 #include "text.hpp"
 
 namespace pacer {
@@ -13,15 +14,6 @@ namespace {
 constexpr std::int64_t kSecond = 1'000'000'000;
 constexpr double kMaxPpm = 1000.0;
 constexpr std::int64_t kMaxNoiseNs = 10'000'000;
-
-std::uint64_t splitmix(std::uint64_t& x) noexcept {
-    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
 
 bool refresh_ok(double hz) noexcept { return std::isfinite(hz) && hz >= kMinRefreshHz && hz <= kMaxRefreshHz; }
 
@@ -126,7 +118,7 @@ std::int64_t SimulatedDisplay::first_vblank_after(const Segment& s, std::int64_t
 SimulatedDisplay::SimulatedDisplay(SimulatedOs& os, const DisplayConfig& config)
     : os_(os), cfg_(checked(config)), start_(os.now_ns()) {
     std::uint64_t seed = cfg_.seed;
-    for (auto& s : rng_) s = splitmix(seed);
+    detail::seed_rng(rng_, seed);
     segments_.push_back(make_segment(start_ + cfg_.phase_ns, cfg_.refresh_hz, cfg_.clock_ppm));
     for (const RefreshChange& r : cfg_.refresh_changes) {
         // The new mode starts at the first vblank at or after the change.
@@ -201,18 +193,7 @@ void SimulatedDisplay::vrr_commit(std::int64_t ready, std::int64_t scanout) noex
     }
 }
 
-double SimulatedDisplay::uniform() noexcept {
-    // xoshiro256**, as SimulatedOs: the same stream on every platform.
-    const std::uint64_t result = rotl(rng_[1] * 5, 7) * 9;
-    const std::uint64_t t = rng_[1] << 17;
-    rng_[2] ^= rng_[0];
-    rng_[3] ^= rng_[1];
-    rng_[1] ^= rng_[2];
-    rng_[0] ^= rng_[3];
-    rng_[2] ^= t;
-    rng_[3] = rotl(rng_[3], 45);
-    return static_cast<double>(result >> 11) * 0x1.0p-53;
-}
+double SimulatedDisplay::uniform() noexcept { return detail::next_uniform(rng_); }
 
 std::int64_t SimulatedDisplay::noise() noexcept {
     // Uniform integer in [-n, n].

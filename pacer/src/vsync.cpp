@@ -12,6 +12,11 @@ namespace {
 bool refresh_known(double hz) noexcept {
     return std::isfinite(hz) && hz >= kMinRefreshHz && hz <= kMaxRefreshHz;
 }
+// The swap's cadence is the refresh or a whole divisor of it, within 3 %.
+bool cadence_is_refresh(double refresh_hz, double cadence_hz) noexcept {
+    const double n = std::round(refresh_hz / cadence_hz);
+    return n >= 1 && std::fabs(refresh_hz / n - cadence_hz) <= 0.03 * cadence_hz;
+}
 }  // namespace
 
 int compatible_swap_interval(double refresh_hz, double target_hz) noexcept {
@@ -40,9 +45,31 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
         const double t = 1e9 / p.refresh_hz;
         const double interval = static_cast<double>((p.end - prev).count());
         const double k = std::round(interval / t);
-        const double tol = std::max(250'000.0, 0.03 * t);
-        locked = k >= p.swap_interval && std::fabs(interval - k * t) <= tol;
+        if (!have_grid_) {
+            grid_ = prev;
+            have_grid_ = true;
+        }
+        // Where this present ends against the nearest predicted vblank.
+        const double since = static_cast<double>((p.end - grid_).count());
+        const double m = std::round(since / t);
+        const double err = since - m * t;
+        const double early = std::max(250'000.0, 0.03 * t);
+        const double late = std::max(early, std::min(0.25 * t, 2'000'000.0));
+        // Both ends on the grid: the interval is k periods give or take both windows.
+        locked = k >= p.swap_interval && err >= -early && err <= late &&
+                 std::fabs(interval - k * t) <= early + late;
         missed = locked && k > p.swap_interval;
+        // Following late presents by an eighth bounds the drift a lock tolerates: a cadence off
+        // the grid by d per period settles at 8 d late, outside the window once d > late / 8
+        // (0.25 ms at 60 Hz: 1.5 %), so a swap paced at another rate never gets 16 in a row.
+        if (locked) {
+            const double moved = m * t + (err < 0 ? err : err / 8);
+            grid_ += clock::duration(static_cast<clock::rep>(std::llround(moved)));
+        } else if (bad_ >= 1) {
+            grid_ = p.end;  // a second unlocked present in a row: the grid moved; follow it
+        }
+    } else {
+        have_grid_ = false;
     }
     if (!had_last && p.ok) return false;  // the first present has no interval: no evidence either way
     if (p.ok && had_last && p.end > prev) {
@@ -209,7 +236,9 @@ void VsyncController::decide(clock::time_point now) noexcept {
                         !(detector_.swap_waits() &&
                           detector_.intervals_seen() < VsyncDetector::kCadenceMin))) {
                 // The swap blocked at a steady cadence of its own: say so, with the rate.
-                fall_back(vs_.swap_hz > 0 ? VsyncReason::auto_other_rate : VsyncReason::auto_not_blocking,
+                fall_back(vs_.swap_hz <= 0                          ? VsyncReason::auto_not_blocking
+                          : cadence_is_refresh(refresh_hz_, vs_.swap_hz) ? VsyncReason::auto_irregular
+                                                                         : VsyncReason::auto_other_rate,
                           true, now);
             }
             break;

@@ -12,6 +12,10 @@
 #include "coarse_time_source.hpp"
 #include "machine_cpu.hpp"
 #include "options.hpp"
+#include "pacer/capture.hpp"
+#include "pacer/log.hpp"
+#include "pacer/sim.hpp"
+#include "replay.hpp"
 #include "pacer/time_source.hpp"
 #include "presenter.hpp"
 #include "session.hpp"
@@ -291,6 +295,95 @@ TEST(Session, CountsStuttersByTheLibraryRule) {
     EXPECT_EQ(s.stutters(), s.summary().stutters_total);
     s.reset_stats();
     EXPECT_EQ(s.stutters(), 0u);
+}
+
+// ---- replay (--replay FILE) -----------------------------------------------------------------
+
+TEST(Replay, ReadsAPacerCaptureBackFrameByFrame) {
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 40'000, .preempt_probability = 0.05});
+    pacer::FramePacer fp({.target_hz = 144.0}, &os);
+    const std::string path = std::string(PACER_TEST_WORK_DIR) + "/replay_roundtrip.csv";
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions co;
+    co.write_stats = false;
+    ASSERT_TRUE(cap.open(path, co).ok());
+    std::vector<pacer::FrameTiming> written;
+    for (int i = 0; i < 300; ++i) {
+        os.advance(2'000'000 + (i % 11) * 400'000 + (i % 50 == 3 ? 12'000'000 : 0));
+        written.push_back(fp.wait());
+        cap.add(written.back());
+    }
+    ASSERT_TRUE(cap.close().ok());
+
+    Replay r;
+    ASSERT_TRUE(r.load(path).ok());
+    EXPECT_EQ(r.format(), "pacer");
+    EXPECT_EQ(r.mode(), "hybrid");
+    EXPECT_TRUE(r.has_target());
+    EXPECT_TRUE(r.has_lateness());
+    EXPECT_EQ(r.target(), fp.period());
+    ASSERT_EQ(r.size(), written.size() - 1);  // the first frame has no frame time, hence no row
+    int missed = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        const pacer::FrameTiming& w = written[i + 1];
+        SCOPED_TRACE("frame " + std::to_string(i));
+        EXPECT_EQ(r[i].index, w.index);
+        EXPECT_EQ(r[i].interval, w.interval);
+        EXPECT_EQ(r[i].lateness, w.lateness);
+        EXPECT_EQ(r[i].work, w.work);
+        EXPECT_EQ(r[i].period, w.period);
+        EXPECT_EQ(r[i].skipped, w.skipped);
+        EXPECT_EQ(r[i].missed, w.missed);
+        missed += w.missed;
+    }
+    EXPECT_GT(missed, 0);  // the 12 ms stalls: the comparison above covered missed frames too
+}
+
+TEST(Replay, ABadFileIsRefusedWithItsLineAndTheSessionStaysLive) {
+    Session s(idle_at(500));
+    const pacer::Status st = s.start_replay(std::string(PACER_SAMPLES) + "/bad_number.csv");
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("bad_number.csv:3: MsBetweenPresents"), std::string::npos) << st.message();
+    EXPECT_FALSE(s.replaying());
+    EXPECT_FALSE(s.start_replay("/nonexistent-dir-of-pacer/x.csv").ok());
+    s.begin_frame();
+    s.begin_frame();
+    EXPECT_EQ(s.stats().summarize().frames, 1u);  // live frames go on into the statistics
+}
+
+TEST(Replay, SteppedAndPlayedTheSessionShowsTheFilesFrames) {
+    Session s(idle_at(500));
+    s.begin_frame();
+    s.begin_frame();  // a live frame in the statistics, which the replay replaces
+    ASSERT_TRUE(s.start_replay(std::string(PACER_SAMPLES) + "/presentmon1.csv").ok());
+    EXPECT_TRUE(s.replaying());
+    s.step_replay(10);
+    EXPECT_FALSE(s.replay_playing());
+    // The file's first ten frame times: 16.0, 17.3334, 16.6666, three times over, then 16.0.
+    pacer::StatsSummary m = s.stats().summarize();
+    EXPECT_EQ(m.frames, 10u);
+    EXPECT_NEAR(m.interval_ms.mean, (4 * 16.0 + 3 * 17.3334 + 3 * 16.6666) / 10, 1e-9);
+    EXPECT_NEAR(m.interval_ms.max, 17.3334, 1e-9);
+    EXPECT_EQ(s.frame_ms.count, 10u);
+    EXPECT_FLOAT_EQ(s.frame_ms.last(10, 1), 17.3334f);
+    // No MsTargetFrameTime in a PresentMon file: the median of its 60 frame times (20 each of
+    // 16.0, 16.6666 and 17.3334) is the target.
+    EXPECT_EQ(s.target_period(), std::chrono::nanoseconds(16'666'600));
+
+    // Played: the rest of the file at its own pace (1 s of frames), then it pauses at the end.
+    s.set_replay_playing(true);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (s.replay_playing() && std::chrono::steady_clock::now() < give_up) s.begin_frame();
+    EXPECT_EQ(s.replay_position(), 60u);
+    m = s.stats().summarize();
+    EXPECT_EQ(m.frames, 60u);
+    EXPECT_NEAR(m.avg_fps, 60.0, 1e-9);  // 60 frames in exactly 1000 ms
+
+    s.stop_replay();
+    EXPECT_FALSE(s.replaying());
+    EXPECT_EQ(s.target_period(), s.pacer().period());
+    EXPECT_EQ(s.stats().summarize().frames, 0u);
 }
 
 namespace {

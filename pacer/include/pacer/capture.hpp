@@ -9,17 +9,41 @@
 //   }
 //   cap.close();                       // flushes, writes capture-stats.csv beside it
 //
-// File. One row per frame, comma separated, LF line ends, no quoting, C locale whatever the global
-// locale (numbers go through std::to_chars or integer arithmetic). The header starts with the
-// classic PresentMon 1.x columns in their exact order and casing (kPresentMonColumns), so tools
-// that read PresentMon logs read ours; pacer's own columns follow (kPacerColumns). None of them is
-// a name CapFrameX takes for timing data (FrameTime, DisplayedTime, GPUBusy, ...); MsCPUBusy and
-// MsCPUWait are PresentMon 2.x's own names for work and wait time. Values pacer does not measure
-// are "NA", PresentMon's "not measured" (SwapChainAddress, PresentFlags, Dropped, the display
-// columns unless the engine passes them in CaptureExtras).
+// File. One row per frame that has a frame time, comma separated, LF line ends, no quoting, C
+// locale whatever the global locale (numbers go through std::to_chars or integer arithmetic). The
+// header starts with the classic PresentMon 1.x columns in their exact order and casing
+// (kPresentMonColumns), so tools that read PresentMon logs read ours; pacer's own columns follow
+// (kPacerColumns). None of them is a name CapFrameX takes for timing data (FrameTime,
+// DisplayedTime, GPUBusy, ...); MsCPUBusy and MsCPUWait are PresentMon 2.x's own names for work
+// and wait time. Values nobody measured are "NA", PresentMon's "not measured".
 //
-//   TimeInSeconds      wake time of this frame since the first captured frame, s
-//   MsBetweenPresents  FrameTiming::interval (wake to wake); NA for the first frame of a grid
+// Presents. PresentMon's MsBetweenPresents is the time between two presents (swap calls), and the
+// tools that read the column take it as that. A host that presents passes each frame's present
+// in CaptureExtras::present, timed on the pacer's clock (the PresentInfo it gives
+// FramePacer::report_present); the row then holds the present's figures:
+//   TimeInSeconds      the present's begin, since the first captured frame's wake, s
+//   MsBetweenPresents  this present's begin - the previous present's begin
+//   MsInPresentAPI     end - begin (unless CaptureExtras::in_present says otherwise)
+//   SyncInterval       PresentInfo::swap_interval when >= 0 (unless CaptureExtras::sync_interval)
+//   Dropped            1 when the swap call failed (PresentInfo::ok false)
+// The first present has no previous one: its frame is not written. Once a capture has seen a
+// present, a frame without one writes no row either (PresentMon writes one row per present) and
+// the next present's MsBetweenPresents spans both frames. Without presents (a headless loop, a
+// host that does not pass them) MsBetweenPresents is wake to wake (FrameTiming::interval) and
+// TimeInSeconds the wake time: what paced the loop, not what reached the display.
+//
+// No row without a frame time: CapFrameX reads NA in MsBetweenPresents as a 0 ms frame, and
+// PresentMon writes no row before it has one. The first frame of a capture and of every new grid
+// (FramePacer::reset, a time-source change: FrameTiming::interval == 0) is counted in
+// rows_without_frame_time() instead, unless it has a present to measure from.
+//
+//   Application, ProcessID, Runtime  CaptureOptions, the real process id, CaptureOptions
+//   SwapChainAddress, PresentFlags, AllowsTearing   NA;   PresentMode   Unknown
+//   Dropped            CaptureExtras::dropped (0/1); else 1 for a failed swap, 0 when
+//                      until_displayed says the frame was displayed, NA otherwise. (CapFrameX
+//                      reads NA as dropped: it then shows no input-lag estimate, which without
+//                      MsUntilDisplayed it could not make anyway.)
+//   MsBetweenDisplayChange, MsUntilRenderComplete, MsUntilDisplayed   CaptureExtras, else NA
 //   MsCPUBusy          FrameTiming::work;        MsCPUWait = interval - work (time inside wait())
 //   Frame              FrameTiming::index        WaitMode        FrameTiming::mode (sleep, spin,
 //                                                                hybrid, vsync, auto)
@@ -28,27 +52,39 @@
 //   MsMargin           FrameTiming::margin       Skipped, Missed FrameTiming::skipped, missed (0/1)
 //   PacingSource       what paced the frame: FrameTiming::source ("sleep", "spin", "hybrid",
 //                      "vsync"; in auto mode it tells which one won), or CaptureExtras::pacing_source
+//   MsBetweenWakes     FrameTiming::interval, wake to wake (= MsCPUBusy + MsCPUWait); NA when 0
 // Durations are written in ms with 6 decimals, i.e. exactly in whole nanoseconds.
 //
 // Sidecar. close() also writes "<name>-stats.csv" ("capture.csv" -> "capture-stats.csv",
 // skipped by CapFrameX): Key,Value rows with the summary over the whole capture (frames, average
-// FPS, mean/stddev/min/max frame time, missed, work/sleep/spin shares), percentiles and 1 % lows
-// over the newest CaptureOptions::stats_window frames, the pacer's settings and the machine.
-// A value that holds a comma or a double quote is written as an RFC 4180 quoted field (RFC 4180
-// section 2, rules 6 and 7: in double quotes, each quote doubled), so it reads back unaltered:
+// FPS, mean/stddev/min/max frame time as written in MsBetweenPresents and FrameTimeSource saying
+// whether that is presents or wakes, missed, work/sleep/spin shares of the wake-to-wake time),
+// percentiles and 1 % lows over the newest CaptureOptions::stats_window frames, the pacer's
+// settings and the machine. A value that holds a comma or a double quote is written as an RFC 4180
+// quoted field (RFC 4180 section 2, rules 6 and 7: in double quotes, each quote doubled), so it
+// reads back unaltered:
 //   MachineSleepPrimitive,"clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)"
 // Other values are written as they are. Line breaks in free text (Notes, the file name, an error
 // message) become '_', so each key stays on one line.
 //
-// Cost. add() formats about 200 bytes into a buffer allocated by open() (no allocation per frame;
-// tests/alloc_test.cpp) and writes the buffer with one write() when it is full: with the default
-// 64 KiB, one system call every ~300 frames (bench/bench_capture.cpp measures add()).
+// Durability. A process that is killed (kill -9, a crash) loses only the rows still in the buffer:
+// add() hands the buffered rows to the OS with one write() once there are at least 64 of them and
+// they cover at least 0.2 s (TimeInSeconds of the newest row - of the newest row written before),
+// or when the buffer is full. So at most max(64 rows, ~0.2 s + one frame) of frames are lost:
+// 63 rows at 144 Hz (0.44 s), 0.2 s at 1 kHz, ~50 ms at 10 kHz (a full 128 KiB buffer), and never
+// more than one write() per 64 rows. open() writes the header at once. The write goes to the page
+// cache (nothing waits for the disk: a machine that loses power may lose more; no fsync).
+//
+// Cost. add() formats about 260 bytes into the buffer open() allocated (no allocation per frame;
+// tests/alloc_test.cpp) and never blocks but in that write(): a 16-128 KiB copy into the page
+// cache, a few microseconds, once per 64 or more frames (bench/bench_capture.cpp measures add()
+// with its writes, amortised: 0.1-0.4 us per frame). No thread is started.
 //
 // Errors never throw and never stop the frame loop. open() returns a Status for a path that
-// cannot be written. A write that fails later (disk full, /dev/full, a removed device) is recorded
-// once: failed() turns true, status() holds "capture: cannot write <path>: <reason>", every later
-// row is counted in rows_dropped() instead of written, and the loop goes on. Rows written before
-// the failure stay in the file.
+// cannot be opened for writing. A write that fails (disk full, /dev/full, a removed device; the
+// header's included) is recorded once: failed() turns true, status() holds "capture: cannot write
+// <path>: <reason>", every later row is counted in rows_dropped() instead of written, and the loop
+// goes on. Rows written before the failure stay in the file.
 //
 // Thread safety: none. One thread adds (the pacing thread); open/close from that thread too.
 #pragma once
@@ -65,6 +101,7 @@
 #include "pacer/stats.hpp"
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"
+#include "pacer/vsync.hpp"
 
 namespace pacer {
 
@@ -75,15 +112,18 @@ inline constexpr const char* kPresentMonColumns =
     "MsUntilRenderComplete,MsUntilDisplayed";
 inline constexpr const char* kPacerColumns =
     "Frame,MsCPUBusy,MsCPUWait,WaitMode,MsTargetFrameTime,MsLateness,MsSleep,MsSpin,MsOversleep,"
-    "MsMargin,Skipped,Missed,PacingSource";
+    "MsMargin,Skipped,Missed,PacingSource,MsBetweenWakes";
 
 // What the engine knows about a frame and pacer does not. Negative durations: not measured (NA).
 struct CaptureExtras {
+    // This frame's present (swap call) on the pacer's clock: see "Presents" above.
+    std::optional<PresentInfo> present{};
     std::chrono::nanoseconds in_present{-1};              // MsInPresentAPI: inside the swap call
     std::chrono::nanoseconds until_render_complete{-1};   // MsUntilRenderComplete
     std::chrono::nanoseconds until_displayed{-1};         // MsUntilDisplayed
     std::chrono::nanoseconds between_display_change{-1};  // MsBetweenDisplayChange
-    int sync_interval = -1;                               // SyncInterval; < 0: NA
+    int sync_interval = -1;                               // SyncInterval; < 0: from present, else NA
+    int dropped = -1;                                     // Dropped: 1 not displayed, 0 displayed; < 0: see above
     // PacingSource; nullptr: FrameTiming::source. Commas and line breaks become '_', at most 31 chars.
     const char* pacing_source = nullptr;
 };
@@ -92,7 +132,8 @@ struct CaptureOptions {
     // Application column: commas, quotes and line breaks become '_', at most 64 chars, "" -> "pacer".
     std::string application = "pacer";
     std::string runtime = "Other";        // Runtime column (PresentMon: DXGI, D3D9, Other, ...)
-    std::size_t buffer_bytes = 64 * 1024; // row buffer, clamped to [4 KiB, 64 MiB]
+    // Row buffer, clamped to [CaptureWriter::kMinBuffer (65 KiB: 64 rows of the longest kind), 64 MiB].
+    std::size_t buffer_bytes = 128 * 1024;
     bool write_stats = true;              // write <name>-stats.csv at close() (regular files only)
     std::size_t stats_window = 65'536;    // frames kept for the sidecar's percentiles, >= 2
     std::optional<PacerConfig> config{};  // settings written to the sidecar, if given
@@ -110,10 +151,11 @@ public:
     // ts: whose sleep primitive the sidecar names (nullptr: the real OS).
     Status open(const std::string& path, const CaptureOptions& options = {}, TimeSource* ts = nullptr);
 
-    // One row. Does nothing when no capture is open; counts the row as dropped after a write error.
+    // One frame: a row, unless it has no frame time (see above). Does nothing when no capture is
+    // open; counts the row as dropped after a write error.
     void add(const FrameTiming& t, const CaptureExtras& extras = {}) noexcept;
 
-    // Writes the buffered rows (a bounded write; add() does this itself when the buffer is full).
+    // Writes the buffered rows now (one bounded write; add() does this itself, see Durability).
     void flush() noexcept;
 
     // Flushes, closes the file, writes the sidecar. Returns the first error of this capture, if
@@ -126,6 +168,8 @@ public:
     std::uint64_t rows() const noexcept { return rows_; }              // add() calls while open
     std::uint64_t rows_written() const noexcept { return written_; }   // rows handed to the OS
     std::uint64_t rows_dropped() const noexcept { return dropped_; }   // lost after a write error
+    std::uint64_t rows_without_frame_time() const noexcept { return no_time_; }  // not written
+    std::uint64_t rows_buffered() const noexcept { return rows_in_buf_; }  // not yet handed to the OS
     const std::string& path() const noexcept { return path_; }
 
     // "dir/capture.csv" -> "dir/capture-stats.csv"; a name without ".csv" gets "-stats.csv".
@@ -134,6 +178,9 @@ public:
     static std::string header();
 
     static constexpr std::size_t kMaxRow = 1024;  // bound on one formatted row, bytes
+    static constexpr std::size_t kMinBuffer = 65 * kMaxRow;
+    static constexpr std::uint64_t kRowsPerWrite = 64;          // at least, between two writes
+    static constexpr std::int64_t kWriteAfterNs = 200'000'000;  // buffered time that makes a write
 
 private:
     void fail(const char* what, int err) noexcept;
@@ -153,10 +200,16 @@ private:
     std::unique_ptr<FrameStats> window_;
     std::int64_t t0_ = 0;
     bool have_t0_ = false;
-    std::uint64_t rows_ = 0, written_ = 0, dropped_ = 0;
-    // Whole-capture totals for the sidecar.
-    std::uint64_t n_ = 0, missed_ = 0, skipped_ = 0;
-    std::int64_t sum_ns_ = 0, work_ns_ = 0, slept_ns_ = 0, spun_ns_ = 0, min_ns_ = 0, max_ns_ = 0;
+    std::int64_t written_until_ = 0;  // time of the newest row handed to the OS (or t0_)
+    std::int64_t newest_ = 0;         // time of the newest row formatted
+    std::int64_t last_present_ = 0;   // begin of the previous present
+    bool have_present_ = false;
+    std::uint64_t rows_ = 0, written_ = 0, dropped_ = 0, no_time_ = 0;
+    // Whole-capture totals for the sidecar: frame times as written (n_ rows), and the wake-to-wake
+    // intervals (wakes_ frames) for the pacer's own figures.
+    std::uint64_t n_ = 0, wakes_ = 0, missed_ = 0, skipped_ = 0, presents_ = 0;
+    std::int64_t sum_ns_ = 0, min_ns_ = 0, max_ns_ = 0;
+    std::int64_t wake_ns_ = 0, work_ns_ = 0, slept_ns_ = 0, spun_ns_ = 0;
     std::int64_t max_late_ns_ = 0;
     double mean_ms_ = 0, m2_ = 0;  // Welford
 };

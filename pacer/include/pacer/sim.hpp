@@ -17,6 +17,8 @@
 //   pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 20'000});
 //   pacer::FramePacer fp({.target_hz = 144}, &os);
 //   for (int i = 0; i < 1000; ++i) { os.advance(2'000'000); fp.wait(); }   // 2 ms of "work"
+//
+// pacer/sim_display.hpp adds a display and its swap chain in the same virtual time.
 #pragma once
 
 #include <cstdint>

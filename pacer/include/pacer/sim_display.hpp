@@ -6,14 +6,13 @@
 //   pacer::SimulatedOs os({.granularity_ns = 0});
 //   pacer::SimulatedDisplay display(os, {.refresh_hz = 60, .queue_depth = 2});
 //   pacer::FramePacer fp({.target_hz = 60, .mode = pacer::WaitMode::automatic}, &os);
-//   int in_effect = 0;
 //   for (int i = 0; i < 600; ++i) {
 //       fp.wait();
-//       os.advance(4'000'000);                                   // 4 ms of work
-//       in_effect = fp.desired_swap_interval();                  // the driver accepts it
-//       const pacer::PresentResult r = display.present(in_effect);   // may block
+//       os.advance(4'000'000);                                        // 4 ms of work
+//       const pacer::PresentResult r = display.present(fp.desired_swap_interval());  // may block
 //       for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
 //   }
+//   // fp.vsync_status().code == pacer::VsyncReason::auto_verified
 //
 // The model:
 //
@@ -95,7 +94,7 @@ struct DisplayConfig {
     double drop_probability = 0.0;          // [0, 1]: a present's report is lost
     double duplicate_probability = 0.0;     // [0, 1]: a (kept) report arrives twice
     std::uint64_t seed = 1;                 // the reports' generator
-    std::vector<RefreshChange> refresh_changes;  // increasing at_ns > 0; not with VRR
+    std::vector<RefreshChange> refresh_changes = {};  // increasing at_ns > 0; not with VRR
 };
 Status validate(const DisplayConfig& config);
 
