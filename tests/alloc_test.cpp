@@ -1,4 +1,4 @@
-// wait(), FrameStats::add/summarize/histogram and FixedStep::advance allocate nothing per frame.
+// wait() and the frame markers, FrameStats::add/summarize/histogram and FixedStep::advance allocate nothing per frame.
 // This executable replaces the global operator new to count every heap allocation.
 #include <gtest/gtest.h>
 
@@ -56,6 +56,38 @@ TEST(Allocations, NoneInTheFrameLoop) {
             (void)stats.series(pacer::FrameMetric::lateness, series);
             (void)cpu.sample();
         }
+    }
+    EXPECT_EQ(g_allocs.load() - before, 0);
+}
+
+TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.01});
+    pacer::FramePacer fp({.target_hz = 144.0, .mode = pacer::WaitMode::vsync}, &os);
+    pacer::FrameStats stats(1024);
+    const pacer::SyncMode modes[] = {pacer::SyncMode::frame_start, pacer::SyncMode::present,
+                                     pacer::SyncMode::just_in_time};
+    auto frame = [&](int i) {
+        stats.add(fp.wait());
+        fp.mark_input();
+        os.advance(2'000'000 + (i % 7) * 100'000);
+        fp.before_present();
+        pacer::PresentInfo p;
+        p.begin = fp.now();
+        os.advance(50'000);
+        p.end = fp.now();
+        p.swap_interval = 1;
+        p.refresh_hz = 144.0;
+        p.displayed = p.end + std::chrono::microseconds(1000);
+        fp.report_present(p);
+    };
+    for (int i = 0; i < 50; ++i) frame(i);  // warm-up
+    (void)stats.summarize();
+    const long before = g_allocs.load();
+    for (int i = 0; i < 3000; ++i) {
+        if (i % 1000 == 0) (void)fp.set_sync(modes[i / 1000]);
+        frame(i);
+        if (i % 100 == 0) (void)stats.summarize();
     }
     EXPECT_EQ(g_allocs.load() - before, 0);
 }

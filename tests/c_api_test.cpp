@@ -47,6 +47,8 @@ TEST(CApi, DefaultsAreTheCppDefaults) {
     EXPECT_EQ(c.max_catch_up, 1);
     EXPECT_EQ(c.miss_tolerance_ns, 500'000);
     EXPECT_EQ(c.background_hz, 10.0);
+    EXPECT_EQ(c.sync, PACER_SYNC_FRAME_START);
+    EXPECT_EQ(c.max_late_share, 0.01);
     pacer_frame_pacer* p = pacer_create(nullptr);  // NULL config: the defaults
     ASSERT_NE(p, nullptr);
     pacer_frame_timing t;
@@ -109,6 +111,47 @@ TEST(CApi, CreateRefusesBadConfigsWithTheMessage) {
     expect_refused([](pacer_config& c) { c.max_catch_up = 1001; }, "max_catch_up = 1001: must be in [0, 1000] frames");
     expect_refused([](pacer_config& c) { c.miss_tolerance_ns = -1; }, "miss_tolerance = -1 ns: must be in [0, 1e9] ns");
     expect_refused([](pacer_config& c) { c.background_hz = 0; }, "background_hz = 0: must be a finite number in (0, 10000]");
+    expect_refused([](pacer_config& c) { c.sync = 3; }, "sync = 3: not a SyncMode");
+    expect_refused([](pacer_config& c) { c.max_late_share = 0.6; }, "max_late_share = 0.6: must be in [0.001, 0.5]");
+}
+
+TEST(CApi, SyncModesMarkersAndLatency) {
+    pacer_config c = config_at(200.0);
+    c.mode = PACER_MODE_SLEEP;
+    c.sync = PACER_SYNC_PRESENT;
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    pacer_frame_timing t;
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.sync, PACER_SYNC_PRESENT);
+    const std::int64_t start = t.wake_ns;
+    ASSERT_EQ(pacer_mark_input(p), PACER_OK);
+    const std::int64_t input_after = pacer_now_ns();
+    ASSERT_EQ(pacer_before_present(p), PACER_OK);  // present sync: waits for the 5 ms deadline
+    const std::int64_t after_wait = pacer_now_ns();
+    EXPECT_GE(after_wait, start + 5'000'000);
+    pacer_present present{};
+    present.begin_ns = after_wait;
+    present.end_ns = pacer_now_ns();
+    present.swap_interval = 0;
+    present.ok = 1;
+    present.displayed_ns = present.end_ns + 3'000'000;  // shown 3 ms after the call returned
+    ASSERT_EQ(pacer_report_present(p, &present), PACER_OK);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.latency_measured, 1);
+    // input (between start and input_after) -> displayed
+    EXPECT_GE(t.latency_ns, present.displayed_ns - input_after);
+    EXPECT_LE(t.latency_ns, present.displayed_ns - start);
+    EXPECT_GE(t.input_to_present_ns, present.begin_ns - input_after);
+    EXPECT_LE(t.input_to_present_ns, present.begin_ns - start);
+    EXPECT_EQ(pacer_set_sync(p, PACER_SYNC_JUST_IN_TIME), PACER_OK);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.sync, PACER_SYNC_JUST_IN_TIME);
+    EXPECT_EQ(pacer_set_sync(p, 5), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "sync = 5: not a SyncMode");
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.sync, PACER_SYNC_JUST_IN_TIME);  // the refused value changed nothing
+    pacer_destroy(p);
 }
 
 TEST(CApi, LastErrorIsPerThread) {
@@ -199,6 +242,10 @@ TEST(CApi, NullPacerIsRefusedEverywhere) {
     EXPECT_EQ(pacer_set_mode(nullptr, PACER_MODE_SLEEP), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(pacer_set_late_policy(nullptr, PACER_LATE_SKIP, 0), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(pacer_set_background(nullptr, 1), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_set_sync(nullptr, PACER_SYNC_PRESENT), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_mark_input(nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_mark_input: the pacer is NULL");
+    EXPECT_EQ(pacer_before_present(nullptr), PACER_ERROR_INVALID_ARGUMENT);
     const pacer_present present{};
     EXPECT_EQ(pacer_report_present(nullptr, &present), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(pacer_report_present(nullptr, nullptr), PACER_ERROR_INVALID_ARGUMENT);
@@ -217,15 +264,17 @@ TEST(CApi, OddPresentsAndTimesDoNotCrash) {
     const std::int64_t now = pacer_now_ns();
     const std::int64_t day = 86'400'000'000'000;
     const pacer_present odd[] = {
-        {now + day, now - day, -5, std::nan(""), 0},
-        {-day, 0, 1000, -1.0, 1},
-        {now, now, 1, std::numeric_limits<double>::infinity(), 1},
+        {now + day, now - day, -5, std::nan(""), 0, now},
+        {-day, 0, 1000, -1.0, 1, -2 * day},  // displayed before the call: ignored
+        {now, now, 1, std::numeric_limits<double>::infinity(), 1, now + day},  // a day later: ignored
     };
     for (const pacer_present& present : odd) {
         EXPECT_EQ(pacer_report_present(p, &present), PACER_OK);
         pacer_frame_timing t;
         EXPECT_EQ(pacer_wait(p, &t), PACER_OK);
         EXPECT_GE(t.wake_ns, t.deadline_ns);
+        EXPECT_EQ(t.latency_measured, 0);
+        EXPECT_GE(t.latency_ns, 0);
     }
     pacer_destroy(p);
     const std::int64_t small = std::numeric_limits<std::int64_t>::min();

@@ -24,6 +24,7 @@ int usage(FILE* to) {
                  "  probe            how long this machine's wait primitives really wait\n"
                  "  compare          interleaved pacing comparison: sleep, spin, preciseSleep, hybrid\n"
                  "  simulate         relative-error heatmap of the waiter on the virtual-time OS model\n"
+                 "  simulate latency input latency of the sync modes on a simulated vsync display\n"
                  "  run              a paced loop without a window, optionally captured\n"
                  "  version          print the version\n");
     return to == stdout ? 0 : 2;

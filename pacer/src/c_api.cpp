@@ -22,6 +22,9 @@ static_assert(PACER_MODE_SLEEP == static_cast<int>(pacer::WaitMode::sleep) &&
 static_assert(PACER_LATE_CATCH_UP == static_cast<int>(pacer::LatePolicy::catch_up) &&
               PACER_LATE_SKIP == static_cast<int>(pacer::LatePolicy::skip) &&
               PACER_LATE_RESYNC == static_cast<int>(pacer::LatePolicy::resync));
+static_assert(PACER_SYNC_FRAME_START == static_cast<int>(pacer::SyncMode::frame_start) &&
+              PACER_SYNC_PRESENT == static_cast<int>(pacer::SyncMode::present) &&
+              PACER_SYNC_JUST_IN_TIME == static_cast<int>(pacer::SyncMode::just_in_time));
 static_assert(PACER_SOURCE_SLEEP == static_cast<int>(pacer::PacingSource::sleep) &&
               PACER_SOURCE_SPIN == static_cast<int>(pacer::PacingSource::spin) &&
               PACER_SOURCE_HYBRID == static_cast<int>(pacer::PacingSource::hybrid) &&
@@ -80,6 +83,8 @@ pacer::PacerConfig to_cpp(const pacer_config& c) noexcept {
     config.max_catch_up = c.max_catch_up;
     config.miss_tolerance = std::chrono::nanoseconds(c.miss_tolerance_ns);
     config.background_hz = c.background_hz;
+    config.sync = static_cast<pacer::SyncMode>(c.sync);
+    config.max_late_share = c.max_late_share;
     return config;
 }
 
@@ -115,6 +120,8 @@ pacer_config pacer_config_default(void) {
     c.max_catch_up = d.max_catch_up;
     c.miss_tolerance_ns = ns(d.miss_tolerance);
     c.background_hz = d.background_hz;
+    c.sync = static_cast<int>(d.sync);
+    c.max_late_share = d.max_late_share;
     return c;
 }
 
@@ -149,6 +156,11 @@ int pacer_wait(pacer_frame_pacer* fp, pacer_frame_timing* timing) {
         timing->mode = static_cast<int>(t.mode);
         timing->source = static_cast<int>(t.source);
         timing->background = t.background ? 1 : 0;
+        timing->sync = static_cast<int>(t.sync);
+        timing->latency_ns = ns(t.latency);
+        timing->input_to_present_ns = ns(t.input_to_present);
+        timing->latency_measured = t.latency_measured ? 1 : 0;
+        timing->shown_late = t.shown_late ? 1 : 0;
     }
     return PACER_OK;
 }
@@ -161,6 +173,23 @@ int pacer_set_target_hz(pacer_frame_pacer* fp, double target_hz) {
 int pacer_set_mode(pacer_frame_pacer* fp, int mode) {
     if (!fp) return null_pacer("pacer_set_mode");
     return guarded([&] { return status_code(fp->impl.set_mode(static_cast<pacer::WaitMode>(mode))); });
+}
+
+int pacer_set_sync(pacer_frame_pacer* fp, int sync) {
+    if (!fp) return null_pacer("pacer_set_sync");
+    return guarded([&] { return status_code(fp->impl.set_sync(static_cast<pacer::SyncMode>(sync))); });
+}
+
+int pacer_mark_input(pacer_frame_pacer* fp) {
+    if (!fp) return null_pacer("pacer_mark_input");
+    fp->impl.mark_input();
+    return PACER_OK;
+}
+
+int pacer_before_present(pacer_frame_pacer* fp) {
+    if (!fp) return null_pacer("pacer_before_present");
+    fp->impl.before_present();
+    return PACER_OK;
 }
 
 int pacer_set_background(pacer_frame_pacer* fp, int on) {
@@ -186,6 +215,7 @@ int pacer_report_present(pacer_frame_pacer* fp, const pacer_present* present) {
     p.swap_interval = present->swap_interval;
     p.refresh_hz = present->refresh_hz;
     p.ok = present->ok != 0;
+    if (present->displayed_ns != 0) p.displayed = pacer::clock::from_ns(present->displayed_ns);
     fp->impl.report_present(p);
     return PACER_OK;
 }

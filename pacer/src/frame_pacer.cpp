@@ -28,6 +28,10 @@ Status validate(const PacerConfig& c) {
     if (!std::isfinite(c.background_hz) || c.background_hz <= 0.0 || c.background_hz > kMaxTargetHz)
         return Status::error("background_hz = " + num(c.background_hz) + ": must be a finite number in (0, " +
                              num(kMaxTargetHz) + "]");
+    if (!is_named(kSyncModeNames, c.sync))
+        return Status::error("sync = " + num(static_cast<int>(c.sync)) + ": not a SyncMode");
+    if (!std::isfinite(c.max_late_share) || c.max_late_share < 0.001 || c.max_late_share > 0.5)
+        return Status::error("max_late_share = " + num(c.max_late_share) + ": must be in [0.001, 0.5]");
     return validate(c.waiter);
 }
 
@@ -43,8 +47,8 @@ void log_config(const PacerConfig& c, const char* what) noexcept {
     char policy[32] = "";
     if (c.late_policy == LatePolicy::catch_up)
         std::snprintf(policy, sizeof policy, " (max %d)", c.max_catch_up);
-    detail::log(LogLevel::info, "%s %g Hz, mode %s, late policy %s%s", what, c.target_hz, to_string(c.mode),
-                to_string(c.late_policy), policy);
+    detail::log(LogLevel::info, "%s %g Hz, mode %s, late policy %s%s, sync %s", what, c.target_hz,
+                to_string(c.mode), to_string(c.late_policy), policy, to_string(c.sync));
 }
 
 // What paces a frame when the swap does not.
@@ -146,7 +150,7 @@ Status FramePacer::set_config(const PacerConfig& config) {
     }
     const bool changed = config.target_hz != cfg_.target_hz || config.mode != cfg_.mode ||
                          config.late_policy != cfg_.late_policy ||
-                         config.max_catch_up != cfg_.max_catch_up;
+                         config.max_catch_up != cfg_.max_catch_up || config.sync != cfg_.sync;
     cfg_ = config;
     pending_ = true;
     if (changed) log_config(cfg_, "now");
@@ -165,6 +169,12 @@ Status FramePacer::set_mode(WaitMode mode) {
     return set_config(c);
 }
 
+Status FramePacer::set_sync(SyncMode sync) {
+    PacerConfig c = cfg_;
+    c.sync = sync;
+    return set_config(c);
+}
+
 Status FramePacer::set_late_policy(LatePolicy policy, int max_catch_up) {
     PacerConfig c = cfg_;
     c.late_policy = policy;
@@ -178,7 +188,136 @@ void FramePacer::reset() noexcept {
     k_ = 0;
 }
 
-void FramePacer::report_present(const PresentInfo& present) noexcept { vsync_.on_present(present); }
+void FramePacer::report_present(const PresentInfo& present) noexcept {
+    vsync_.on_present(present);
+    if (present.refresh_hz >= kMinRefreshHz && present.refresh_hz <= kMaxRefreshHz) refresh_hz_ = present.refresh_hz;
+    const std::int64_t b = clock::to_ns(present.begin), e = clock::to_ns(present.end);
+    // A displayed time before the call or more than a second after its return is not one (an
+    // uninitialised field): unknown.
+    std::int64_t d = present.displayed.time_since_epoch().count() != 0 ? clock::to_ns(present.displayed) : 0;
+    if (d != 0 && (d < b || d > e + 1'000'000'000)) d = 0;
+    const bool synced = present.swap_interval > 0 || (present.swap_interval < 0 && vsync_.status().in_use);
+    // When the frame will be shown, if the swap is synchronised: a swap that blocked a good part
+    // of a refresh, or one that spanned a known vblank and returned just after it, waited for that
+    // vblank and returned when its frame was shown; otherwise the frame is shown at the first
+    // vblank after the return.
+    const std::int64_t pv = vblank_period();
+    const std::int64_t tol = std::max<std::int64_t>(250'000, pv * 3 / 100);
+    std::int64_t shown = 0;
+    bool waited = false;
+    if (present.ok && synced) {
+        if (e - b > pv / 4) {
+            shown = e;
+            waited = true;
+        } else if (have_vblank_) {
+            const std::int64_t v = vblank_after(e) - pv;  // the last vblank at or before e
+            waited = b < v && e - v <= tol;
+            shown = waited ? v : v + pv;
+        }
+    }
+    // A displayed time is a vblank, and so is the return of a swap that waited for one.
+    if (present.ok && d != 0) {
+        vblank_ref_ = d;
+        have_vblank_ = true;
+    } else if (waited) {
+        vblank_ref_ = e;
+        have_vblank_ = true;
+    }
+    if (!started_ || !cur_.open) return;
+    if (!cur_.presented) {
+        cur_.presented = true;
+        cur_.present_begin = b;
+        cur_.present_end = e;
+        cur_.displayed = d;
+        cur_.predicted = shown;
+        cur_.has_prediction = shown != 0 || waited;
+    } else if (cur_.displayed == 0 && d != 0 && b == cur_.present_begin) {
+        cur_.displayed = d;  // the same present reported again, now with its displayed time
+    }
+}
+
+void FramePacer::mark_input() noexcept {
+    if (!cur_.open) return;
+    cur_.input = ts_->now_ns();
+    cur_.has_input = true;
+}
+
+std::int64_t FramePacer::vblank_period() const noexcept {
+    if (refresh_hz_ > 0) return std::llround(1e9 / refresh_hz_);
+    return std::max<std::int64_t>(1, period_rounded_.count());
+}
+
+std::int64_t FramePacer::vblank_after(std::int64_t t) const noexcept {
+    const std::int64_t pv = vblank_period();
+    std::int64_t n = (t - vblank_ref_) / pv;
+    if ((t - vblank_ref_) % pv < 0) --n;  // floor division
+    return vblank_ref_ + (n + 1) * pv;
+}
+
+// The display deadline of a frame that cannot be ready before `earliest`: a vblank at least one
+// target period after the previous frame's (or its late showing), and not before `earliest`.
+std::int64_t FramePacer::next_target(std::int64_t earliest) const noexcept {
+    const std::int64_t pv = vblank_period();
+    std::int64_t d = vblank_after(earliest - 1);
+    if (have_last_target_) {
+        std::int64_t base = last_target_ + period_rounded_.count();
+        if (last_shown_ > last_target_ + pv / 2) base = std::max(base, last_shown_ + period_rounded_.count());
+        d = std::max(d, vblank_after(base - pv / 4));
+    }
+    return d;
+}
+
+std::int64_t FramePacer::jit_lead_ns() const noexcept {
+    const std::int64_t p = period_rounded_.count();
+    if (work_est_.count() < 8) return p;  // nothing learned yet: start as frame_start would
+    const double q = static_cast<double>(work_est_.quantile(1.0 - cfg_.max_late_share));
+    return std::clamp(static_cast<std::int64_t>(q + jit_offset_), std::int64_t{0}, 4 * p);
+}
+
+std::chrono::nanoseconds FramePacer::jit_lead() const noexcept { return std::chrono::nanoseconds(jit_lead_ns()); }
+
+// Closes the frame in progress: its latency figures into t, and what just_in_time learns from it.
+void FramePacer::finish_frame(std::int64_t now, Figures& t) noexcept {
+    const FrameMarks& f = cur_;
+    if (!f.open) return;
+    const std::int64_t input = f.has_input ? f.input : f.start;
+    const std::int64_t call = f.presented ? f.present_begin : f.has_call ? f.present_call : now;
+    const std::int64_t end = f.presented ? f.present_end : call;
+    std::int64_t shown = end;
+    if (f.displayed != 0) {
+        shown = f.displayed;
+        t.latency_measured = true;
+    } else if (f.presented && f.has_prediction) {
+        shown = f.predicted;
+    }
+    t.latency = std::chrono::nanoseconds(std::max<std::int64_t>(0, shown - input));
+    t.input_to_present = std::chrono::nanoseconds(std::max<std::int64_t>(0, call - input));
+    if (f.has_target) {
+        const std::int64_t tol = f.locked ? vblank_period() / 2 : cfg_.miss_tolerance.count();
+        t.shown_late = shown > f.target + tol;
+    }
+    last_shown_ = shown;
+    if (f.sync != SyncMode::just_in_time || !f.has_target) return;
+    // Learn from the wake-up target to the present call, so that the lead covers the wake-up
+    // error too. Not to its return: a swap that blocks returns at the vblank whatever the work,
+    // and the lead would learn itself. The call's own cost is left to the offset.
+    const std::int64_t x = call - f.start_target;
+    work_est_.add(x);
+    const double p = static_cast<double>(period_rounded_.count());
+    const double step = p / 64.0, b = cfg_.max_late_share;
+    // Two late frames in a row, the second overrunning its lead: a heavier scene, not the tail
+    // of the work. Half the overrun at once, so that the next frames are not late too. (An
+    // isolated tail frame moves the offset by one step only: the budget counts on those.)
+    const double overrun = static_cast<double>(x - f.lead);
+    const bool was_late = jit_late_;
+    jit_late_ = t.shown_late;
+    if (t.shown_late)
+        jit_offset_ += step + (was_late && overrun > 0 ? 0.5 * overrun : 0.0);
+    else
+        jit_offset_ -= step * b / (1.0 - b);
+    const double q = static_cast<double>(work_est_.quantile(1.0 - b));
+    jit_offset_ = std::clamp(jit_offset_, -0.5 * q, p);
+}
 
 FrameTiming FramePacer::wait() noexcept {
 #ifndef NDEBUG
@@ -194,7 +333,16 @@ FrameTiming FramePacer::wait() noexcept {
     if (pending_) apply_config();
     const std::int64_t now = ts_->now_ns();
     ++frames_;
+    Figures figures;  // the previous frame's latency
+    finish_frame(now, figures);
+    cur_ = FrameMarks{};
+    host_presents_ = second_call_;
+    second_call_ = false;
     const bool swap_paces = vsync_.on_frame();
+    swap_paces_ = swap_paces;
+    sync_ = background_ ? SyncMode::frame_start : cfg_.sync;
+    if (sync_ == SyncMode::just_in_time && work_est_.count() < 8)
+        jit_offset_ = static_cast<double>(period_rounded_.count()) / 32.0;
 
     // The swap paced the frames until now: start a grid one period after the last wake, so the
     // hand-over frame gets a whole period like any other.
@@ -202,13 +350,113 @@ FrameTiming FramePacer::wait() noexcept {
         reanchor(last_wake_);
         grid_dirty_ = false;
     }
-    // First frame, or a clock that went backwards (only an injected clock can).
-    if (!started_ || now < last_wake_) return first_frame(now);
+    cur_.sync = sync_;
+    FrameTiming t = pace(now, swap_paces);
+    cur_.open = true;
+    // A record of a wait made before a present belongs to present sync in progress; a later
+    // switch back to present sync starts without one.
+    if (!(sync_ == SyncMode::present && host_presents_)) present_record_.period = std::chrono::nanoseconds(0);
+    t.sync = sync_;
+    t.latency = figures.latency;
+    t.input_to_present = figures.input_to_present;
+    t.latency_measured = figures.latency_measured;
+    t.shown_late = figures.shown_late;
+    return t;
+}
 
+// The wait of wait(), by sync mode; fills cur_'s start and target.
+FrameTiming FramePacer::pace(std::int64_t now, bool swap_paces) noexcept {
+    // First frame, or a clock that went backwards (only an injected clock can).
+    if (!started_ || now < last_wake_) {
+        cur_.start = now;
+        have_last_target_ = false;
+        return first_frame(now);
+    }
+    if (sync_ == SyncMode::present && host_presents_) {
+        // The wait is in before_present(); report the last one made there.
+        cur_.start = now;
+        if (present_record_.period.count() != 0) return present_record_;
+        FrameTiming t;
+        t.index = index_base_ + k_;
+        t.deadline = t.wake = clock::from_ns(now);
+        t.period = period_rounded_;
+        t.mode = cfg_.mode;
+        return t;
+    }
+    if (sync_ == SyncMode::just_in_time) {
+        const std::int64_t lead = jit_lead_ns();
+        const bool locked = swap_paces && vblanks_known();
+        Slot slot;
+        if (locked) {
+            grid_dirty_ = true;
+            slot.k = k_ + 1;
+            slot.deadline = next_target(now + lead);
+            slot.swap_paces = true;
+        } else {
+            slot = grid_slot(now + lead);
+        }
+        slot.wait_until = slot.deadline - lead;
+        slot.early = true;
+        // The learned lead covers the wake-up error: no spin when the target is a vblank.
+        const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until),
+                                                locked ? WaitMode::sleep : active_mode());
+        cur_.start = clock::to_ns(r.end);
+        cur_.target = last_target_ = slot.deadline;
+        cur_.has_target = have_last_target_ = true;
+        cur_.start_target = slot.wait_until;
+        cur_.lead = lead;
+        cur_.locked = locked;
+        return record(slot, r, now);
+    }
     const Slot slot = swap_paces ? swap_slot() : grid_slot(now);
     const WaitResult r =
         waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
+    cur_.start = clock::to_ns(r.end);
+    have_last_target_ = false;
     return record(slot, r, now);
+}
+
+void FramePacer::before_present() noexcept {
+    if (!started_ || !cur_.open) return;
+    second_call_ = true;
+    cur_.has_call = true;
+    if (sync_ != SyncMode::present) {
+        cur_.present_call = ts_->now_ns();
+        return;
+    }
+    present_record_ = present_wait();
+    cur_.present_call = clock::to_ns(present_record_.wake);
+}
+
+// present sync: waits for the frame's present deadline (see the manual).
+FrameTiming FramePacer::present_wait() noexcept {
+    const std::int64_t now = ts_->now_ns();
+    Slot slot;
+    WaitMode mode = active_mode();
+    const bool locked = swap_paces_ && vblanks_known();
+    if (locked) {
+        grid_dirty_ = true;
+        const std::int64_t lead = std::min<std::int64_t>(1'000'000, vblank_period() / 4);
+        slot.k = k_ + 1;
+        slot.deadline = next_target(now + lead) - lead;
+        slot.swap_paces = true;
+        mode = WaitMode::hybrid;
+        cur_.target = last_target_ = slot.deadline + lead;
+    } else {
+        if (grid_dirty_ && now >= last_wake_) {
+            reanchor(last_wake_);
+            grid_dirty_ = false;
+        }
+        slot = grid_slot(now);
+        cur_.target = last_target_ = slot.deadline;
+    }
+    cur_.has_target = have_last_target_ = true;
+    slot.wait_until = slot.deadline;
+    cur_.locked = locked;
+    const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), mode);
+    FrameTiming t = record(slot, r, now);
+    t.sync = SyncMode::present;
+    return t;
 }
 
 // Anchors the grid here and returns at once: there is no frame time yet.
@@ -279,9 +527,10 @@ FrameTiming FramePacer::record(const Slot& slot, const WaitResult& r, std::int64
     const std::int64_t wake = clock::to_ns(r.end);
     FrameTiming t;
     t.index = index_base_ + slot.k;
-    t.deadline = clock::from_ns(slot.deadline);
     t.wake = r.end;
-    t.lateness = nanoseconds(wake > slot.deadline ? wake - slot.deadline : 0);
+    const std::int64_t due = slot.early ? slot.wait_until : slot.deadline;
+    t.deadline = clock::from_ns(due);
+    t.lateness = nanoseconds(wake > due ? wake - due : 0);
     t.interval = nanoseconds(wake - last_wake_);
     t.work = nanoseconds(now - last_wake_);
     t.period = period_rounded_;

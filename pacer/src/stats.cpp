@@ -45,7 +45,8 @@ void StutterCounter::reset() noexcept {
 
 FrameStats::FrameStats(std::size_t capacity, int stutter_window, double stutter_factor)
     : cap_(std::max<std::size_t>(capacity, 2)),
-      interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), missed_(cap_),
+      interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), latency_(cap_), missed_(cap_),
+      shown_late_(cap_),
       stutter_flag_(cap_), stutter_(stutter_window, stutter_factor), scratch_(cap_) {}
 
 void FrameStats::reset() noexcept {
@@ -65,6 +66,8 @@ void FrameStats::add(const FrameTiming& t) noexcept {
     work_[head_] = t.work.count();
     slept_[head_] = t.slept.count();
     spun_[head_] = t.spun.count();
+    latency_[head_] = t.latency.count();
+    shown_late_[head_] = t.shown_late ? 1 : 0;
     missed_[head_] = t.missed ? 1 : 0;
     stutter_flag_[head_] = stutter_.add(static_cast<double>(t.interval.count()) * 1e-6) ? 1 : 0;
     if (t.missed) ++missed_total_;
@@ -83,6 +86,7 @@ const std::int64_t* FrameStats::column(FrameMetric m) const noexcept {
         case FrameMetric::work: return work_.data();
         case FrameMetric::slept: return slept_.data();
         case FrameMetric::spun: return spun_.data();
+        case FrameMetric::latency: return latency_.data();
     }
     return interval_.data();
 }
@@ -147,6 +151,17 @@ StatsSummary FrameStats::summarize() const noexcept {
     std::sort(buf.begin(), buf.end());
     s.lateness_ms = describe_sorted(buf);
 
+    // Latency: the frames that have one (a frame that was not presented has none).
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < count_; ++i) {
+        const std::size_t j = at(i);
+        s.shown_late += shown_late_[j];
+        if (latency_[j] > 0) buf[n++] = static_cast<double>(latency_[j]) * 1e-6;
+    }
+    s.latency_frames = n;
+    std::sort(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+    s.latency_ms = describe_sorted(Span<const double>(buf.data(), n));
+
     for (std::size_t i = 0; i < count_; ++i) buf[i] = static_cast<double>(interval_[at(i)]) * 1e-6;
     std::sort(buf.begin(), buf.end());
     s.interval_ms = describe_sorted(buf);
@@ -171,6 +186,7 @@ HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double h
     const double scale = static_cast<double>(bins.size()) / (hi_ms - lo_ms);
     const auto last = static_cast<std::ptrdiff_t>(bins.size()) - 1;
     for (std::size_t i = 0; i < count_; ++i) {
+        if (metric == FrameMetric::latency && col[at(i)] <= 0) continue;  // no latency known
         const double v = static_cast<double>(col[at(i)]) * 1e-6;
         std::ptrdiff_t k;
         if (v < lo_ms) {
@@ -184,8 +200,8 @@ HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double h
             k = std::min(static_cast<std::ptrdiff_t>(std::floor((v - lo_ms) * scale)), last);
         }
         bins[static_cast<std::size_t>(k)] += 1.0f;
+        ++c.placed;
     }
-    c.placed = count_;
     return c;
 }
 

@@ -100,6 +100,7 @@ int main(void) {
     present.swap_interval = 0;
     present.refresh_hz = 60.0;
     present.ok = 1;
+    present.displayed_ns = 0; /* unknown */
     check(pacer_report_present(pacer, &present) == PACER_OK, "pacer_report_present");
     check(pacer_desired_swap_interval(pacer) == 0, "no vsync asked for in sleep mode");
     pacer_destroy(pacer);

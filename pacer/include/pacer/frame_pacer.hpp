@@ -39,9 +39,69 @@
 // CPU at 10 Hz is a few wake-ups a second (tests/real_clock_test.cpp checks it stays under 0.5 %
 // of a core).
 //
-// Run-time changes (set_target_hz, set_mode, set_late_policy, set_config, set_background) take
-// effect at the next wait(): a new rate re-anchors the grid at the last deadline, so the next frame is one new period
-// after the previous deadline. What the waiter learned (margin, spin cap) is kept.
+// Sync modes and latency (PacerConfig::sync, set_sync). Where the wait sits relative to the frame's
+// work decides what the player sees. A host loop that supports all three modes marks two points of
+// its frame besides wait():
+//
+//   while (running) {
+//       pacer.wait();              // frame_start and just_in_time wait here
+//       pacer.mark_input();        // just before the input is read (optional: else the wake)
+//       read_input(); update(); render();
+//       pacer.before_present();    // present waits here
+//       t0 = pacer.now(); swap(); pacer.report_present({t0, pacer.now(), interval, hz});
+//   }
+//
+//   frame_start (default): wait() waits for the grid deadline (or, when the swap paces, only for
+//       the floor described above); before_present() returns at once. Frame starts are flat;
+//       present times move with the frame's work, and with a synchronised swap the input waits in
+//       the queue for the vblank: the shown input is up to a period older than the work.
+//   present: wait() returns at once; before_present() waits for the frame's present deadline:
+//       the grid deadline, or, when the swap paces and the vblanks are known (below), the next
+//       vblank - 1 ms (a quarter period at most). Present times are flat on jittery work. A
+//       host that never calls before_present() gets frame_start from its second frame on. The
+//       FrameTiming of wait() then describes the wait made in the previous before_present():
+//       deadline, wake (when it returned), interval (present to present), slept, spun, missed.
+//   just_in_time: wait() waits until target display time - lead, lead = the learned
+//       (1 - max_late_share) quantile of the time from that wake-up target to the present call
+//       (the work plus the wake-up error) plus a safety offset, which also covers the present
+//       call itself; before_present() returns at once. The target display time is the next
+//       vblank when the swap paces and the vblanks are known, else the grid deadline. The
+//       quantile is learned from the presents (report_present), or from before_present() calls,
+//       or else from the next wait() call, on a fading histogram (half-life 100 frames, the
+//       estimator of the hybrid margin); until 8 frames are learned the lead is one period. The
+//       offset starts at period / 32, rises by period / 64 at each late frame and falls by
+//       period / 64 x b / (1 - b) at each frame on time, b = max_late_share: in steady state b
+//       of the frames are late, a late frame backs off at once and a calm run creeps toward
+//       lower latency; two late frames in a row add half the second one's overrun at once (a
+//       heavier scene). The target display time is at least one period after the previous one
+//       (after the previous frame's showing when it was late), so the rate never exceeds
+//       target_hz, and the wait is an OS sleep when the target is a vblank (the learned lead
+//       covers the wake-up error). In WaitMode::automatic the vsync verdict rests on the swap's
+//       return times, which just_in_time makes irregular when the swap does not block: pair it
+//       with WaitMode::vsync, a swap that blocks, or reported displayed times.
+//   In the background (set_background) every frame is frame_start.
+//
+// The vblanks are known from the presents: each displayed time the host reports
+// (PresentInfo::displayed) is a vblank; without it, the return of a swap that waited for a vblank
+// (as above) is one. Refresh period: PresentInfo::refresh_hz, else the target period. A swap that
+// never waits (a loop that presents once per refresh into a free queue) and no displayed times
+// leave the vblanks unknown: present and just_in_time then aim at the grid, whose phase against
+// the vblanks is arbitrary. Report displayed times where the platform has them.
+//
+// Latency. A frame's latency is from its input sample (mark_input(); the wake that started it
+// when not called) to the moment it was shown: the displayed time the host reported, else, when
+// the swap is synchronised, the vblank it waited for (it blocked a quarter refresh or more, or it
+// spanned a known vblank and returned within max(0.25 ms, 3 % of a refresh) after it: it
+// returned when its frame was shown) or else the first known vblank after its return, else that
+// return (the swap tears; or no vblank is known yet, and then it is a lower bound). FrameTiming
+// carries it for the frame presented before each wait() (FrameTiming::latency,
+// latency_measured, shown_late); FrameStats gives its percentiles. A present report counts for
+// the frame in progress, the first report of a frame only.
+//
+// Run-time changes (set_target_hz, set_mode, set_late_policy, set_sync, set_config,
+// set_background) take effect at the next wait(): a new rate re-anchors the grid at the last
+// deadline, so the next frame is one new period after the previous deadline. What the waiter
+// learned (margin, spin cap) is kept, and so is what just_in_time learned.
 //
 // Cost. wait() does a few clock reads and integer operations besides sleeping and spinning
 // (bench/bench_bookkeeping: well under 1 us) and never allocates.
@@ -96,6 +156,9 @@ struct PacerConfig {
     std::chrono::nanoseconds miss_tolerance{500'000};
     WaiterConfig waiter{};                     // hybrid mode's margin learning and spin cap
     double background_hz = 10.0;               // rate while set_background(true), in (0, 10000]
+    SyncMode sync = SyncMode::frame_start;     // where the frame waits (see above)
+    double max_late_share = 0.01;              // just_in_time: share of frames allowed to be shown
+                                               // late, in [0.001, 0.5]
 };
 Status validate(const PacerConfig& config);
 
@@ -115,6 +178,7 @@ public:
     Status set_target_hz(double hz);
     Status set_mode(WaitMode mode);
     Status set_late_policy(LatePolicy policy, int max_catch_up = 1);
+    Status set_sync(SyncMode sync);
     Status set_config(const PacerConfig& config);
     // Minimized or unfocused: pace at background_hz with OS sleep only (see above).
     void set_background(bool on) noexcept;
@@ -123,6 +187,16 @@ public:
     // Vsync: report each present (see pacer/vsync.hpp); what the host should set as swap
     // interval (0 = vsync off); the current decision and its reason.
     void report_present(const PresentInfo& present) noexcept;
+
+    // Frame markers (see "Sync modes and latency"): the input is sampled now; the present call
+    // comes next (waits in SyncMode::present, else only notes the time). No allocation.
+    void mark_input() noexcept;
+    void before_present() noexcept;
+    // just_in_time: the lead in force (learned quantile + safety offset) and the offset alone.
+    std::chrono::nanoseconds jit_lead() const noexcept;
+    std::chrono::nanoseconds jit_offset() const noexcept {
+        return std::chrono::nanoseconds(static_cast<std::int64_t>(jit_offset_));
+    }
     int desired_swap_interval() const noexcept { return vsync_.desired_swap_interval(); }
     const VsyncStatus& vsync_status() const noexcept { return vsync_.status(); }
     const VsyncController& vsync() const noexcept { return vsync_; }
@@ -160,6 +234,7 @@ private:
         std::int64_t wait_until = 0;  // what the waiter waits for (the floor when the swap paces)
         std::uint32_t skipped = 0;
         bool swap_paces = false;
+        bool early = false;  // just_in_time: due at wait_until, ahead of the display deadline
     };
     void apply_config() noexcept;
     double active_hz() const noexcept;
@@ -170,6 +245,39 @@ private:
     Slot grid_slot(std::int64_t now) noexcept;
     FrameTiming record(const Slot& slot, const WaitResult& r, std::int64_t now) noexcept;
     void reanchor(std::int64_t anchor) noexcept;
+    // Latency bookkeeping of one frame, from its start to its present.
+    struct FrameMarks {
+        std::int64_t start = 0;           // wake that started it
+        std::int64_t input = 0;           // mark_input() (has_input)
+        std::int64_t present_call = 0;    // before_present() return (has_call)
+        std::int64_t present_begin = 0;   // first report_present() of the frame ...
+        std::int64_t present_end = 0;
+        std::int64_t displayed = 0;       // ... its displayed time, 0 = unknown
+        std::int64_t target = 0;          // display deadline it was started for (has_target)
+        std::int64_t start_target = 0;    // just_in_time: the wake-up target (has_target)
+        std::int64_t lead = 0;            // just_in_time: the lead used
+        bool open = false;                // a frame is in progress (times may be 0 on a test clock)
+        bool has_input = false;
+        bool has_call = false;
+        bool has_target = false;
+        bool presented = false;
+        bool locked = false;              // the target was a vblank
+        std::int64_t predicted = 0;       // when it is shown, if known from the vblanks ...
+        bool has_prediction = false;      // ... (has_prediction)
+        SyncMode sync = SyncMode::frame_start;
+    };
+    struct Figures {  // FrameTiming's latency fields
+        std::chrono::nanoseconds latency{0}, input_to_present{0};
+        bool latency_measured = false, shown_late = false;
+    };
+    void finish_frame(std::int64_t now, Figures& t) noexcept;
+    bool vblanks_known() const noexcept { return have_vblank_; }
+    std::int64_t vblank_period() const noexcept;
+    std::int64_t vblank_after(std::int64_t t) const noexcept;  // first vblank > t
+    std::int64_t next_target(std::int64_t earliest) const noexcept;
+    std::int64_t jit_lead_ns() const noexcept;
+    FrameTiming present_wait() noexcept;
+    FrameTiming pace(std::int64_t now, bool swap_paces) noexcept;
     std::int64_t deadline_of(std::uint64_t k) const noexcept;
 
     PacerConfig cfg_;
@@ -193,6 +301,22 @@ private:
     std::thread::id pacing_thread_;  // ... on this thread
     bool grid_dirty_ = false;      // the swap paced: re-anchor the grid before using it
     bool background_ = false;      // set_background(true)
+    // Sync modes and latency.
+    FrameMarks cur_{};             // the frame in progress
+    bool second_call_ = false;     // before_present() was called in the frame in progress
+    bool host_presents_ = false;   // ... and in the previous one: present sync waits there
+    FrameTiming present_record_{}; // present sync: the last wait made in before_present()
+    std::int64_t last_target_ = 0; // display deadline of the previous frame ...
+    bool have_last_target_ = false;  // ... if it had one
+    std::int64_t vblank_ref_ = 0;  // a known vblank ...
+    bool have_vblank_ = false;     // ... once there is one
+    double refresh_hz_ = 0;        // from the presents, 0 = unknown
+    LatenessEstimator work_est_{100.0};  // just_in_time: wake-up target -> present call
+    double jit_offset_ = 0;        // just_in_time: safety offset, ns
+    bool jit_late_ = false;        // just_in_time: the last frame was shown late
+    std::int64_t last_shown_ = 0;  // when the previous frame was shown (measured or predicted)
+    SyncMode sync_ = SyncMode::frame_start;  // in force for the frame in progress
+    bool swap_paces_ = false;      // the swap paces the frame in progress
 };
 
 }  // namespace pacer

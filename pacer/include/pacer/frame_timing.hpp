@@ -29,6 +29,23 @@ inline bool parse_wait_mode(const char* text, WaitMode* out) noexcept {
     return parse_name(kWaitModeNames, text, out);
 }
 
+// Where a frame's wait sits relative to its work (FramePacer's manual says exactly where each
+// mode waits). The choice users know as RTSS's front edge / back edge sync or MangoHud's early /
+// late limiting, plus the low-latency one.
+enum class SyncMode {
+    frame_start,   // wait at the frame start, on the grid (default): flat frame starts
+    present,       // wait just before the present: flat present times on jittery work
+    just_in_time,  // wait at the frame start until the display deadline - learned work - safety
+};
+inline constexpr EnumName<SyncMode> kSyncModeNames[] = {
+    {SyncMode::frame_start, "frame_start"}, {SyncMode::present, "present"},
+    {SyncMode::just_in_time, "just_in_time"},
+};
+inline const char* to_string(SyncMode sync) noexcept { return name_of(kSyncModeNames, sync); }
+inline bool parse_sync_mode(const char* text, SyncMode* out) noexcept {
+    return parse_name(kSyncModeNames, text, out);
+}
+
 // Which mechanism paced a frame (in WaitMode::automatic: which one won).
 enum class PacingSource { sleep, spin, hybrid, vsync };
 inline constexpr EnumName<PacingSource> kPacingSourceNames[] = {
@@ -56,6 +73,19 @@ struct FrameTiming {
     PacingSource source = PacingSource::hybrid;  // what actually paced this frame
     bool missed = false;                    // lateness > miss_tolerance, or skipped > 0
     bool background = false;                // paced at PacerConfig::background_hz (set_background)
+    SyncMode sync = SyncMode::frame_start;  // the sync mode in force for this frame
+
+    // The previous frame, the one whose present came before this wait() (its figures are known
+    // only once it was presented; all zero when no frame was presented since the last one):
+    // latency = its input sample (FramePacer::mark_input(), else the wake that started it) to
+    // the moment it was shown: the displayed time the host reported (PresentInfo::displayed),
+    // else the vblank predicted after the present call's return when the swap is synchronised,
+    // else the present call's return (it tears). latency_measured says the first case.
+    std::chrono::nanoseconds latency{0};
+    std::chrono::nanoseconds input_to_present{0};  // its input sample -> its present call begin
+    bool latency_measured = false;
+    bool shown_late = false;  // it was shown after the display deadline it was started for
+                              // (sync present or just_in_time; frame_start has no such deadline)
 };
 
 }  // namespace pacer

@@ -24,7 +24,18 @@
  * Configuration. Start from pacer_config_default() and change the fields you need, so that a
  * field added in a later version gets its default. Accepted ranges: target_hz finite in
  * (0, 10000]; mode a PACER_MODE_*; late_policy a PACER_LATE_*; max_catch_up in [0, 1000];
- * miss_tolerance_ns in [0, 1e9].
+ * miss_tolerance_ns in [0, 1e9]; sync a PACER_SYNC_*; max_late_share in [0.001, 0.5].
+ *
+ * Sync modes and latency (pacer/frame_pacer.hpp says where each mode waits). A loop that supports
+ * all three marks its input sample and its present besides pacer_wait():
+ *
+ *   pacer_wait(pacer, &t);          // PACER_SYNC_FRAME_START and _JUST_IN_TIME wait here
+ *   pacer_mark_input(pacer);        // just before reading input
+ *   update_and_render();
+ *   pacer_before_present(pacer);    // PACER_SYNC_PRESENT waits here
+ *   swap_and_report_present();      // pacer_report_present, with displayed_ns if known
+ *
+ * t.latency_ns is then the previous frame's input-to-shown latency.
  *
  * Errors. Functions that can fail return an int: PACER_OK (0) on success, a negative
  * PACER_ERROR_* otherwise (pacer_create returns NULL instead). Every failing call, and nothing
@@ -89,6 +100,13 @@ enum {
     PACER_LATE_RESYNC = 2    /* restart the grid at the late wake-up */
 };
 
+/* Where a frame waits relative to its work (pacer::SyncMode). */
+enum {
+    PACER_SYNC_FRAME_START = 0, /* at the frame start, on the grid (default) */
+    PACER_SYNC_PRESENT = 1,     /* just before the present: flat present times */
+    PACER_SYNC_JUST_IN_TIME = 2 /* at the frame start, until display deadline - learned work */
+};
+
 /* Which mechanism paced a frame (pacer::PacingSource). */
 enum {
     PACER_SOURCE_SLEEP = 0,
@@ -113,6 +131,8 @@ typedef struct pacer_config {
     int max_catch_up;          /* catch-up only: passed deadlines served at once; default 1 */
     int64_t miss_tolerance_ns; /* a frame later than this counts as missed; default 500000 */
     double background_hz;      /* rate in the background (pacer_set_background), (0, 10000]; default 10 */
+    int sync;                  /* PACER_SYNC_*; default PACER_SYNC_FRAME_START */
+    double max_late_share;     /* just in time: share of frames allowed late, [0.001, 0.5]; default 0.01 */
 } pacer_config;
 
 /* One frame, as pacer_wait() describes it (pacer::FrameTiming). */
@@ -131,15 +151,23 @@ typedef struct pacer_frame_timing {
     int mode;              /* PACER_MODE_*: the configured mode */
     int source;            /* PACER_SOURCE_*: what actually paced this frame */
     int background;        /* 1 when paced at background_hz (pacer_set_background), else 0 */
+    int sync;              /* PACER_SYNC_*: the sync mode in force for this frame */
+    /* The previous frame (the one presented before this pacer_wait()); 0 when none: */
+    int64_t latency_ns;           /* its input sample -> shown */
+    int64_t input_to_present_ns;  /* its input sample -> its present call */
+    int latency_measured;         /* 1: from a reported displayed time; 0: predicted */
+    int shown_late;               /* 1: shown after the display deadline it was started for */
 } pacer_frame_timing;
 
-/* One present, as the host saw it (pacer::PresentInfo; see pacer/vsync.hpp). */
+/* One present, as the host saw it (pacer::PresentInfo; see pacer/vsync.hpp). Zero it first
+ * (pacer_present p = {0};) so that a field added in a later version is 0 = unknown. */
 typedef struct pacer_present {
     int64_t begin_ns;   /* pacer_now_ns() just before the swap call */
     int64_t end_ns;     /* pacer_now_ns() just after it returned */
     int swap_interval;  /* in effect: 0 off, N >= 1, -1 unknown or refused */
     double refresh_hz;  /* display refresh rate; 0 = unknown */
     int ok;             /* nonzero: the swap call succeeded */
+    int64_t displayed_ns; /* when it reached the screen, if known (presentation feedback); 0 = unknown */
 } pacer_present;
 
 typedef struct pacer_frame_pacer pacer_frame_pacer;
@@ -165,6 +193,13 @@ int pacer_set_late_policy(pacer_frame_pacer* pacer, int late_policy, int max_cat
 /* Minimized or unfocused window (on != 0): pace at background_hz with OS sleep only, vsync off;
  * on == 0 returns to the target rate (pacer::FramePacer::set_background). */
 int pacer_set_background(pacer_frame_pacer* pacer, int on);
+
+/* Sync mode (PACER_SYNC_*), effective at the next pacer_wait(); refused like the setters above. */
+int pacer_set_sync(pacer_frame_pacer* pacer, int sync);
+/* Frame markers: the input is sampled now; the present call comes next (waits in
+ * PACER_SYNC_PRESENT). PACER_OK, or an error for a NULL pacer. */
+int pacer_mark_input(pacer_frame_pacer* pacer);
+int pacer_before_present(pacer_frame_pacer* pacer);
 
 /* Vsync: report each present (modes PACER_MODE_VSYNC and PACER_MODE_AUTO need them), and set the
  * swap interval the pacer asks for: >= 0 (0 = vsync off), or an error code for a NULL pacer. */

@@ -116,7 +116,8 @@ struct PresentResult {
 
     // The report as FramePacer::report_present takes it.
     PresentInfo info() const noexcept {
-        return {clock::from_ns(begin_ns), clock::from_ns(reported_returned_ns), swap_interval, refresh_hz, true};
+        return {clock::from_ns(begin_ns), clock::from_ns(reported_returned_ns), swap_interval, refresh_hz, true,
+                clock::from_ns(reported_displayed_ns)};
     }
 };
 

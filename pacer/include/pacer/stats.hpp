@@ -14,6 +14,8 @@
 //   * missed: FrameTiming::missed (late by more than PacerConfig::miss_tolerance or skipped);
 //   * stutter: a frame time above 2.5 x the mean of the 20 frame times before it (by default;
 //     StutterCounter, which also says what the first 20 frames get).
+//   * latency: FrameTiming::latency (input sample to shown, pacer/frame_pacer.hpp), over the
+//     frames that have one (> 0).
 // The first frame after reset (interval 0) is not a frame time and is left out.
 //
 // Thread safety: none; one thread adds and summarizes (or guard it yourself).
@@ -72,6 +74,8 @@ enum class FrameMetric {
     work,      // caller's work between waits, ms
     slept,     // OS sleep, ms
     spun,      // spin, ms
+    latency,   // input sample to shown (FrameTiming::latency), ms; 0 in series() where not known,
+               // left out of histogram()
 };
 
 struct Distribution {
@@ -146,6 +150,9 @@ struct StatsSummary {
     std::uint64_t missed_total = 0;    // since reset
     std::uint64_t skipped_total = 0;   // grid slots skipped since reset
     std::uint64_t frames_total = 0;    // frames added since reset
+    Distribution latency_ms;           // FrameTiming::latency of the window's frames that have one
+    std::size_t latency_frames = 0;    // ... how many they are
+    std::size_t shown_late = 0;        // frames with FrameTiming::shown_late in the window
     std::size_t stutters = 0;          // stutters (StutterCounter) among the window's frames
     std::uint64_t stutters_total = 0;  // since reset
     // Shares of the window's wall time (sum of intervals), each in [0, 1].
@@ -155,6 +162,7 @@ struct StatsSummary {
 // What FrameStats::histogram() counted.
 struct HistogramCounts {
     std::size_t placed = 0;  // values counted in the bins: the whole window, edge values included
+                             // (latency: the frames that have one)
     std::size_t below = 0;   // of them, < lo_ms: counted in the first bin
     std::size_t above = 0;   // of them, >= hi_ms: counted in the last bin
 };
@@ -196,8 +204,8 @@ private:
     std::size_t cap_;
     std::size_t head_ = 0;   // next slot to write
     std::size_t count_ = 0;
-    std::vector<std::int64_t> interval_, lateness_, work_, slept_, spun_;
-    std::vector<std::uint8_t> missed_, stutter_flag_;
+    std::vector<std::int64_t> interval_, lateness_, work_, slept_, spun_, latency_;
+    std::vector<std::uint8_t> missed_, shown_late_, stutter_flag_;
     StutterCounter stutter_;
     mutable std::vector<double> scratch_;
     std::int64_t last_period_ = 0;

@@ -57,6 +57,11 @@ struct PresentInfo {
     int swap_interval = -1;  // interval in effect: 0 off, N >= 1, -1 unknown or refused
     double refresh_hz = 0;   // display refresh rate; 0 = unknown
     bool ok = true;          // the swap call succeeded
+    // When the frame reached the screen, if the host knows it (a presentation-feedback API such
+    // as VK_GOOGLE_display_timing or wp_presentation; a simulated display); zero = unknown. Used
+    // for latency (FrameTiming::latency) and the just-in-time target, not for the vsync verdict.
+    // A time before begin or more than 1 s after end is ignored (taken as unknown).
+    clock::time_point displayed{};
 };
 
 // Accepted refresh rates. Outside: treated as unknown (an EDID of 0 Hz, a driver's 1 Hz).

@@ -1,0 +1,171 @@
+#include "latency_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pacer/sim.hpp"
+#include "pacer/sim_display.hpp"
+#include "pacer/stats.hpp"
+
+namespace pacer::tools {
+namespace {
+
+// Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
+double normal_quantile(double p) noexcept {
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                               1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615962015576831e+02, -1.556989798598866e+02,
+                               6.680131188771972e+01, -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                               -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    const double lo = 0.02425;
+    if (p < lo) {
+        const double q = std::sqrt(-2 * std::log(p));
+        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    if (p > 1 - lo) return -normal_quantile(1 - p);
+    const double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+double pct(std::vector<double> v, double p) {
+    std::sort(v.begin(), v.end());
+    return percentile_sorted(v, p);
+}
+
+}  // namespace
+
+std::vector<double> work_trace(const WorkModel& work, std::size_t frames, std::uint64_t seed) {
+    std::vector<double> out(frames);
+    // The OS model's generator, on a stream of its own (the same on every platform).
+    SimulatedOs rng({}, seed ^ 0x5eedf00dULL);
+    const double mu = std::log(std::max(work.mean_ms, 1e-9)) - 0.5 * work.sigma * work.sigma;
+    for (std::size_t i = 0; i < frames; ++i) {
+        switch (work.kind) {
+            case WorkModel::Kind::lognormal:
+                out[i] = std::exp(mu + work.sigma * normal_quantile(rng.uniform() + 0x1.0p-54));  // in (0, 1)
+                break;
+            case WorkModel::Kind::constant: out[i] = work.mean_ms; break;
+            case WorkModel::Kind::replay:
+                out[i] = work.replay_ms.empty() ? 0.0 : work.replay_ms[i % work.replay_ms.size()];
+                break;
+        }
+    }
+    return out;
+}
+
+double work_quantile_ms(const WorkModel& work, double p) {
+    if (work.kind == WorkModel::Kind::lognormal) {
+        const double mu = std::log(work.mean_ms) - 0.5 * work.sigma * work.sigma;
+        return std::exp(mu + work.sigma * normal_quantile(p));
+    }
+    if (work.kind == WorkModel::Kind::constant) return work.mean_ms;
+    return work.replay_ms.empty() ? 0.0 : pct(work.replay_ms, p);
+}
+
+double late_bound(std::size_t n, double b) {
+    const double nd = static_cast<double>(n);
+    return nd * b + 1.96 * std::sqrt(nd * b * (1 - b));
+}
+
+LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) {
+    // A Linux-like scheduler: 50 us timer slack, exponential wake-up noise, rare preemptions.
+    SimModel model;
+    model.granularity_ns = 50'000;
+    model.jitter_mean_ns = 20'000;
+    model.preempt_probability = 0.002;
+    model.preempt_ns = 1'000'000;
+    SimulatedOs os(model, cfg.seed);
+    DisplayConfig dc;
+    dc.refresh_hz = cfg.hz;
+    dc.queue_depth = 1;
+    dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
+    dc.seed = cfg.seed;
+    dc.clock_ppm = cfg.clock_ppm;
+    SimulatedDisplay display(os, dc);
+    PacerConfig pc;
+    pc.target_hz = cfg.hz;
+    pc.mode = WaitMode::vsync;
+    pc.sync = sync;
+    pc.max_late_share = cfg.max_late_share;
+    FramePacer fp(pc, &os);
+
+    const auto max_frames = static_cast<std::size_t>(cfg.seconds * cfg.hz * 2.2) + 16;
+    const std::vector<double> trace = work_trace(cfg.work, max_frames, cfg.seed);
+    const std::int64_t t0 = os.now_ns();
+    const std::int64_t end = t0 + static_cast<std::int64_t>(cfg.seconds * 1e9);
+    const std::int64_t warm = t0 + 1'000'000'000;
+    const std::int64_t step_at = cfg.step_at_s >= 0 ? t0 + static_cast<std::int64_t>(cfg.step_at_s * 1e9) : -1;
+    const double period_ns = 1e9 / cfg.hz;
+
+    std::vector<double> latency, interval_err, pacer_latency;
+    std::vector<char> late_after_step;
+    std::size_t late = 0;
+    std::int64_t prev_begin = 0, prev_shown = 0, cpu0 = 0, wall0 = 0;
+    bool counting = false;
+    for (std::size_t i = 0; i < max_frames && os.now_ns() < end; ++i) {
+        const FrameTiming t = fp.wait();
+        fp.mark_input();
+        const std::int64_t input = os.now_ns();
+        if (!counting && input >= warm) {
+            counting = true;
+            cpu0 = os.cpu_times().thread_ns;
+            wall0 = input;
+        }
+        if (counting && t.latency.count() > 0) pacer_latency.push_back(static_cast<double>(t.latency.count()) / 1e6);
+        double w = trace[i];
+        const bool stepped = step_at >= 0 && input >= step_at;
+        if (stepped) w *= cfg.step_factor;
+        os.advance(static_cast<std::int64_t>(w * 1e6));
+        fp.before_present();
+        const PresentResult r = display.present(std::max(1, fp.desired_swap_interval()));
+        PresentInfo info = r.info();
+        if (!cfg.report_displayed) info.displayed = {};
+        for (int k = 0; k < r.reports; ++k) fp.report_present(info);
+        if (counting) {
+            latency.push_back(static_cast<double>(r.displayed_ns - input) / 1e6);
+            if (prev_begin != 0)
+                interval_err.push_back(std::fabs(static_cast<double>(r.begin_ns - prev_begin) - period_ns) / 1e6);
+            const bool is_late = prev_shown != 0 && static_cast<double>(r.displayed_ns - prev_shown) > 1.5 * period_ns;
+            late += is_late ? 1 : 0;
+            if (stepped) late_after_step.push_back(is_late ? 1 : 0);
+        }
+        prev_begin = r.begin_ns;
+        prev_shown = r.displayed_ns;
+    }
+    LatencySimResult res;
+    res.sync = sync;
+    res.frames = latency.size();
+    res.latency_p50_ms = pct(latency, 0.5);
+    res.latency_p99_ms = pct(latency, 0.99);
+    res.pacer_latency_p50_ms = pct(pacer_latency, 0.5);
+    res.late = late;
+    res.late_share = res.frames ? static_cast<double>(late) / static_cast<double>(res.frames) : 0.0;
+    res.present_interval_p99_error_ms = pct(interval_err, 0.99);
+    const double wall = static_cast<double>(os.now_ns() - wall0);
+    res.cpu_share = wall > 0 ? static_cast<double>(os.cpu_times().thread_ns - cpu0) / wall : 0.0;
+    if (step_at >= 0) {
+        constexpr std::size_t kWindow = 100;
+        const double allowed = late_bound(kWindow, cfg.max_late_share);
+        const std::size_t n = late_after_step.size();
+        long rec = static_cast<long>(n);
+        std::size_t in_window = 0;
+        for (std::size_t k = 0; k < std::min(n, kWindow); ++k) in_window += static_cast<std::size_t>(late_after_step[k]);
+        for (std::size_t s = 0; s + kWindow <= n; ++s) {
+            if (static_cast<double>(in_window) <= allowed) {
+                rec = static_cast<long>(s);
+                break;
+            }
+            in_window -= static_cast<std::size_t>(late_after_step[s]);
+            if (s + kWindow < n) in_window += static_cast<std::size_t>(late_after_step[s + kWindow]);
+        }
+        res.recovery_frames = rec;
+    }
+    return res;
+}
+
+}  // namespace pacer::tools
