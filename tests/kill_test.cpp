@@ -102,16 +102,16 @@ void kill_while_capturing(double hz) {
     const std::uint64_t frames = added->load(std::memory_order_acquire);
     munmap(mem, sizeof(std::atomic<std::uint64_t>));
 
-    // Only whole rows were written: anything after the last line feed would be a torn row, which
-    // a reader must drop; there should be none, since every write is of whole rows.
+    // Every write() is of whole rows, but Linux may stop a write of many pages part-way when
+    // SIGKILL arrives (seen at 10 kHz: a 128 KiB write cut at a page boundary), so the file may
+    // end in a fragment of a row. The reader leaves it out and says so; every row before it must
+    // be whole and in order.
     const std::string text = read_all(path);
-    const std::size_t end = text.rfind('\n');
-    ASSERT_NE(end, std::string::npos);
-    EXPECT_EQ(end + 1, text.size()) << "a torn last row: \"" << text.substr(end + 1) << "\"";
-    const std::string whole = text.substr(0, end + 1);
+    ASSERT_NE(text.rfind('\n'), std::string::npos);
+    const bool torn = text.back() != '\n';
 
     pacer::tools::CaptureReader reader;
-    ASSERT_TRUE(reader.open_memory(whole, path).ok()) << reader.error().message();
+    ASSERT_TRUE(reader.open_memory(text, path).ok()) << reader.error().message();
     std::uint64_t rows = 0;
     double last_index = -1, last_time = -1;
     for (pacer::tools::FrameRecord f; reader.next(f);) {
@@ -123,16 +123,17 @@ void kill_while_capturing(double hz) {
         last_time = f.time_s;
     }
     ASSERT_TRUE(reader.error().ok()) << reader.error().message();
+    EXPECT_EQ(reader.cut_last_line(), torn);
 
     // The child added `frames` frames (perhaps one more, killed between add() and the count); the
     // first has no frame time, so at most frames rows exist, and the rule allows losing
     // max(64 rows, 0.25 s of frames).
     EXPECT_LE(rows, frames);
     EXPECT_GE(rows + allowed, frames - 1) << rows << " rows on disk of " << frames << " frames paced";
-    std::printf("[ info ] %g Hz: killed after %llu frames; %llu rows on disk, %llu lost (allowed %llu)\n", hz,
+    std::printf("[ info ] %g Hz: killed after %llu frames; %llu rows on disk, %llu lost (allowed %llu)%s\n", hz,
                 static_cast<unsigned long long>(frames), static_cast<unsigned long long>(rows),
                 static_cast<unsigned long long>(frames - 1 - std::min(rows, frames - 1)),
-                static_cast<unsigned long long>(allowed));
+                static_cast<unsigned long long>(allowed), torn ? "; the last row cut short by the kill" : "");
 }
 
 TEST(KillCapture, At144HzLosesAtMost64Rows) { kill_while_capturing(144.0); }

@@ -73,7 +73,10 @@
 // or when the buffer is full. So at most max(64 rows, ~0.2 s + one frame) of frames are lost:
 // 63 rows at 144 Hz (0.44 s), 0.2 s at 1 kHz, ~50 ms at 10 kHz (a full 128 KiB buffer), and never
 // more than one write() per 64 rows. open() writes the header at once. The write goes to the page
-// cache (nothing waits for the disk: a machine that loses power may lose more; no fsync).
+// cache (nothing waits for the disk: a machine that loses power may lose more; no fsync). A kill
+// that lands inside a write() may leave it cut part-way (Linux stops a many-page write at a page
+// boundary), so the file can end in a fragment of a row; pacer's reader drops it (tools/
+// capture_reader.hpp, cut_last_line), other tools may report the last row as malformed.
 //
 // Cost. add() formats about 260 bytes into the buffer open() allocated (no allocation per frame;
 // tests/alloc_test.cpp) and never blocks but in that write(): a 16-128 KiB copy into the page
