@@ -155,18 +155,10 @@ void compute(const std::vector<double>& ft, const std::vector<double>& target,
     compute(ft, c, o, a);
 }
 
-void compute(const std::vector<double>& ft, const FrameColumns& c, const AnalyzeOptions& o, Analysis& a) {
-    const std::size_t n = ft.size();
-    a.frames = n;
-    a.definitions = o.definitions;
-    if (n == 0) return;
-    if (c.sampled) return compute_sampled(ft, c, a);
-    const bool cfx = o.definitions == Definitions::capframex;
-    const double total = std::accumulate(ft.begin(), ft.end(), 0.0);
-    a.duration_s = total / 1000.0;
-    a.avg_fps = total > 0 ? 1000.0 * static_cast<double>(n) / total : 0.0;
-    std::vector<double> sorted(ft);
-    std::sort(sorted.begin(), sorted.end());
+namespace {
+
+// Frame-time figures: mean, spread, quantiles, P1 / P0.1 FPS, lows. `sorted` is ft sorted.
+void frame_time_figures(const std::vector<double>& sorted, double total, bool cfx, Analysis& a) {
     const Distribution dist = describe_sorted(sorted);
     a.mean_ms = dist.mean;
     a.stddev_ms = dist.stddev;
@@ -193,48 +185,53 @@ void compute(const std::vector<double>& ft, const FrameColumns& c, const Analyze
     a.low01_avg_fps = low_avg(sorted, a.p999_ms);
     a.low1_integral_fps = low_integral(sorted, total, 0.01);
     a.low01_integral_fps = low_integral(sorted, total, 0.001);
+}
 
-    // Pacing error against the target.
-    const bool per_frame = c.target_ms.size() == n;
-    a.has_target = o.target_ms > 0 || per_frame;
-    if (a.has_target) {
-        std::vector<double>& err = sorted;  // reuse the buffer
-        double sum = 0, sq = 0, tsum = 0;
-        std::size_t within = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const double t = o.target_ms > 0 ? o.target_ms : c.target_ms[i];
-            const double e = ft[i] - t;
-            tsum += t;
-            sum += e;
-            sq += e * e;
-            err[i] = std::fabs(e);
-            if (err[i] <= 0.5) ++within;
-        }
-        std::sort(err.begin(), err.end());
-        a.target_ms = tsum / static_cast<double>(n);
-        a.bias_ms = sum / static_cast<double>(n);
-        a.rms_ms = std::sqrt(sq / static_cast<double>(n));
-        a.abs_err_p99_ms = percentile_sorted(err, 0.99);
-        a.within_05ms = static_cast<double>(within) / static_cast<double>(n);
+// Pacing error against the target (--target-hz, else the per-frame target). `buf`: scratch.
+void pacing_error(const std::vector<double>& ft, const FrameColumns& c, const AnalyzeOptions& o,
+                  std::vector<double>& err, Analysis& a) {
+    const std::size_t n = ft.size();
+    a.has_target = o.target_ms > 0 || c.target_ms.size() == n;
+    if (!a.has_target) return;
+    err.resize(n);
+    double sum = 0, sq = 0, tsum = 0;
+    std::size_t within = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double t = o.target_ms > 0 ? o.target_ms : c.target_ms[i];
+        const double e = ft[i] - t;
+        tsum += t;
+        sum += e;
+        sq += e * e;
+        err[i] = std::fabs(e);
+        if (err[i] <= 0.5) ++within;
     }
+    std::sort(err.begin(), err.end());
+    a.target_ms = tsum / static_cast<double>(n);
+    a.bias_ms = sum / static_cast<double>(n);
+    a.rms_ms = std::sqrt(sq / static_cast<double>(n));
+    a.abs_err_p99_ms = percentile_sorted(err, 0.99);
+    a.within_05ms = static_cast<double>(within) / static_cast<double>(n);
+}
 
-    // Successive-frame jitter.
-    if (n >= 2) {
-        std::vector<double>& d = sorted;
-        d.resize(n - 1);
-        double sum = 0;
-        for (std::size_t i = 1; i < n; ++i) {
-            d[i - 1] = std::fabs(ft[i] - ft[i - 1]);
-            sum += d[i - 1];
-        }
-        std::sort(d.begin(), d.end());
-        a.jitter_mean_ms = sum / static_cast<double>(n - 1);
-        a.jitter_p99_ms = percentile_sorted(d, 0.99);
-        a.jitter_max_ms = d.back();
+// Successive-frame jitter |ft[i] - ft[i-1]|. `d`: scratch.
+void jitter(const std::vector<double>& ft, std::vector<double>& d, Analysis& a) {
+    const std::size_t n = ft.size();
+    if (n < 2) return;
+    d.resize(n - 1);
+    double sum = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+        d[i - 1] = std::fabs(ft[i] - ft[i - 1]);
+        sum += d[i - 1];
     }
+    std::sort(d.begin(), d.end());
+    a.jitter_mean_ms = sum / static_cast<double>(n - 1);
+    a.jitter_p99_ms = percentile_sorted(d, 0.99);
+    a.jitter_max_ms = d.back();
+}
 
-    // Stutters and hitches.
-    for (std::size_t i = 1; i < n; ++i)
+void stutters_and_hitches(const std::vector<double>& ft, double total, bool cfx, const AnalyzeOptions& o,
+                          Analysis& a) {
+    for (std::size_t i = 1; i < ft.size(); ++i)
         if (ft[i] > 60.0 && ft[i] >= 1.5 * ft[i - 1]) ++a.hitches;
     if (cfx) {
         capframex_stutters(ft, a.mean_ms, o.stutter_factor, a);
@@ -245,8 +242,11 @@ void compute(const std::vector<double>& ft, const FrameColumns& c, const Analyze
         a.stutters = stutters.count();
         a.stutter_time_share = total > 0 ? stutters.time_ms() / total : 0.0;
     }
+}
 
-    // Swappy histograms in refresh periods.
+// Swappy histograms in refresh periods, and the frame-time histogram from min to p99.9 (longer
+// frames land in the last bin).
+void histograms(const std::vector<double>& ft, const FrameColumns& c, const AnalyzeOptions& o, Analysis& a) {
     if (o.refresh_hz > 0) {
         a.refresh_ms = 1000.0 / o.refresh_hz;
         a.refresh_source = "--refresh-hz";
@@ -260,15 +260,13 @@ void compute(const std::vector<double>& ft, const FrameColumns& c, const Analyze
     a.interval_hist.fill(0);
     a.lateness_hist.fill(0);
     for (double v : ft) ++a.interval_hist[bucket(v, a.refresh_ms)];
-    if (c.lateness_ms.size() == n) {
+    if (c.lateness_ms.size() == ft.size()) {
         for (double v : c.lateness_ms) {
             if (std::isnan(v)) continue;
             a.has_lateness = true;
             ++a.lateness_hist[bucket(v, a.refresh_ms)];
         }
     }
-
-    // Frame-time histogram from min to p99.9 (longer frames land in the last bin).
     const int bins = std::max(1, o.histogram_bins);
     a.histogram.assign(static_cast<std::size_t>(bins), 0);
     a.hist_lo_ms = a.min_ms;
@@ -279,35 +277,37 @@ void compute(const std::vector<double>& ft, const FrameColumns& c, const Analyze
         const std::size_t k = b < 0 ? 0 : b >= bins ? static_cast<std::size_t>(bins - 1) : static_cast<std::size_t>(b);
         ++a.histogram[k];
     }
+}
 
-    // Displayed frames.
-    if (c.dropped.size() == n) {
-        std::vector<double> shown;
-        const bool times = c.display_ms.size() == n;
-        for (std::size_t i = 0; i < n; ++i) {
-            const double d = c.dropped[i];
-            if (std::isnan(d)) continue;
-            if (d != 0) {
-                ++a.dropped;
-                continue;
-            }
-            ++a.displayed;
-            if (times && std::isfinite(c.display_ms[i]) && c.display_ms[i] > 0) shown.push_back(c.display_ms[i]);
+void displayed_frames(const FrameColumns& c, std::size_t n, double total, Analysis& a) {
+    if (c.dropped.size() != n) return;
+    std::vector<double> shown;
+    const bool times = c.display_ms.size() == n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double d = c.dropped[i];
+        if (std::isnan(d)) continue;
+        if (d != 0) {
+            ++a.dropped;
+            continue;
         }
-        a.has_displayed = a.displayed + a.dropped > 0;
-        if (a.has_displayed) {
-            a.dropped_share = static_cast<double>(a.dropped) / static_cast<double>(a.displayed + a.dropped);
-            a.displayed_fps = total > 0 ? 1000.0 * static_cast<double>(a.displayed) / total : 0.0;
-        }
-        std::sort(shown.begin(), shown.end());
-        a.has_display_times = !shown.empty();
-        a.display_p50_ms = percentile_sorted(shown, 0.50);
-        a.display_p90_ms = percentile_sorted(shown, 0.90);
-        a.display_p99_ms = percentile_sorted(shown, 0.99);
-        a.display_p999_ms = percentile_sorted(shown, 0.999);
+        ++a.displayed;
+        if (times && std::isfinite(c.display_ms[i]) && c.display_ms[i] > 0) shown.push_back(c.display_ms[i]);
     }
+    a.has_displayed = a.displayed + a.dropped > 0;
+    if (a.has_displayed) {
+        a.dropped_share = static_cast<double>(a.dropped) / static_cast<double>(a.displayed + a.dropped);
+        a.displayed_fps = total > 0 ? 1000.0 * static_cast<double>(a.displayed) / total : 0.0;
+    }
+    std::sort(shown.begin(), shown.end());
+    a.has_display_times = !shown.empty();
+    a.display_p50_ms = percentile_sorted(shown, 0.50);
+    a.display_p90_ms = percentile_sorted(shown, 0.90);
+    a.display_p99_ms = percentile_sorted(shown, 0.99);
+    a.display_p999_ms = percentile_sorted(shown, 0.999);
+}
 
-    // CPU and GPU busy.
+// CPU busy against GPU busy, and the latency columns.
+void busy_and_latency(const FrameColumns& c, std::size_t n, Analysis& a) {
     if (c.cpu_busy_ms.size() == n) {
         const std::vector<double> s = sorted_finite(c.cpu_busy_ms);
         a.has_cpu_busy = !s.empty();
@@ -327,8 +327,6 @@ void compute(const std::vector<double>& ft, const FrameColumns& c, const Analyze
         }
         a.gpu_bound_share = a.busy_frames ? static_cast<double>(gpu) / static_cast<double>(a.busy_frames) : 0.0;
     }
-
-    // Latency.
     if (c.pc_latency_ms.size() == n) {
         const std::vector<double> s = sorted_finite(c.pc_latency_ms);
         a.has_pc_latency = !s.empty();
@@ -341,6 +339,29 @@ void compute(const std::vector<double>& ft, const FrameColumns& c, const Analyze
         a.input_latency_p50_ms = percentile_sorted(s, 0.5);
         a.input_latency_p99_ms = percentile_sorted(s, 0.99);
     }
+}
+
+}  // namespace
+
+void compute(const std::vector<double>& ft, const FrameColumns& c, const AnalyzeOptions& o, Analysis& a) {
+    const std::size_t n = ft.size();
+    a.frames = n;
+    a.definitions = o.definitions;
+    if (n == 0) return;
+    if (c.sampled) return compute_sampled(ft, c, a);
+    const bool cfx = o.definitions == Definitions::capframex;
+    const double total = std::accumulate(ft.begin(), ft.end(), 0.0);
+    a.duration_s = total / 1000.0;
+    a.avg_fps = total > 0 ? 1000.0 * static_cast<double>(n) / total : 0.0;
+    std::vector<double> buf(ft);
+    std::sort(buf.begin(), buf.end());
+    frame_time_figures(buf, total, cfx, a);
+    pacing_error(ft, c, o, buf, a);  // buf is scratch from here on
+    jitter(ft, buf, a);
+    stutters_and_hitches(ft, total, cfx, o, a);
+    histograms(ft, c, o, a);
+    displayed_frames(c, n, total, a);
+    busy_and_latency(c, n, a);
 }
 
 namespace {
