@@ -22,14 +22,15 @@
 //   - swap_interval(): 0 or N when SDL took it, -1 when it refused it. SDL_RenderSetVSync takes 0
 //     and 1 only, so a request for 2 (30 fps on a 60 Hz display) is reported refused and the pacer
 //     paces with its own wait. Since SDL 2.0.18, SDL_RenderSetVSync(r, 1) returns success even
-//     when the back-end refused it, and SDL_RenderPresent then sleeps to an integer-millisecond
-//     timer instead (SDL_Delay: presents of 16 and 17 ms alternating at 60 Hz, not the display's
-//     vblank). RendererPresenter checks what it can: the software renderer has no vsync, and an
-//     OpenGL renderer's interval is read back with SDL_GL_GetSwapInterval() (the renderer's
-//     context must be current, as it is unless the game made another one current). When
-//     the back-end did not take it, it switches SDL's stand-in off again and reports -1, so the
-//     pacer's own wait paces instead of a timer that pretends to be vsync. Other back-ends
-//     (Direct3D, Metal) are taken at SDL's word; the pacer's evidence decides in any case.
+//     when the back-end refused it, and SDL_RenderPresent then sleeps to a whole-millisecond
+//     timer instead (SDL_Delay; at 60 Hz presents came 15.4 and 16.4 ms apart, alternating, under
+//     Xvfb: not the display's vblank). RendererPresenter checks what it can: the software
+//     renderer has no vsync, and an OpenGL renderer's interval is read back with
+//     SDL_GL_GetSwapInterval() (the renderer's context must be current, as it is unless the game
+//     made another one current). When the back-end did not take it, it switches SDL's stand-in
+//     off again and reports -1, so the pacer's own wait paces instead of a timer that pretends to
+//     be vsync. Other back-ends (Direct3D, Metal) are taken at SDL's word; the pacer's evidence
+//     decides in any case.
 //   - refresh_hz(): the display's refresh rate, 0 when SDL does not know it (SDL reports 0 under
 //     Xvfb and some virtual displays; the pacer then paces with hybrid sleep, vsync off). SDL2
 //     reports whole hertz: a 59.94 Hz mode may read 59 or 60; 59 does not serve a 60 Hz target
@@ -58,6 +59,10 @@
 #include <SDL.h>  // SDL2::SDL2 and `sdl2-config --cflags` put SDL2's own directory on the path
 #else
 #include <SDL2/SDL.h>
+#endif
+
+#if !SDL_VERSION_ATLEAST(2, 0, 18)
+#error "pacer/sdl2.hpp needs SDL 2.0.18 or later (SDL_RenderSetVSync)"
 #endif
 
 #include "pacer/clock.hpp"
