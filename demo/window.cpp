@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include <pacer/sdl2.hpp>
+
 #include "gl_window.hpp"
 #include "headless.hpp"
 #include "panels.hpp"
@@ -25,13 +27,11 @@ namespace {
 constexpr std::uint64_t kWarmupFrames = 30;  // left out of the statistics, see frame()
 
 // The display's refresh rate: --refresh-hz if given, else --fake-vsync's rate, else what SDL
-// reports (0 = unknown; SDL reports 0 under Xvfb).
+// reports for the display the window is on (0 = unknown; SDL reports 0 under Xvfb).
 double display_refresh_hz(SDL_Window* win, const Options& o) {
     if (o.refresh_hz > 0) return o.refresh_hz;
     if (o.fake_vsync_hz > 0) return o.fake_vsync_hz;
-    SDL_DisplayMode dm{};
-    if (SDL_GetWindowDisplayMode(win, &dm) == 0 && dm.refresh_rate > 0) return dm.refresh_rate;
-    return 0.0;
+    return pacer::sdl2::display_refresh_hz(win);
 }
 
 // The window's real swap.

@@ -1,8 +1,8 @@
 # ctest driver: builds tests/consumer against pacer, by add_subdirectory or by find_package after
 # `cmake --install` of the build tree under test, then runs each of its checks and reports every
 # one that fails (not only the first): the README example, self-contained headers (as C++20 and
-# C++17), a C++17 frame loop, a C program, designated initializers, and no spdlog or {fmt} handed
-# to the consumer.
+# C++17), a C++17 frame loop, a C program, the SDL2 adapter, designated initializers, and no
+# spdlog or {fmt} handed to the consumer.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 if(NOT CONFIG)
@@ -66,6 +66,8 @@ check("every public header compiles alone as C++17 with -Wall -Wextra -Wpedantic
       ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer_headers_cxx17)
 build_and_run(consumer_cxx17 "C++17 frame loop")
 build_and_run(consumer_c "C99 program on pacer/pacer.h")
+check("pacer::sdl2's header compiles as C++20 and C++17 with -Wall -Wextra -Wpedantic -Werror (when SDL2 is found)"
+      ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer_sdl2)
 check("designated initializers of the config structs compile with -Wextra -Werror"
       ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer_designated)
 check("no spdlog or {fmt} in pacer::pacer's INTERFACE_* properties"

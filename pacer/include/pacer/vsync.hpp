@@ -12,7 +12,65 @@
 //   pacer.report_present({t0, pacer.now(), in_effect, refresh_hz});
 //
 // (A host that times the swap with std::chrono::steady_clock converts with
-// pacer::clock::from_steady(); see pacer/clock.hpp.)
+// pacer::clock::from_steady(); see pacer/clock.hpp.) An SDL2 game gets all of this from the
+// optional header-only adapter pacer/sdl2.hpp (target pacer::sdl2).
+//
+// Feeding presents from other APIs. The rule is the same everywhere: one report per frame, in
+// order; `end` is the best time the host has of when the frame reached the display's vblank,
+// `begin` the time just before the call that waits for it (or the submit, when nothing waits);
+// `swap_interval` what the API really took (-1 when it refused, or cannot do what the pacer asks,
+// such as interval 2 where only "on" exists: the pacer then paces with its own wait). A report may
+// come a frame or two late (feedback events arrive after the vblank). Times are pacer::clock:
+// CLOCK_MONOTONIC in nanoseconds on Linux, QueryPerformanceCounter converted to nanoseconds on
+// Windows, mach_absolute_time scaled by mach_timebase_info on macOS (pacer/clock.hpp). A
+// timestamp on another clock needs a common reference: read that clock and pacer.now() back to
+// back, and add the difference.
+//
+//   Swap return (SDL2, GLX, EGL, any blocking present): time the call with pacer.now() before and
+//     after. With vsync on and one frame in flight the return traces the vblank grid; a virtual
+//     display or a compositor that does not block shows as such, which is the point.
+//   Vulkan VK_KHR_present_wait (+ VK_KHR_present_id): give each vkQueuePresentKHR a presentId
+//     (VkPresentIdKHR in VkPresentInfoKHR's pNext), then vkWaitForPresentKHR(device, swapchain,
+//     id of the previous frame, timeout in ns) before the next frame: `begin` before the present,
+//     `end` when the wait returns (it carries no timestamp). Swap interval: FIFO = 1, MAILBOX and
+//     IMMEDIATE = 0; Vulkan has no interval 2 (report -1 when the pacer asks for it).
+//   Vulkan VK_GOOGLE_display_timing: vkGetPastPresentationTimingGOOGLE gives, per presentID,
+//     actualPresentTime in nanoseconds "relative to a monotonically-increasing clock (e.g.
+//     CLOCK_MONOTONIC on Android and Linux)": there, `end` = clock::from_ns(actualPresentTime);
+//     elsewhere the clock is not named, so calibrate first. vkGetRefreshCycleDurationGOOGLE gives
+//     refreshDuration in ns: refresh_hz = 1e9 / refreshDuration.
+//   Vulkan VK_EXT_present_timing: ask for VK_PRESENT_STAGE_IMAGE_FIRST_PIXEL_VISIBLE_BIT_EXT in
+//     VkPresentTimingInfoEXT::presentStageQueries; vkGetPastPresentationTimingEXT returns
+//     VkPresentStageTimeEXT times in ns in the record's timeDomain. VK_TIME_DOMAIN_CLOCK_MONOTONIC_KHR
+//     is pacer::clock on Linux; VK_TIME_DOMAIN_QUERY_PERFORMANCE_COUNTER_KHR counts QPC ticks
+//     (convert as above); the swapchain- and present-stage-local domains are opaque: calibrate
+//     them with vkGetCalibratedTimestampsKHR (VkSwapchainCalibratedTimestampInfoEXT) against one
+//     of those two. vkGetSwapchainTimingPropertiesEXT: refreshDuration in ns (0 unknown); when
+//     refreshInterval is UINT64_MAX the display is variable-refresh and refreshDuration only its
+//     minimum: report refresh_hz 0, and the pacer's own wait paces (the display follows it).
+//   DXGI: the frame-latency waitable object (swap chain created with
+//     DXGI_SWAP_CHAIN_FLAG_FRAME_LATENCY_WAITABLE_OBJECT, IDXGISwapChain2::
+//     GetFrameLatencyWaitableObject, SetMaximumFrameLatency(1)) is what blocks, not Present: `begin`
+//     before Present, `end` when WaitForSingleObjectEx on it returns before the next frame. Swap
+//     interval = Present's SyncInterval (0-4). IDXGISwapChain::GetFrameStatistics (flip model or
+//     fullscreen only) gives DXGI_FRAME_STATISTICS::SyncQPCTime, a QueryPerformanceCounter value
+//     at the vblank counted by SyncRefreshCount: the same clock as pacer::clock on Windows, ticks
+//     to convert to ns. Refresh: the output's DXGI_MODE_DESC::RefreshRate (Numerator / Denominator).
+//   Wayland wp_presentation: the clock_id event names the presentation clock (a clockid_t for
+//     clock_gettime); wp_presentation.feedback(surface) before each commit, then the feedback's
+//     presented event gives tv_sec_hi, tv_sec_lo, tv_nsec (seconds = hi << 32 | lo) and refresh in
+//     ns (0 unknown: refresh_hz = 1e9 / refresh otherwise). When clock_id is CLOCK_MONOTONIC,
+//     `end` = clock::from_ns(seconds * 1e9 + tv_nsec) on Linux; another clock needs the common
+//     reference. Without WP_PRESENTATION_FEEDBACK_KIND_VSYNC in the flags the time is not a
+//     vblank. A discarded event means the frame was never shown: report it with `end` = the time
+//     the event arrived (it counts as unlocked), so the pacer still sees one report per frame.
+//   Apple: CADisplayLink's timestamp (the last frame displayed), targetTimestamp and duration, and
+//     MTLDrawable.presentedTime (read in addPresentedHandler; 0.0 when the frame was dropped) are
+//     CFTimeInterval seconds of host time, CACurrentMediaTime's clock: mach_absolute_time in
+//     seconds, so `end` = clock::from_ns(llround(seconds * 1e9)) on macOS. The presented handler
+//     runs on another thread: hand the time to the pacer's thread (FramePacer is single-threaded).
+//     Refresh: 1 / duration, or the screen's maximumFramesPerSecond; for a ProMotion
+//     (variable-refresh) display report refresh_hz 0, as above.
 //
 // A present is "locked" when it ends k >= swap-interval refresh periods after the previous one
 // and on the vblank grid that earlier presents traced: no earlier than max(0.25 ms, 3 % of a
