@@ -208,8 +208,9 @@ void VsyncController::decide(clock::time_point now) noexcept {
         return;
     }
     // automatic
-    const bool nothing_reported = refresh_hz_ == 0 && interval_in_effect_ < 0;
-    if (nothing_reported && (state_ == State::off || state_ == State::waiting)) {
+    // A present that reports neither a refresh nor an interval (Mesa under Xvfb refuses even
+    // interval 0) still reports the display: it has no usable refresh, said as such below.
+    if (!presented_ && (state_ == State::off || state_ == State::waiting)) {
         set(State::waiting, 0, VsyncReason::auto_waiting);
         return;
     }
@@ -258,6 +259,7 @@ void VsyncController::decide(clock::time_point now) noexcept {
 void VsyncController::on_present(const PresentInfo& p) noexcept {
     if (!p.ok && !present_failed_) detail::log(LogLevel::warn, "a present failed; counted as an unlocked present");
     present_failed_ = !p.ok;
+    presented_ = true;
     frames_without_present_ = 0;
     refresh_hz_ = std::isfinite(p.refresh_hz) && p.refresh_hz > 0 ? p.refresh_hz : 0.0;
     interval_in_effect_ = p.swap_interval;

@@ -261,6 +261,7 @@ private:
     clock::duration probe_backoff_{0};
     bool last_locked_ = false;
     bool present_failed_ = false;
+    bool presented_ = false;            // a present has been reported
     int frames_without_present_ = 0;
 };
 
