@@ -306,7 +306,9 @@ TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
     cap.add(frame(3, 7'250, S::just_in_time));                 // row 2: 7.25 ms; no present: no row
     cap.add(frame(4, 0, S::present), present(4));              // nothing presented in 3: no figure
     cap.add(frame(5, 0, S::present), present(5));              // row 4: 0 = not known: NA
-    cap.add(frame(6, 16'666, S::present), present(6));         // row 5: 16.666 ms; row 6 the last: NA
+    pacer::FrameTiming t6 = frame(6, 16'666, S::present);
+    t6.shown_late = true;                                      // frame 5 was shown late
+    cap.add(t6, present(6));                                   // row 5: 16.666 ms; row 6 the last: NA
     ASSERT_TRUE(cap.close().ok());
     EXPECT_EQ(cap.rows_written(), 5u);
 
@@ -326,6 +328,13 @@ TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
     EXPECT_EQ(col("Frame"), (V{"1", "2", "4", "5", "6"}));
     EXPECT_EQ(col("SyncMode"), (V{"frame_start", "just_in_time", "present", "present", "present"}));
     EXPECT_EQ(col("MsPCLatency"), (V{"22.500000", "7.250000", "NA", "16.666000", "NA"}));
+    // The sidecar over the same rows: 7.25, 16.666, 22.5 -> p50 16.666; p99 (type 7) at rank
+    // 0.99 x 2 = 1.98: 16.666 + 0.98 x (22.5 - 16.666) = 22.38332.
+    auto kv = read_sidecar(path);
+    EXPECT_EQ(kv["WindowLatencyFrames"], "3");
+    EXPECT_EQ(kv["WindowMsPCLatencyP50"], "16.666000");
+    EXPECT_EQ(kv["WindowMsPCLatencyP99"], "22.383320");
+    EXPECT_EQ(kv["WindowShownLateShare"], "0.333333");  // frame 5 of the three
 }
 
 // A row waiting for its latency survives the buffer's writes: the rows before it go out, it

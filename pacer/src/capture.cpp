@@ -237,8 +237,17 @@ void CaptureWriter::flush() noexcept {
     }
 }
 
-void CaptureWriter::finish_row(std::chrono::nanoseconds latency) noexcept {
+void CaptureWriter::finish_row(const FrameTiming* next) noexcept {
     if (!pending_) return;
+    const std::chrono::nanoseconds latency = next ? next->latency : std::chrono::nanoseconds(0);
+    if (window_) {  // the row's frame, with the latency figures that belong to it
+        FrameTiming& w = pending_timing_;
+        w.latency = latency;
+        w.input_to_present = next ? next->input_to_present : std::chrono::nanoseconds(0);
+        w.latency_measured = next && next->latency_measured;
+        w.shown_late = next && next->shown_late;
+        window_->add(w);
+    }
     char* const start = buf_.get() + pos_;
     char* p = start;
     if (latency.count() > 0) {
@@ -257,7 +266,7 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     if (!file_) return;
     ++rows_;
     // This wait() carries the latency of the frame presented before it: the previous row's.
-    finish_row(t.latency);
+    finish_row(&t);
     const std::int64_t wake = clock::to_ns(t.wake);
     if (!have_t0_) {
         t0_ = written_until_ = wake;
@@ -383,9 +392,8 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     mean_ms_ += d / static_cast<double>(n_);
     m2_ += d * (ms - mean_ms_);
     if (window_) {
-        FrameTiming w = t;
-        w.interval = std::chrono::nanoseconds(frame);
-        window_->add(w);
+        pending_timing_ = t;  // into the window once its latency is known (finish_row)
+        pending_timing_.interval = std::chrono::nanoseconds(frame);
     }
 
     // Durability: hand the rows to the OS once they are worth a write (see the header).
@@ -401,7 +409,7 @@ Status CaptureWriter::status() const {
 
 Status CaptureWriter::close() {
     if (!file_) return {};
-    finish_row(std::chrono::nanoseconds(0));  // the last row's latency never came
+    finish_row(nullptr);  // the last row's latency never came
     flush();
     if (std::fclose(file_) != 0) fail("close", errno);
     file_ = nullptr;
@@ -468,6 +476,12 @@ Status CaptureWriter::write_stats() const {
         kv("WindowMsLatenessP50", d(s.lateness_ms.p50));
         kv("WindowMsLatenessP99", d(s.lateness_ms.p99));
         kv("WindowMsTargetFrameTime", d(s.target_ms));
+        // MsPCLatency over the window's rows that have one; the share of those shown late.
+        kv("WindowLatencyFrames", u(s.latency_frames));
+        kv("WindowMsPCLatencyP50", s.latency_frames > 0 ? d(s.latency_ms.p50) : "NA");
+        kv("WindowMsPCLatencyP99", s.latency_frames > 0 ? d(s.latency_ms.p99) : "NA");
+        kv("WindowShownLateShare",
+           s.latency_frames > 0 ? d(static_cast<double>(s.shown_late) / static_cast<double>(s.latency_frames)) : "NA");
     }
     if (opt_.config) {
         const PacerConfig& c = *opt_.config;
@@ -480,6 +494,8 @@ Status CaptureWriter::write_stats() const {
         kv("SettingWaiterHalfLife", d(c.waiter.half_life));
         kv("SettingMsMinMargin", d(static_cast<double>(c.waiter.min_margin.count()) * 1e-6));
         kv("SettingMsMaxSpin", d(static_cast<double>(c.waiter.max_spin.count()) * 1e-6));
+        kv("SettingSync", to_string(c.sync));
+        kv("SettingMaxLateShare", d(c.max_late_share));
     }
     kv("Notes", opt_.notes.empty() ? "NA" : opt_.notes);
     kv("MachineOS", kOsName);

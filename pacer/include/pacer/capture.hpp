@@ -69,7 +69,8 @@
 // skipped by CapFrameX): Key,Value rows with the summary over the whole capture (frames, average
 // FPS, mean/stddev/min/max frame time as written in MsBetweenPresents and FrameTimeSource saying
 // whether that is presents or wakes, missed, work/sleep/spin shares of the wake-to-wake time),
-// percentiles and 1 % lows over the newest CaptureOptions::stats_window frames, the pacer's
+// percentiles, 1 % lows and MsPCLatency's p50 / p99 and shown-late share (FrameTiming::shown_late
+// over the rows with a latency) over the newest CaptureOptions::stats_window frames, the pacer's
 // settings and the machine. A value that holds a comma or a double quote is written as an RFC 4180
 // quoted field (RFC 4180 section 2, rules 6 and 7: in double quotes, each quote doubled), so it
 // reads back unaltered:
@@ -199,7 +200,8 @@ public:
 
 private:
     void fail(const char* what, int err) noexcept;
-    void finish_row(std::chrono::nanoseconds latency) noexcept;  // ends the pending row
+    // Ends the pending row with next's latency figures (nullptr: none) and adds it to window_.
+    void finish_row(const FrameTiming* next) noexcept;
     bool write_all(const char* data, std::size_t n) noexcept;
     Status write_stats() const;
 
@@ -221,6 +223,7 @@ private:
     std::size_t pending_at_ = 0;      // the newest row, in the buffer from here, waits for its
     bool pending_ = false;            // MsPCLatency (FrameTiming::latency of the next frame)
     std::int64_t pending_time_ = 0;   // its TimeInSeconds, ns
+    FrameTiming pending_timing_{};    // its frame, for window_
     std::int64_t last_present_ = 0;   // begin of the previous present
     bool have_present_ = false;
     std::uint64_t rows_ = 0, written_ = 0, dropped_ = 0, no_time_ = 0;
