@@ -90,7 +90,7 @@
 // boundary), so the file can end in a fragment of a row; pacer's reader drops it (tools/
 // capture_reader.hpp, cut_last_line), other tools may report the last row as malformed.
 //
-// Cost. add() formats about 260 bytes into the buffer open() allocated (no allocation per frame;
+// Cost. add() formats about 280 bytes into the buffer open() allocated (no allocation per frame;
 // tests/alloc_test.cpp) and never blocks but in that write(): a 16-128 KiB copy into the page
 // cache, a few microseconds, once per 64 or more frames (bench/bench_capture.cpp measures add()
 // with its writes, amortised: 0.1-0.4 us per frame). No thread is started.
