@@ -33,17 +33,26 @@ void print_summary(Session& s, const char* ui) {
     const double cpu = s.run_process_pct();
     const pacer::StatsSummary m = s.stats().summarize();  // the window (last 4096 frames)
     const pacer::VsyncStatus vs = s.pacer().vsync_status();
+    // Latency needs presents (--fake-vsync or the window): NA without them.
+    const bool lat = m.latency_frames > 0;
+    char p50[32], p99[32], late[32];
+    std::snprintf(p50, sizeof p50, "%.3f", m.latency_ms.p50);
+    std::snprintf(p99, sizeof p99, "%.3f", m.latency_ms.p99);
+    std::snprintf(late, sizeof late, "%.4f",
+                  lat ? static_cast<double>(m.shown_late) / static_cast<double>(m.latency_frames) : 0.0);
     std::printf("summary: frames=%llu seconds=%.2f ui=%s hz=%g mode=%s policy=%s avg_fps=%.2f "
                 "p50_interval_ms=%.3f p99_interval_ms=%.3f p99_lateness_ms=%.3f max_lateness_ms=%.3f "
                 "missed=%llu stutters=%llu cpu_pct=%.1f vsync_requested=%d vsync_detected=%d "
-                "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f\n",
+                "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f sync=%s latency_p50_ms=%s "
+                "latency_p99_ms=%s late_share=%s\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, m.interval_ms.p50,
                 m.interval_ms.p99, m.lateness_ms.p99, m.lateness_ms.max,
                 static_cast<unsigned long long>(m.missed_total),
                 static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
-                pacer::to_string(s.timing().source), vs.reason, vs.swap_hz);
+                pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
+                pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", lat ? late : "NA");
     std::fflush(stdout);
 }
 
@@ -70,8 +79,10 @@ int run_headless(const Options& o) {
     StatusLine status(s);
     for (;;) {
         s.begin_frame();
+        s.mark_input();  // no input to read headless: the frame's input sample is here
         s.simulate();
         s.do_work();
+        s.before_present();
         if (fake) {
             const pacer::clock::time_point w0 = s.pacer().now();
             presenter.present(display, s.pacer(), o.vsync);

@@ -77,6 +77,11 @@ pacer::cli::Parser make_parser(Options* o) {
              pacer::cli::names_of(pacer::kWaitModeNames));
     p.choice("--policy", "late-frame policy", &o->policy,
              pacer::cli::names_of(pacer::kLatePolicyNames));
+    p.choice("--sync", "where the frame waits: frame_start (on the grid), present (just\n"
+             "before the present: flat presents), just_in_time (late as the learned work allows)",
+             &o->sync, pacer::cli::names_of(pacer::kSyncModeNames));
+    p.number("--max-late-share", "X", "just_in_time: share of frames allowed to be shown late", &o->max_late_share,
+             0.001, 0.5);  // pacer::validate's range
     p.number("--seconds", "S", "stop after S seconds (0 = no bound)", &o->seconds, 0.0, 1e6).default_text =
         "window 0, headless " + format_number(kDefaultHeadlessSeconds);
     p.number("--frames", "N", "stop after N frames (0 = no bound)", &o->frames, std::uint64_t{0}, kNoEnd);

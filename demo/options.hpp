@@ -26,6 +26,8 @@ struct Options {
     double hz = 60.0;
     pacer::WaitMode mode = pacer::WaitMode::hybrid;
     pacer::LatePolicy policy = pacer::LatePolicy::catch_up;
+    pacer::SyncMode sync = pacer::SyncMode::frame_start;  // where the frame waits
+    double max_late_share = 0.01;  // just_in_time: share of frames allowed to be shown late
     double seconds = 0.0;        // 0 = no time bound (headless: kDefaultHeadlessSeconds if no bound)
     std::uint64_t frames = 0;    // 0 = no frame bound
     int load = 0;                // background busy threads

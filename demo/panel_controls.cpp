@@ -51,6 +51,22 @@ void mode_controls(Session& s, UiState& ui) {
         ui.report(s.set_policy(pacer::kLatePolicyNames[ui.policy].value, ui.max_catch_up), "late policy applied");
 }
 
+// Where the frame waits, and just_in_time's budget of late frames: one line.
+void sync_controls(Session& s, UiState& ui, float w) {
+    const auto sync_name = [](void*, int i, const char** out) {
+        *out = pacer::kSyncModeNames[i].name;
+        return true;
+    };
+    ImGui::SetNextItemWidth(w * 0.36f);
+    if (ImGui::Combo("sync", &ui.sync, sync_name, nullptr, kSyncCount))
+        ui.report(s.set_sync(pacer::kSyncModeNames[ui.sync].value),
+                  std::string("sync ") + pacer::kSyncModeNames[ui.sync].name);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(w * 0.18f);
+    if (ImGui::InputDouble("late share", &ui.max_late_share, 0, 0, "%.3f", ImGuiInputTextFlags_EnterReturnsTrue))
+        ui.report(s.set_max_late_share(ui.max_late_share), "late-frame budget applied");
+}
+
 void waiter_controls(Session& s, UiState& ui) {
     section("Hybrid waiter estimator");
     ImGui::InputDouble("quantile", &ui.quantile, 0, 0, "%.4f");
@@ -129,6 +145,7 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
     ImGui::PushItemWidth(w * 0.42f);
     rate_controls(s, ui);
     mode_controls(s, ui);
+    sync_controls(s, ui, w);
     waiter_controls(s, ui);
     sim_controls(s, ui);
     load_controls(s, ui, w);

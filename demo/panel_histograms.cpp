@@ -1,4 +1,4 @@
-// The histograms of frame intervals and of deadline lateness.
+// The histograms of frame intervals, of deadline lateness and of latency (input to shown).
 #include <cfloat>
 #include <cstdio>
 
@@ -26,8 +26,8 @@ void histogram(const char* id, const float* bins, int count, ImVec2 size, float 
 void histogram_panel(Session& s, float x, float y, float w, float h) {
     panel("Histograms (binned by FrameStats::histogram, 4x per second)", x, y, w, h);
     const pacer::StatsSummary& m = s.summary();
-    const float half = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
-    const ImVec2 size(half, ImGui::GetContentRegionAvail().y - 2 * ImGui::GetTextLineHeightWithSpacing());
+    const float third = (ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f;
+    const ImVec2 size(third, ImGui::GetContentRegionAvail().y - 2 * ImGui::GetTextLineHeightWithSpacing());
 
     ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0, 0, 0, 0));
     ImGui::BeginGroup();
@@ -41,13 +41,26 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     if (s.replaying() && !s.replay().has_lateness())
         ImGui::TextColored(kGrey, "Deadline lateness: not in this file");
     else
-        ImGui::Text("Deadline lateness (wake - deadline): p99 %.3f ms", m.lateness_ms.p99);
+        ImGui::Text("Lateness (wake - deadline): p99 %.3f ms", m.lateness_ms.p99);
     const double tol = ms(s.pacer().config().miss_tolerance);
     char label[48];
     std::snprintf(label, sizeof label, "miss > %.2f ms", tol);
     const float mark = s.lateness_hi_ms > 0 ? static_cast<float>(tol / s.lateness_hi_ms) : -1.0f;
     histogram("##lateness", s.lateness_bins.data(), Session::kLatenessBins, size, mark, kDoubleLine, label,
               s.lateness_hi_ms, 2);
+    ImGui::EndGroup();
+
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    if (m.latency_frames == 0)
+        ImGui::TextColored(kGrey, "Latency (input to shown): no presents yet");
+    else
+        ImGui::Text("Latency (input to shown): p99 %.1f ms", m.latency_ms.p99);
+    // The marker: one target period, what a frame_start loop with vsync adds on top of its work.
+    const double target_ms = ms(s.target_period());
+    histogram("##latency", s.latency_bins.data(), Session::kLatencyBins, size,
+              s.latency_hi_ms > 0 ? static_cast<float>(target_ms / s.latency_hi_ms) : -1.0f, kTargetLine,
+              "1 period", s.latency_hi_ms, 1);
     ImGui::EndGroup();
     ImGui::PopStyleColor();
     ImGui::End();

@@ -1,4 +1,5 @@
-// The motion test: a box moved by the fixed-step simulation, drawn interpolated or raw.
+// The motion test: a box moved by the fixed-step simulation, drawn interpolated or raw, or one that
+// follows the mouse, with the age of the input it shows.
 #include <algorithm>
 
 #include "panels.hpp"
@@ -14,6 +15,17 @@ void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     ImGui::Checkbox("interpolate", &ui.interpolate);
     ImGui::SameLine();
     ImGui::Checkbox("show raw sim position (red)", &ui.show_raw);
+    ImGui::SameLine();
+    ImGui::Checkbox("follow the mouse", &ui.follow_mouse);
+    // The mouse position comes from the events read right after mark_input(): FrameTiming::latency
+    // of this frame tells how old that input was when the previous frame reached the screen.
+    const pacer::FrameTiming& t = s.timing();
+    ImGui::SameLine();
+    if (t.latency.count() > 0)
+        ImGui::TextColored(t.shown_late ? kRed : kGrey, "input %.2f ms old when shown%s", ms(t.latency),
+                           t.shown_late ? " (late)" : "");
+    else
+        ImGui::TextColored(kGrey, "input age: no present yet");
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float track_h = std::max(20.0f, avail.y - 18.0f);
@@ -30,7 +42,9 @@ void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
         const float rx = p.x + static_cast<float>(mo.x) * span;
         dl->AddRect(ImVec2(rx, p.y + 4), ImVec2(rx + box, p.y + 4 + box), IM_COL32(255, 90, 90, 255), 0, 0, 2);
     }
-    const double pos = ui.interpolate ? mo.at(a.alpha) : mo.x;
+    double pos = ui.interpolate ? mo.at(a.alpha) : mo.x;
+    if (ui.follow_mouse && span > 0)
+        pos = std::clamp((static_cast<double>(ImGui::GetIO().MousePos.x) - p.x - box * 0.5) / span, 0.0, 1.0);
     const float bx = p.x + static_cast<float>(pos) * span;
     dl->AddRectFilled(ImVec2(bx, p.y + 4), ImVec2(bx + box, p.y + 4 + box), IM_COL32(235, 235, 245, 255));
     ImGui::Dummy(ImVec2(avail.x, track_h));

@@ -25,6 +25,7 @@ void percentile_table(const pacer::StatsSummary& m) {
         };
         row("frame time", m.interval_ms, "%.2f");
         row("lateness", m.lateness_ms, "%.3f");
+        if (m.latency_frames > 0) row("latency", m.latency_ms, "%.2f");
         ImGui::EndTable();
     }
 }
@@ -98,6 +99,9 @@ void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
                        static_cast<unsigned long long>(s.stutters()));
     ImGui::TextColored(kGrey, "Missed: woke > %.2f ms after its deadline, or skipped a slot.",
                        ms(s.pacer().config().miss_tolerance));
+    if (m.latency_frames > 0)
+        ImGui::Text("Shown late  %.2f %% of %zu frames (sync %s)", 100.0 * s.late_share(), m.latency_frames,
+                    pacer::to_string(s.pacer().config().sync));
     ImGui::Separator();
     ImGui::PushItemWidth(w * 0.45f);
     capture_controls(s, ui);

@@ -45,6 +45,8 @@ Session::Session(const Options& o)
     cfg.target_hz = o.hz;
     cfg.mode = o.mode;
     cfg.late_policy = o.policy;
+    cfg.sync = o.sync;
+    cfg.max_late_share = o.max_late_share;
     coarse_on_ = o.coarse_ms > 0;
     // Throws pacer::ConfigError; options were validated before.
     pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
@@ -169,6 +171,10 @@ void Session::refresh(bool histograms) {
         lateness_hi_ms = std::max(1.0, target_ms / 4.0);
         stats_.histogram(pacer::FrameMetric::interval, 0.0, interval_hi_ms, interval_bins);
         stats_.histogram(pacer::FrameMetric::lateness, 0.0, lateness_hi_ms, lateness_bins);
+        // Latency on [0, 3 x target): frame_start with a blocking vsync swap shows its input about
+        // two periods late, just_in_time about one work time.
+        latency_hi_ms = 3.0 * target_ms;
+        stats_.histogram(pacer::FrameMetric::latency, 0.0, latency_hi_ms, latency_bins);
     }
 }
 
@@ -177,6 +183,7 @@ void Session::reset_stats() {
     frame_ms.clear();
     interval_bins.fill(0);
     lateness_bins.fill(0);
+    latency_bins.fill(0);
     sum_ = stats_.summarize();
 }
 
@@ -194,6 +201,18 @@ pacer::Status Session::set_rate(double hz) {
     if (!s) return s;
     const pacer::FixedStepConfig& c = sim_.config();
     return sim_.set_config(sim_config(c.step_hz, c.max_steps, pacer_->period()));
+}
+
+pacer::Status Session::set_max_late_share(double share) {
+    pacer::PacerConfig c = pacer_->config();
+    c.max_late_share = share;
+    return pacer_->set_config(c);
+}
+
+double Session::late_share() const noexcept {
+    return sum_.latency_frames > 0
+               ? static_cast<double>(sum_.shown_late) / static_cast<double>(sum_.latency_frames)
+               : 0.0;
 }
 
 pacer::Status Session::set_mode(pacer::WaitMode m) { return pacer_->set_mode(m); }

@@ -8,11 +8,14 @@
 //   Session s(options);
 //   while (running) {
 //       const pacer::FrameTiming& t = s.begin_frame();   // pacer.wait() + statistics
+//       s.mark_input();                                   // the input is read now
 //       ... poll events ...
 //       s.simulate();                                     // FixedStep + motion
 //       s.do_work();                                      // busy spin: mean +- jitter ms
 //       if (s.refresh_due()) s.refresh(with_histograms);
-//       ... UI, draw, present ...
+//       ... UI, draw ...
+//       s.before_present();                               // present sync waits here
+//       ... present ...
 //   }
 #pragma once
 
@@ -68,6 +71,7 @@ public:
     static constexpr std::size_t kCpuSamples = 80;     // CPU graphs: 20 s at 4 samples/s
     static constexpr int kIntervalBins = 64;
     static constexpr int kLatenessBins = 48;
+    static constexpr int kLatencyBins = 48;
     static constexpr std::int64_t kRefreshNs = 250'000'000;  // summaries and bins: 4 per second
 
     explicit Session(const Options& o);
@@ -91,6 +95,15 @@ public:
     // period_ms 0 = off (real OS sleep). Switching on/off restarts the pacer's grid; its learned
     // margin and the statistics stay.
     pacer::Status set_coarse(int period_ms);
+    pacer::Status set_sync(pacer::SyncMode sync) { return pacer_->set_sync(sync); }
+    pacer::Status set_max_late_share(double share);
+
+    // Frame markers (pacer/frame_pacer.hpp, "Sync modes and latency"): the loop reads its input
+    // right after mark_input() and presents right after before_present().
+    void mark_input() noexcept { pacer_->mark_input(); }
+    void before_present() noexcept { pacer_->before_present(); }
+    // Share of the window's frames with a latency that were shown late (0 when none has one).
+    double late_share() const noexcept;
 
     // Frame-time capture (pacer::CaptureWriter): one row per frame from record(), which the loop
     // calls once the frame is presented (the window passes the swap's timing).
@@ -144,7 +157,8 @@ public:
     Ring<kCpuSamples> cpu_process, cpu_thread, cpu_machine, share_sleep, share_spin;
     std::array<float, kIntervalBins> interval_bins{};
     std::array<float, kLatenessBins> lateness_bins{};
-    double interval_hi_ms = 0, lateness_hi_ms = 0;  // bins cover [0, hi)
+    std::array<float, kLatencyBins> latency_bins{};
+    double interval_hi_ms = 0, lateness_hi_ms = 0, latency_hi_ms = 0;  // bins cover [0, hi)
 
 private:
     void feed(const pacer::FrameTiming& t);  // into the statistics and the graph

@@ -12,6 +12,8 @@ UiState::UiState(const Options& o, Session& s) {
     // Options hold valid values only: always listed.
     mode = std::max(0, pacer::index_of(pacer::kWaitModeNames, o.mode));
     policy = std::max(0, pacer::index_of(pacer::kLatePolicyNames, o.policy));
+    sync = std::max(0, pacer::index_of(pacer::kSyncModeNames, o.sync));
+    max_late_share = o.max_late_share;
     sim_hz = o.sim_hz;
     work_ms = static_cast<float>(o.work_ms);
     jitter_ms = static_cast<float>(o.work_jitter_ms);

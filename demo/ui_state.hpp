@@ -18,6 +18,7 @@ class Session;
 // The controls list modes and late policies in the order of the library's name tables.
 inline constexpr int kModeCount = static_cast<int>(std::size(pacer::kWaitModeNames));
 inline constexpr int kPolicyCount = static_cast<int>(std::size(pacer::kLatePolicyNames));
+inline constexpr int kSyncCount = static_cast<int>(std::size(pacer::kSyncModeNames));
 
 // What the controls edit before it is applied; refused values stay here and the status line says
 // why, so the user sees both the value and the library's verdict.
@@ -26,6 +27,9 @@ struct UiState {
     int mode = 2;
     int policy = 0;
     int max_catch_up = 1;
+    int sync = 0;                  // index in pacer::kSyncModeNames
+    double max_late_share = 0.01;  // just_in_time's budget of late frames
+    bool follow_mouse = false;     // the motion-test box follows the mouse instead of the simulation
     double quantile = 0.995, half_life = 500, initial_us = 1000, min_us = 20, max_spin_us = 4000;
     double sim_hz = 60.0;
     int max_steps = 8;

@@ -92,7 +92,8 @@ bool FrameLoop::frame() {
     // The first frames carry window creation, font upload and shader compilation (tens of ms
     // each under Mesa): not what the pacer does. Statistics start after them.
     if (s_.frames() == kWarmupFrames && !s_.replaying()) s_.reset_stats();
-    // 2. Input.
+    // 2. Input (the pacer times the frame's latency from here).
+    s_.mark_input();
     const bool quit = w_.poll_events();
     // Minimized or unfocused: nobody watches, so pace at the background cap (10 Hz, OS sleep).
     s_.pacer().set_background(w_.in_background());
@@ -142,6 +143,7 @@ void FrameLoop::screenshot_if_due() {
 
 void FrameLoop::present(const UiTimes& t) {
     if (s_.frames() == 1 || s_.refresh_due()) presenter_.refresh_hz = display_refresh_hz(w_.sdl(), o_);
+    s_.before_present();  // present sync waits here
     const std::int64_t w0 = os_.now_ns();
     Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
     presenter_.present(swap, s_.pacer(), ui_.vsync);

@@ -153,6 +153,64 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
     EXPECT_EQ(a.missed, missed - (written[0].missed ? 1 : 0));
 }
 
+// A host that marks its input and reports when each frame was displayed: MsPCLatency holds each
+// frame's input-to-display time, the reader reads it as PC latency and analyze gives its
+// percentiles.
+TEST(RoundTrip, LatencyIsWrittenPerFrameAndAnalyzed) {
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 40'000, .preempt_probability = 0.0});
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    const std::string path = temp_path("latency_roundtrip.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    const int n = 997;
+    std::vector<std::int64_t> want(n);  // frame i's input to display, ns
+    for (int i = 0; i < n; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        os.advance(1'000'000);
+        fp.mark_input();
+        const std::int64_t input = os.now_ns();
+        os.advance(3'000'000);  // the work
+        fp.before_present();
+        pacer::PresentInfo p{fp.now(), {}, 0, 0, true, {}};
+        os.advance(500'000);  // the swap call
+        p.end = fp.now();
+        const std::int64_t shown = pacer::clock::to_ns(p.end) + (2 + i % 5) * 1'000'000;
+        p.displayed = pacer::clock::from_ns(shown);
+        want[static_cast<std::size_t>(i)] = shown - input;  // 5.5, 6.5, 7.5, 8.5, 9.5 ms
+        fp.report_present(p);
+        pacer::CaptureExtras x;
+        x.present = p;
+        cap.add(t, x);
+    }
+    ASSERT_TRUE(cap.close().ok());
+
+    CaptureReader r;
+    ASSERT_TRUE(r.open(path).ok()) << r.error().message();
+    EXPECT_EQ(r.format(), CaptureFormat::pacer);
+    FrameRecord f;
+    std::size_t rows = 0;
+    while (r.next(f)) {
+        const auto i = static_cast<std::size_t>(f.frame_index);  // frames 1 .. n-1: frame 0's present has no previous
+        ASSERT_EQ(i, rows + 1);
+        if (i + 1 < static_cast<std::size_t>(n)) {
+            EXPECT_EQ(std::llround(f.pc_latency_ms * 1e6), want[i]) << "frame " << i;
+        } else {
+            EXPECT_TRUE(std::isnan(f.pc_latency_ms));  // the last frame's latency never came
+        }
+        ++rows;
+    }
+    EXPECT_TRUE(r.error().ok()) << r.error().message();
+    EXPECT_EQ(rows, static_cast<std::size_t>(n - 1));
+
+    // 995 figures, 199 of each of 5.5 .. 9.5 ms: p50 (sorted[497]) 7.5 ms, p99 (sorted[984.06]) 9.5.
+    Analysis a;
+    ASSERT_TRUE(pacer::tools::analyze_file(path, {}, a).ok());
+    EXPECT_TRUE(a.has_pc_latency);
+    EXPECT_NEAR(a.pc_latency_p50_ms, 7.5, 1e-9);
+    EXPECT_NEAR(a.pc_latency_p99_ms, 9.5, 1e-9);
+}
+
 // ---- FrameRecord ---------------------------------------------------------------------------
 
 TEST(FrameRecord, DefaultConstructedIsLineZeroAndNothingMeasured) {
@@ -295,7 +353,7 @@ TEST(Metrics, LatenessHistogramInRefreshPeriods) {
     const double late[] = {0.1, 7, 15, 40};
     for (int i = 0; i < 4; ++i) {
         char l[512];
-        std::snprintf(l, sizeof l, "app,1,NA,Other,NA,NA,NA,Unknown,NA,%d.0,7.0,NA,NA,NA,NA,%d,1.0,6.0,hybrid,6.944444,%.3f,5.0,0.5,0.1,0.2,0,1,hybrid,7.0\n",
+        std::snprintf(l, sizeof l, "app,1,NA,Other,NA,NA,NA,Unknown,NA,%d.0,7.0,NA,NA,NA,NA,%d,1.0,6.0,hybrid,6.944444,%.3f,5.0,0.5,0.1,0.2,0,1,hybrid,7.0,frame_start,NA\n",
                       i, i, late[i]);
         s += l;
     }
@@ -477,7 +535,7 @@ TEST(Displayed, PacerCaptureHasNoDisplayedFigures) {
     std::string s = pacer::CaptureWriter::header() + "\n";
     for (int i = 0; i < 3; ++i)
         s += "app,1,NA,Other,NA,NA,NA,Unknown,NA," + std::to_string(i) +
-             ".0,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,7.0\n";
+             ".0,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,7.0,frame_start,NA\n";
     Analysis a;
     ASSERT_TRUE(analyze_text(s, a).ok());
     EXPECT_FALSE(a.has_displayed);

@@ -136,7 +136,7 @@ TEST(Capture, PassesCapFrameXAcceptanceRules) {
     EXPECT_EQ(cols[0], "Application");                 // Application first
     for (const char* req : {"Application", "Dropped", "TimeInSeconds", "MsBetweenPresents", "MsBetweenDisplayChange"})
         EXPECT_NE(std::find(cols.begin(), cols.end(), req), cols.end()) << req;
-    const std::set<std::string> text_cols{"Application", "Runtime", "PresentMode", "WaitMode", "PacingSource"};
+    const std::set<std::string> text_cols{"Application", "Runtime", "PresentMode", "WaitMode", "PacingSource", "SyncMode"};
     for (std::size_t i = 1; i < lines.size(); ++i) {
         const std::string& l = lines[i];
         EXPECT_EQ(l.find('"'), std::string::npos);      // no quoting
@@ -280,6 +280,92 @@ TEST(Capture, PresentsMakeMsBetweenPresentsAndWakesGetTheirOwnColumn) {
     EXPECT_EQ(kv["AverageFPS"], "83.333333");            // 5 frames / 60 ms
     EXPECT_EQ(kv["MsFrameTimeMax"], "16.750000");
     EXPECT_EQ(kv["WorkShare"], "0.500000");              // of the wake-to-wake time
+}
+
+// MsPCLatency: pacer knows a frame's latency at the next wait() (FrameTiming::latency describes
+// the frame presented before it), so each row gets the latency the next add() brings.
+TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
+    const std::string path = temp_path("latency.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    const std::int64_t ms = 1'000'000;
+    auto frame = [&](std::uint64_t i, std::int64_t latency_us, pacer::SyncMode sync) {
+        pacer::FrameTiming t = frame_at(i, (1000 + 10 * static_cast<std::int64_t>(i)) * ms, i == 0 ? 0 : 10 * ms);
+        t.latency = std::chrono::microseconds(latency_us);
+        t.sync = sync;
+        return t;
+    };
+    using S = pacer::SyncMode;
+    auto present = [&](std::uint64_t i) {
+        const std::int64_t b = (1004 + 10 * static_cast<std::int64_t>(i)) * ms;
+        return present_at(b, b + 500'000);
+    };
+    cap.add(frame(0, 0, S::frame_start), present(0));          // no row (first present)
+    cap.add(frame(1, 21'000, S::frame_start), present(1));     // its latency: frame 0's (no row)
+    cap.add(frame(2, 22'500, S::just_in_time), present(2));    // row 1: 22.5 ms
+    cap.add(frame(3, 7'250, S::just_in_time));                 // row 2: 7.25 ms; no present: no row
+    cap.add(frame(4, 0, S::present), present(4));              // nothing presented in 3: no figure
+    cap.add(frame(5, 0, S::present), present(5));              // row 4: 0 = not known: NA
+    pacer::FrameTiming t6 = frame(6, 16'666, S::present);
+    t6.shown_late = true;                                      // frame 5 was shown late
+    cap.add(t6, present(6));                                   // row 5: 16.666 ms; row 6 the last: NA
+    ASSERT_TRUE(cap.close().ok());
+    EXPECT_EQ(cap.rows_written(), 5u);
+
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 6u);  // header + frames 1, 2, 4, 5, 6
+    const auto cols = split(lines[0]);
+    ASSERT_EQ(cols.size(), split(lines[1]).size());
+    EXPECT_EQ(cols[cols.size() - 2], "SyncMode");
+    EXPECT_EQ(cols.back(), "MsPCLatency");
+    auto col = [&](const char* name) {
+        std::vector<std::string> v;
+        const auto k = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
+        for (std::size_t i = 1; i < lines.size(); ++i) v.push_back(split(lines[i])[k]);
+        return v;
+    };
+    using V = std::vector<std::string>;
+    EXPECT_EQ(col("Frame"), (V{"1", "2", "4", "5", "6"}));
+    EXPECT_EQ(col("SyncMode"), (V{"frame_start", "just_in_time", "present", "present", "present"}));
+    EXPECT_EQ(col("MsPCLatency"), (V{"22.500000", "7.250000", "NA", "16.666000", "NA"}));
+    // The sidecar over the same rows: 7.25, 16.666, 22.5 -> p50 16.666; p99 (type 7) at rank
+    // 0.99 x 2 = 1.98: 16.666 + 0.98 x (22.5 - 16.666) = 22.38332.
+    auto kv = read_sidecar(path);
+    EXPECT_EQ(kv["WindowLatencyFrames"], "3");
+    EXPECT_EQ(kv["WindowMsPCLatencyP50"], "16.666000");
+    EXPECT_EQ(kv["WindowMsPCLatencyP99"], "22.383320");
+    EXPECT_EQ(kv["WindowShownLateShare"], "0.333333");  // frame 5 of the three
+}
+
+// A row waiting for its latency survives the buffer's writes: the rows before it go out, it
+// stays, and the next add() completes it.
+TEST(Capture, ThePendingRowSurvivesAWrite) {
+    const std::string path = temp_path("pending.csv");
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions o;
+    o.write_stats = false;
+    ASSERT_TRUE(cap.open(path, o).ok());
+    const std::int64_t ms = 1'000'000;
+    const int n = 300;
+    for (int i = 0; i < n; ++i) {
+        pacer::FrameTiming t = frame_at(static_cast<std::uint64_t>(i), 1000 * ms + i * 10 * ms, i == 0 ? 0 : 10 * ms);
+        t.latency = std::chrono::microseconds(1000 + i);  // row i - 1's: 1.000 + (i - 1 + 1) / 1000 ms
+        cap.add(t);
+        if (i == 100) {
+            cap.flush();
+            EXPECT_EQ(cap.rows_written(), 99u);  // rows 1..99; row 100 waits for its latency
+        }
+    }
+    ASSERT_TRUE(cap.close().ok());
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), static_cast<std::size_t>(n));  // header + rows 1..n-1
+    for (int r = 1; r < n - 1; ++r) {
+        char want[32];
+        std::snprintf(want, sizeof want, "%d.%03d000", (1001 + r) / 1000, (1001 + r) % 1000);
+        EXPECT_EQ(split(lines[static_cast<std::size_t>(r)]).back(), want) << r;
+        EXPECT_EQ(split(lines[static_cast<std::size_t>(r)])[15], std::to_string(r));  // Frame
+    }
+    EXPECT_EQ(split(lines.back()).back(), "NA");
 }
 
 // The writes that make a killed process lose little (see "Durability" in pacer/capture.hpp):

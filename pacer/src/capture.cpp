@@ -139,7 +139,8 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     mean_ms_ = m2_ = 0;
     have_t0_ = have_present_ = false;
     t0_ = written_until_ = newest_ = last_present_ = 0;
-    pos_ = 0;
+    pos_ = pending_at_ = 0;
+    pending_ = false;
     if (path.empty()) return Status::error("capture: empty path");
 
     opt_ = options;
@@ -212,19 +213,60 @@ bool CaptureWriter::write_all(const char* data, std::size_t n) noexcept {
 
 void CaptureWriter::flush() noexcept {
     if (!file_ || pos_ == 0) return;
-    if (!failed() && write_all(buf_.get(), pos_)) {
-        written_ += rows_in_buf_;
-    } else {
-        dropped_ += rows_in_buf_;
+    // The row still waiting for its latency stays in the buffer (moved to its front).
+    const std::size_t whole = pending_ ? pending_at_ : pos_;
+    if (whole > 0) {
+        if (!failed() && write_all(buf_.get(), whole)) {
+            written_ += rows_in_buf_;
+        } else {
+            dropped_ += rows_in_buf_;
+        }
     }
     if (rows_in_buf_ > 0) written_until_ = newest_;
     rows_in_buf_ = 0;
-    pos_ = 0;
+    if (pending_ && failed()) {  // it can never be written now
+        ++dropped_;
+        pending_ = false;
+    }
+    if (pending_) {
+        std::memmove(buf_.get(), buf_.get() + pending_at_, pos_ - pending_at_);
+        pos_ -= pending_at_;
+        pending_at_ = 0;
+    } else {
+        pos_ = 0;
+    }
+}
+
+void CaptureWriter::finish_row(const FrameTiming* next) noexcept {
+    if (!pending_) return;
+    const std::chrono::nanoseconds latency = next ? next->latency : std::chrono::nanoseconds(0);
+    if (window_) {  // the row's frame, with the latency figures that belong to it
+        FrameTiming& w = pending_timing_;
+        w.latency = latency;
+        w.input_to_present = next ? next->input_to_present : std::chrono::nanoseconds(0);
+        w.latency_measured = next && next->latency_measured;
+        w.shown_late = next && next->shown_late;
+        window_->add(w);
+    }
+    char* const start = buf_.get() + pos_;
+    char* p = start;
+    if (latency.count() > 0) {
+        p = put_fixed(p, latency.count(), 6);  // MsPCLatency
+    } else {
+        p = put(p, "NA", 2);
+    }
+    *p++ = '\n';
+    pos_ += static_cast<std::size_t>(p - start);
+    pending_ = false;
+    ++rows_in_buf_;
+    newest_ = pending_time_;
 }
 
 void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     if (!file_) return;
     ++rows_;
+    // This wait() carries the latency of the frame presented before it: the previous row's.
+    finish_row(&t);
     const std::int64_t wake = clock::to_ns(t.wake);
     if (!have_t0_) {
         t0_ = written_until_ = wake;
@@ -331,10 +373,14 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     } else {
         p = put(p, "NA", 2);
     }
-    *p++ = '\n';
+    *p++ = ',';
+    p = put(p, to_string(t.sync));  // SyncMode
+    *p++ = ',';
+    // MsPCLatency follows at the next add() (finish_row), or NA at close().
+    pending_at_ = pos_;
+    pending_ = true;
+    pending_time_ = at;
     pos_ += static_cast<std::size_t>(p - start);
-    ++rows_in_buf_;
-    newest_ = at;
 
     // Frame-time totals for the sidecar, over the rows as written.
     ++n_;
@@ -346,9 +392,8 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     mean_ms_ += d / static_cast<double>(n_);
     m2_ += d * (ms - mean_ms_);
     if (window_) {
-        FrameTiming w = t;
-        w.interval = std::chrono::nanoseconds(frame);
-        window_->add(w);
+        pending_timing_ = t;  // into the window once its latency is known (finish_row)
+        pending_timing_.interval = std::chrono::nanoseconds(frame);
     }
 
     // Durability: hand the rows to the OS once they are worth a write (see the header).
@@ -364,6 +409,7 @@ Status CaptureWriter::status() const {
 
 Status CaptureWriter::close() {
     if (!file_) return {};
+    finish_row(nullptr);  // the last row's latency never came
     flush();
     if (std::fclose(file_) != 0) fail("close", errno);
     file_ = nullptr;
@@ -430,6 +476,12 @@ Status CaptureWriter::write_stats() const {
         kv("WindowMsLatenessP50", d(s.lateness_ms.p50));
         kv("WindowMsLatenessP99", d(s.lateness_ms.p99));
         kv("WindowMsTargetFrameTime", d(s.target_ms));
+        // MsPCLatency over the window's rows that have one; the share of those shown late.
+        kv("WindowLatencyFrames", u(s.latency_frames));
+        kv("WindowMsPCLatencyP50", s.latency_frames > 0 ? d(s.latency_ms.p50) : "NA");
+        kv("WindowMsPCLatencyP99", s.latency_frames > 0 ? d(s.latency_ms.p99) : "NA");
+        kv("WindowShownLateShare",
+           s.latency_frames > 0 ? d(static_cast<double>(s.shown_late) / static_cast<double>(s.latency_frames)) : "NA");
     }
     if (opt_.config) {
         const PacerConfig& c = *opt_.config;
@@ -442,6 +494,8 @@ Status CaptureWriter::write_stats() const {
         kv("SettingWaiterHalfLife", d(c.waiter.half_life));
         kv("SettingMsMinMargin", d(static_cast<double>(c.waiter.min_margin.count()) * 1e-6));
         kv("SettingMsMaxSpin", d(static_cast<double>(c.waiter.max_spin.count()) * 1e-6));
+        kv("SettingSync", to_string(c.sync));
+        kv("SettingMaxLateShare", d(c.max_late_share));
     }
     kv("Notes", opt_.notes.empty() ? "NA" : opt_.notes);
     kv("MachineOS", kOsName);

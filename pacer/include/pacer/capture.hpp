@@ -53,13 +53,24 @@
 //   PacingSource       what paced the frame: FrameTiming::source ("sleep", "spin", "hybrid",
 //                      "vsync"; in auto mode it tells which one won), or CaptureExtras::pacing_source
 //   MsBetweenWakes     FrameTiming::interval, wake to wake (= MsCPUBusy + MsCPUWait); NA when 0
+//   SyncMode           FrameTiming::sync: frame_start, present or just_in_time
+//   MsPCLatency        the frame's latency: its input sample (FramePacer::mark_input(), else the
+//                      wake that started it) to the moment it was shown (reported displayed time,
+//                      else the vblank its synchronised swap was shown at, else the present call's
+//                      return: pacer/frame_pacer.hpp, "Latency"). PresentMon 2.x's name for the age
+//                      of the input the application sampled when its frame reaches the screen.
+//                      pacer knows it at the next wait() (FrameTiming::latency of the next frame),
+//                      so the row is completed by the next add(); NA when the frame was not
+//                      presented (no PresentInfo reached FramePacer::report_present) and for the
+//                      last row of a capture.
 // Durations are written in ms with 6 decimals, i.e. exactly in whole nanoseconds.
 //
 // Sidecar. close() also writes "<name>-stats.csv" ("capture.csv" -> "capture-stats.csv",
 // skipped by CapFrameX): Key,Value rows with the summary over the whole capture (frames, average
 // FPS, mean/stddev/min/max frame time as written in MsBetweenPresents and FrameTimeSource saying
 // whether that is presents or wakes, missed, work/sleep/spin shares of the wake-to-wake time),
-// percentiles and 1 % lows over the newest CaptureOptions::stats_window frames, the pacer's
+// percentiles, 1 % lows and MsPCLatency's p50 / p99 and shown-late share (FrameTiming::shown_late
+// over the rows with a latency) over the newest CaptureOptions::stats_window frames, the pacer's
 // settings and the machine. A value that holds a comma or a double quote is written as an RFC 4180
 // quoted field (RFC 4180 section 2, rules 6 and 7: in double quotes, each quote doubled), so it
 // reads back unaltered:
@@ -72,13 +83,14 @@
 // they cover at least 0.2 s (TimeInSeconds of the newest row - of the newest row written before),
 // or when the buffer is full. So at most max(64 rows, ~0.2 s + one frame) of frames are lost:
 // 63 rows at 144 Hz (0.44 s), 0.2 s at 1 kHz, ~50 ms at 10 kHz (a full 128 KiB buffer), and never
-// more than one write() per 64 rows. open() writes the header at once. The write goes to the page
+// more than one write() per 64 rows (plus the newest row, which waits for its MsPCLatency).
+// open() writes the header at once. The write goes to the page
 // cache (nothing waits for the disk: a machine that loses power may lose more; no fsync). A kill
 // that lands inside a write() may leave it cut part-way (Linux stops a many-page write at a page
 // boundary), so the file can end in a fragment of a row; pacer's reader drops it (tools/
 // capture_reader.hpp, cut_last_line), other tools may report the last row as malformed.
 //
-// Cost. add() formats about 260 bytes into the buffer open() allocated (no allocation per frame;
+// Cost. add() formats about 280 bytes into the buffer open() allocated (no allocation per frame;
 // tests/alloc_test.cpp) and never blocks but in that write(): a 16-128 KiB copy into the page
 // cache, a few microseconds, once per 64 or more frames (bench/bench_capture.cpp measures add()
 // with its writes, amortised: 0.1-0.4 us per frame). No thread is started.
@@ -115,7 +127,7 @@ inline constexpr const char* kPresentMonColumns =
     "MsUntilRenderComplete,MsUntilDisplayed";
 inline constexpr const char* kPacerColumns =
     "Frame,MsCPUBusy,MsCPUWait,WaitMode,MsTargetFrameTime,MsLateness,MsSleep,MsSpin,MsOversleep,"
-    "MsMargin,Skipped,Missed,PacingSource,MsBetweenWakes";
+    "MsMargin,Skipped,Missed,PacingSource,MsBetweenWakes,SyncMode,MsPCLatency";
 
 // What the engine knows about a frame and pacer does not. Negative durations: not measured (NA).
 struct CaptureExtras {
@@ -172,7 +184,8 @@ public:
     std::uint64_t rows_written() const noexcept { return written_; }   // rows handed to the OS
     std::uint64_t rows_dropped() const noexcept { return dropped_; }   // lost after a write error
     std::uint64_t rows_without_frame_time() const noexcept { return no_time_; }  // not written
-    std::uint64_t rows_buffered() const noexcept { return rows_in_buf_; }  // not yet handed to the OS
+    // Not yet handed to the OS, the newest row (which waits for its MsPCLatency) included.
+    std::uint64_t rows_buffered() const noexcept { return rows_in_buf_ + (pending_ ? 1 : 0); }
     const std::string& path() const noexcept { return path_; }
 
     // "dir/capture.csv" -> "dir/capture-stats.csv"; a name without ".csv" gets "-stats.csv".
@@ -187,6 +200,8 @@ public:
 
 private:
     void fail(const char* what, int err) noexcept;
+    // Ends the pending row with next's latency figures (nullptr: none) and adds it to window_.
+    void finish_row(const FrameTiming* next) noexcept;
     bool write_all(const char* data, std::size_t n) noexcept;
     Status write_stats() const;
 
@@ -204,7 +219,11 @@ private:
     std::int64_t t0_ = 0;
     bool have_t0_ = false;
     std::int64_t written_until_ = 0;  // time of the newest row handed to the OS (or t0_)
-    std::int64_t newest_ = 0;         // time of the newest row formatted
+    std::int64_t newest_ = 0;         // time of the newest whole row (latency written)
+    std::size_t pending_at_ = 0;      // the newest row, in the buffer from here, waits for its
+    bool pending_ = false;            // MsPCLatency (FrameTiming::latency of the next frame)
+    std::int64_t pending_time_ = 0;   // its TimeInSeconds, ns
+    FrameTiming pending_timing_{};    // its frame, for window_
     std::int64_t last_present_ = 0;   // begin of the previous present
     bool have_present_ = false;
     std::uint64_t rows_ = 0, written_ = 0, dropped_ = 0, no_time_ = 0;
