@@ -59,6 +59,15 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
+// The values of column `name` in the rows of a capture read with read_lines (the header first).
+std::vector<std::string> column(const std::vector<std::string>& lines, const char* name) {
+    const std::vector<std::string> cols = split(lines.at(0));
+    const auto k = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
+    std::vector<std::string> v;
+    for (std::size_t i = 1; i < lines.size(); ++i) v.push_back(split(lines[i]).at(k));
+    return v;
+}
+
 // One RFC 4180 record without line breaks in its fields: a field in double quotes may hold
 // commas, and "" inside it is one quote. The sidecar is read with this.
 std::vector<std::string> parse_record(const std::string& s) {
@@ -249,13 +258,7 @@ TEST(Capture, PresentsMakeMsBetweenPresentsAndWakesGetTheirOwnColumn) {
 
     const auto lines = read_lines(path);
     ASSERT_EQ(lines.size(), 6u);  // header + frames 1, 2, 3, 5, 6
-    const auto cols = split(lines[0]);
-    auto col = [&](const char* name) {
-        std::vector<std::string> v;
-        const auto k = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
-        for (std::size_t i = 1; i < lines.size(); ++i) v.push_back(split(lines[i])[k]);
-        return v;
-    };
+    auto col = [&](const char* name) { return column(lines, name); };
     using V = std::vector<std::string>;
     EXPECT_EQ(col("Frame"), (V{"1", "2", "3", "5", "6"}));
     // Present begin to present begin; frame 5's spans frame 4, which presented nothing.
@@ -318,12 +321,7 @@ TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
     ASSERT_EQ(cols.size(), split(lines[1]).size());
     EXPECT_EQ(cols[cols.size() - 2], "SyncMode");
     EXPECT_EQ(cols.back(), "MsPCLatency");
-    auto col = [&](const char* name) {
-        std::vector<std::string> v;
-        const auto k = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
-        for (std::size_t i = 1; i < lines.size(); ++i) v.push_back(split(lines[i])[k]);
-        return v;
-    };
+    auto col = [&](const char* name) { return column(lines, name); };
     using V = std::vector<std::string>;
     EXPECT_EQ(col("Frame"), (V{"1", "2", "4", "5", "6"}));
     EXPECT_EQ(col("SyncMode"), (V{"frame_start", "just_in_time", "present", "present", "present"}));
