@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "analyze.hpp"
-#include "mutate.hpp"
 #include "capture_reader.hpp"
+#include "mutate.hpp"
 #include "pacer/pacer.hpp"
 
 namespace {
