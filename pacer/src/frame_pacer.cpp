@@ -30,6 +30,8 @@ Status validate(const PacerConfig& c) {
                              num(kMaxTargetHz) + "]");
     if (!is_named(kSyncModeNames, c.sync))
         return Status::error("sync = " + num(static_cast<int>(c.sync)) + ": not a SyncMode");
+    if (!is_named(kCadenceModeNames, c.cadence))
+        return Status::error("cadence = " + num(static_cast<int>(c.cadence)) + ": not a CadenceMode");
     if (!std::isfinite(c.max_late_share) || c.max_late_share < 0.001 || c.max_late_share > 0.5)
         return Status::error("max_late_share = " + num(c.max_late_share) + ": must be in [0.001, 0.5]");
     return validate(c.waiter);

@@ -120,6 +120,7 @@
 #include <thread>
 
 #include "pacer/clock.hpp"
+#include "pacer/display.hpp"
 #include "pacer/frame_timing.hpp"
 #include "pacer/names.hpp"
 #include "pacer/status.hpp"
@@ -142,6 +143,19 @@ inline bool parse_late_policy(const char* text, LatePolicy* out) noexcept {
     return parse_name(kLatePolicyNames, text, out);
 }
 
+// Cadence governor (PacerConfig::cadence; see the manual above).
+enum class CadenceMode {
+    fixed,      // always the target rate
+    automatic,  // the highest whole divisor of the refresh (or target) the frame's work sustains
+};
+inline constexpr EnumName<CadenceMode> kCadenceModeNames[] = {
+    {CadenceMode::fixed, "fixed"}, {CadenceMode::automatic, "auto"},
+};
+inline const char* to_string(CadenceMode mode) noexcept { return name_of(kCadenceModeNames, mode); }
+inline bool parse_cadence_mode(const char* text, CadenceMode* out) noexcept {
+    return parse_name(kCadenceModeNames, text, out);
+}
+
 // Highest accepted rate. Above 10 kHz a period is shorter than one OS wake-up on any desktop OS;
 // such a "frame rate" is a bug in the caller, not a pacing request.
 inline constexpr double kMaxTargetHz = 10'000.0;
@@ -159,6 +173,10 @@ struct PacerConfig {
     SyncMode sync = SyncMode::frame_start;     // where the frame waits (see above)
     double max_late_share = 0.01;              // just_in_time: share of frames allowed to be shown
                                                // late, in [0.001, 0.5]
+    bool display_lock = true;                  // place waits against the fitted vblanks when known
+    bool match_display = false;                // target = the display's refresh (target_hz until
+                                               // it is known)
+    CadenceMode cadence = CadenceMode::fixed;  // the cadence governor
 };
 Status validate(const PacerConfig& config);
 
@@ -200,6 +218,9 @@ public:
     int desired_swap_interval() const noexcept { return vsync_.desired_swap_interval(); }
     const VsyncStatus& vsync_status() const noexcept { return vsync_.status(); }
     const VsyncController& vsync() const noexcept { return vsync_; }
+    // The display as the presents show it (pacer/display.hpp).
+    const DisplayStatus& display_status() const noexcept { return display_.status(); }
+    const DisplayTracker& display() const noexcept { return display_; }
 
     // The pacer's clock: the TimeSource's (the real OS unless one was injected). Time presents
     // with it.
@@ -284,6 +305,7 @@ private:
     TimeSource* ts_;
     HybridWaiter waiter_;
     VsyncController vsync_;
+    DisplayTracker display_;
     // Active period in fixed point: whole ns + fraction in units of 2^-32 ns.
     std::int64_t period_whole_ = 0;
     std::uint64_t period_frac_ = 0;

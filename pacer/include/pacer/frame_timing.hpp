@@ -86,6 +86,13 @@ struct FrameTiming {
     bool latency_measured = false;
     bool shown_late = false;  // it was shown after the display deadline it was started for
                               // (sync present or just_in_time; frame_start has no such deadline)
+
+    // The display (pacer/display.hpp; FramePacer's manual: display lock, cadence, display time).
+    std::uint32_t cadence = 1;   // frames are paced every `cadence` refreshes (or target periods)
+    double cadence_hz = 0;       // the frame rate in force: refresh (or target) / cadence
+    std::chrono::nanoseconds display_dt{0};  // predicted display interval of this frame: the
+                                             // delta to give the simulation (FixedStep)
+    bool display_locked = false;  // the wait was placed against the fitted vblanks
 };
 
 }  // namespace pacer

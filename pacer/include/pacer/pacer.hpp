@@ -6,6 +6,7 @@
 //   waiter.hpp        HybridWaiter, pacer::sleep_until / sleep_for
 //   fixed_step.hpp    FixedStep: fixed simulation rate, interpolation alpha
 //   stats.hpp         FrameStats (window, percentiles, histograms), CpuMeter
+//   display.hpp       DisplayTracker, DisplayStatus: the display's vblanks fitted from presents
 //   vsync.hpp         PresentInfo, VsyncController, VsyncStatus: is vsync really pacing?
 //   capture.hpp       CaptureWriter: PresentMon-compatible frame-time capture files
 //   time_source.hpp   the OS seam (clock, sleep, spin, CPU time) and PacingScope
@@ -25,6 +26,7 @@
 
 #include "pacer/capture.hpp"
 #include "pacer/clock.hpp"
+#include "pacer/display.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/frame_pacer.hpp"
 #include "pacer/frame_timing.hpp"
