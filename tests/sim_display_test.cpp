@@ -492,3 +492,61 @@ TEST(SimulatedDisplay, FramePacerDoesNotDetectVsyncWhenTheDriverTears) {
 }
 
 }  // namespace
+
+// A vsync probe must not show in the frame times: while the pacer asks for vsync and waits to see
+// whether the swap blocks, each wake interval stays close to the target period, whether the swap
+// blocks (queue depth 1-3) or not (a driver that ignores the interval), and so does the frame
+// after the decision. (With the old floor of half a period, intervals fell to P / 2 and a FIFO of
+// depth 3 was never verified: the unlocked presents while it filled ended the probe.)
+struct ProbeRun {
+    pacer::VsyncStatus status;
+    double min_interval_ms = 1e9, max_interval_ms = 0;  // after the first 2 frames
+    int decided_at = -1;                                // first frame with a final verdict
+};
+
+ProbeRun probe_loop(const pacer::DisplayConfig& display, double hz, int frames, std::int64_t work_ns) {
+    pacer::SimulatedOs os(little_noise(), 11, kS);
+    pacer::SimulatedDisplay d(os, display);
+    pacer::PacerConfig pc;
+    pc.target_hz = hz;
+    pc.mode = pacer::WaitMode::automatic;
+    pacer::FramePacer fp(pc, &os);
+    ProbeRun out;
+    for (int i = 0; i < frames; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        if (i >= 2) {
+            const double ms = static_cast<double>(t.interval.count()) / 1e6;
+            out.min_interval_ms = std::min(out.min_interval_ms, ms);
+            out.max_interval_ms = std::max(out.max_interval_ms, ms);
+        }
+        const pacer::VsyncReason c = fp.vsync_status().code;
+        if (out.decided_at < 0 && c != pacer::VsyncReason::auto_probing && c != pacer::VsyncReason::auto_waiting)
+            out.decided_at = i;
+        os.advance(work_ns);
+        const pacer::PresentResult r = d.present(fp.desired_swap_interval());
+        for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+    }
+    out.status = fp.vsync_status();
+    return out;
+}
+
+TEST(SimulatedDisplay, AVsyncProbeIsInvisibleInTheFrameTimes) {
+    for (double hz : {60.0, 144.0, 240.0}) {
+        const double period_ms = 1000.0 / hz;
+        for (int depth : {0, 1, 2, 3}) {  // 0: the driver ignores the interval and tears
+            pacer::DisplayConfig c = at_hz(hz, depth == 0 ? 2 : depth);
+            c.vsync = depth != 0;
+            c.present_cpu_ns = 50'000;
+            const ProbeRun r = probe_loop(c, hz, static_cast<int>(hz * 4), static_cast<std::int64_t>(period_ms * 0.3e6));
+            SCOPED_TRACE(testing::Message() << hz << " Hz, depth " << depth);
+            EXPECT_EQ(r.status.code, depth == 0 ? pacer::VsyncReason::auto_not_blocking : pacer::VsyncReason::auto_verified)
+                << r.status.reason;
+            // At most 1/16 shorter (the floor while the swap is asked to pace), plus the model's
+            // 50 us granularity; never much longer than a period; decided within a second.
+            EXPECT_GE(r.min_interval_ms, period_ms * 15 / 16 - 0.06);
+            EXPECT_LE(r.max_interval_ms, period_ms * 17 / 16);
+            EXPECT_GE(r.decided_at, 0);
+            EXPECT_LE(r.decided_at, 60);  // 48 presents for a FIFO of 3 to fill, then the verdict
+        }
+    }
+}

@@ -244,7 +244,7 @@ TEST(Vsync, ASwapPacedAtAnotherRateIsMeasuredAndNamed) {
 }
 
 // A swap that returns at once has no cadence of its own, however regular the loop around it (the
-// probe's 2x cap makes it very regular): swap_hz stays 0.
+// probe's floor makes it very regular): swap_hz stays 0.
 TEST(VsyncDetector, ALoopRegularAroundANonBlockingSwapHasNoCadence) {
     pacer::VsyncDetector d;
     for (std::int64_t i = 0; i < 20; ++i)
@@ -296,14 +296,15 @@ TEST(Vsync, DriverIgnoringTheIntervalFallsBackToHybridAtTheTargetRate) {
     const auto f = run(os, fp, pr, 500, constant(4'000'000));  // 8.3 s: before the re-probe
     const int from = holds_from(f, hybrid_paced);
     ASSERT_GE(from, 0);
-    EXPECT_LE(from, 12) << "4 unlocked presents after the probe starts";
+    // 48 presents for a FIFO of up to 3 to fill at 1/16 fast, then 4 unlocked ones.
+    EXPECT_LE(from, 56) << "the fill time and 4 unlocked presents after the probe starts";
     EXPECT_EQ(fp.desired_swap_interval(), 0);
     EXPECT_FALSE(f.back().vs.detected);
     EXPECT_NE(std::strstr(f.back().vs.reason, "does not wait for vblank"), nullptr) << f.back().vs.reason;
-    // The probe never let the loop run faster than twice the target rate.
+    // The probe never let the loop run more than 1/16 faster than the target rate.
     for (const Frame& x : f)
         if (x.t.interval.count() > 0) {
-            ASSERT_GE(x.t.interval, 8'333'333ns - 1ns);
+            ASSERT_GE(x.t.interval, 15'625'000ns - 1ns);
         }
     // After the fallback the target rate holds.
     for (std::size_t i = static_cast<std::size_t>(from) + 2; i < f.size(); ++i)
@@ -315,19 +316,24 @@ TEST(Vsync, FailedProbesAreRetriedWithBackoff) {
     pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
     SimPresenter pr(os, 60.0);
     pr.honours = false;
-    std::vector<double> probe_starts;
+    std::vector<double> probe_starts, probe_ends;
     bool probing = false;
     const std::int64_t t0 = os.now_ns();
     run(os, fp, pr, 60 * 80, constant(2'000'000), [&](int) {
         const bool p = fp.desired_swap_interval() > 0;
-        if (p && !probing) probe_starts.push_back(static_cast<double>(os.now_ns() - t0) / 1e9);
+        const double now = static_cast<double>(os.now_ns() - t0) / 1e9;
+        if (p && !probing) probe_starts.push_back(now);
+        if (!p && probing) probe_ends.push_back(now);
         probing = p;
     });
-    // Probes at ~0 s, then 10, 20 and 40 s after each failure: 0, 10, 30, 70 s.
+    // Probes at ~0 s, then 10, 20 and 40 s after each failure. A probe of a swap that does not
+    // block lasts about a second (the time a FIFO of 3 would need to fill, then 4 presents).
     ASSERT_EQ(probe_starts.size(), 4u);
-    EXPECT_NEAR(probe_starts[1], 10.0, 0.5);
-    EXPECT_NEAR(probe_starts[2], 30.0, 0.5);
-    EXPECT_NEAR(probe_starts[3], 70.0, 0.5);
+    ASSERT_GE(probe_ends.size(), 3u);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_LT(probe_ends[i] - probe_starts[i], 1.1) << i;
+    EXPECT_NEAR(probe_starts[1] - probe_ends[0], 10.0, 0.1);
+    EXPECT_NEAR(probe_starts[2] - probe_ends[1], 20.0, 0.1);
+    EXPECT_NEAR(probe_starts[3] - probe_ends[2], 40.0, 0.1);
 }
 
 TEST(Vsync, FastDisplayWithoutAWholeDivisorIsNeverUsed) {
@@ -435,8 +441,8 @@ TEST(Vsync, ExplicitVsyncModeHandsPacingToTheSwapEvenIfItDoesNotBlock) {
     EXPECT_TRUE(f.back().vs.in_use);
     EXPECT_FALSE(f.back().vs.detected);
     EXPECT_NE(std::strstr(f.back().vs.reason, "do not show vsync"), nullptr) << f.back().vs.reason;
-    // The floor: never faster than twice the target rate.
-    for (std::size_t i = 1; i < f.size(); ++i) ASSERT_GE(f[i].t.interval, 8'333'333ns - 1ns);
+    // The floor: never more than 1/16 faster than the target rate.
+    for (std::size_t i = 1; i < f.size(); ++i) ASSERT_GE(f[i].t.interval, 15'625'000ns - 1ns);
 }
 
 TEST(Vsync, BadDisplayReportsFallBackToHybridWithAReason) {

@@ -480,14 +480,16 @@ FrameTiming FramePacer::first_frame(std::int64_t now) noexcept {
 }
 
 // The swap paces this frame. Nominal deadline one period after the last wake; the wait only
-// enforces the floor of half a period (at most twice the target rate).
+// enforces a floor of 15/16 of a period: a swap that blocks is never held up by it, and one that
+// does not (a probe, vsync lost) cannot run the loop more than 1/16 fast, which does not show in
+// the frame times the way a faster floor would.
 FramePacer::Slot FramePacer::swap_slot() noexcept {
     grid_dirty_ = true;
     const std::int64_t p = period_rounded_.count();
     Slot s;
     s.k = k_ + 1;
     s.deadline = last_wake_ + p;
-    s.wait_until = last_wake_ + p / 2;
+    s.wait_until = last_wake_ + p - p / 16;
     s.swap_paces = true;
     return s;
 }

@@ -108,9 +108,9 @@ bool VsyncDetector::swap_waits() const noexcept {
     return median_of(sw, n) >= median_of(iv, n) / 4;
 }
 
-clock::duration VsyncDetector::cadence() const noexcept {
+clock::duration VsyncDetector::mean_interval() const noexcept {
     const int n = ring_count_;
-    if (n < kCadenceMin || !swap_waits()) return clock::duration(0);
+    if (n < kCadenceMin) return clock::duration(0);
     std::int64_t iv[kCadenceWindow];
     std::copy(intervals_, intervals_ + n, iv);
     const double m = static_cast<double>(median_of(iv, n));
@@ -126,6 +126,10 @@ clock::duration VsyncDetector::cadence() const noexcept {
     return 4 * near >= 3 * n ? clock::duration(std::llround(sum / near)) : clock::duration(0);
 }
 
+clock::duration VsyncDetector::cadence() const noexcept {
+    return swap_waits() ? mean_interval() : clock::duration(0);
+}
+
 int VsyncDetector::locked_in_window() const noexcept { return std::popcount(locked_bits_); }
 
 double VsyncDetector::missed_share() const noexcept {
@@ -139,7 +143,10 @@ double VsyncDetector::missed_share() const noexcept {
 namespace {
 constexpr clock::duration kFirstReprobe = std::chrono::seconds(10);  // after a fallback ...
 constexpr clock::duration kMaxReprobe = std::chrono::seconds(160);   // ... doubling up to this
-constexpr int kMaxProbePresents = 48;                                // 3 x the 16 needed to trust
+// While probing, the loop runs at most 1/16 faster than the target (FramePacer's floor), so a
+// FIFO of 3 fills within 48 frames: until then a swap that does not block yet proves nothing.
+constexpr int kFillPresents = 48;
+constexpr int kMaxProbePresents = kFillPresents + 3 * VsyncDetector::kTrustAfter;
 constexpr double kMaxMissedShare = 0.10;                             // Android Swappy's threshold
 }  // namespace
 
@@ -227,15 +234,16 @@ void VsyncController::decide(clock::time_point now) noexcept {
                 set(State::probing, n, VsyncReason::auto_probing);
             } else if (settle_ == 0 && interval_in_effect_ != n && probe_presents_ > 0) {
                 fall_back(VsyncReason::auto_refused, true, now);
-            } else if (detector_.verified()) {
+            } else if (detector_.verified() && at_refresh(n)) {
                 probe_backoff_ = clock::duration(0);
                 set(State::verified, n, VsyncReason::auto_verified);
             } else if (probe_presents_ >= kMaxProbePresents ||
                        (detector_.unlocked_streak() >= VsyncDetector::kDropAfter &&
                         // A swap that waits, but not for the reported vblank: a few more presents
-                        // to measure its cadence before falling back.
-                        !(detector_.swap_waits() &&
-                          detector_.intervals_seen() < VsyncDetector::kCadenceMin))) {
+                        // to measure its cadence before falling back. One that does not wait
+                        // (yet): until the queue has had time to fill.
+                        (detector_.swap_waits() ? detector_.intervals_seen() >= VsyncDetector::kCadenceMin
+                                                : probe_presents_ >= kFillPresents))) {
                 // The swap blocked at a steady cadence of its own: say so, with the rate.
                 fall_back(vs_.swap_hz <= 0                          ? VsyncReason::auto_not_blocking
                           : cadence_is_refresh(refresh_hz_, vs_.swap_hz) ? VsyncReason::auto_irregular
@@ -254,6 +262,16 @@ void VsyncController::decide(clock::time_point now) noexcept {
             }
             break;
     }
+}
+
+// The presents come at the swap interval's rate: their mean interval is within 1/32 of it. Locked
+// presents alone do not show that: a swap that returns at once, paced by FramePacer's floor 1/16
+// early each frame, stays within the lock window when a period is short (at 240 Hz, 1/16 is
+// 0.26 ms against a window of 0.25 ms).
+bool VsyncController::at_refresh(int n) const noexcept {
+    const double want = n * 1e9 / refresh_hz_;
+    const double mean = static_cast<double>(detector_.mean_interval().count());
+    return mean > 0 && std::fabs(mean - want) <= want / 32;
 }
 
 void VsyncController::on_present(const PresentInfo& p) noexcept {

@@ -25,8 +25,9 @@
 // Vsync (WaitMode::vsync and WaitMode::automatic; pacer/vsync.hpp says how each is decided). The
 // host reports each present with report_present() and sets the swap interval
 // desired_swap_interval() asks for. While the swap paces, wait() does not wait on the grid; it
-// only refuses to let the loop run faster than twice the target rate, so a swap that does not
-// block cannot turn the loop into a busy loop. A host that reports no presents (a headless run, a
+// only refuses to let the loop run more than 1/16 faster than the target rate (a floor of 15/16
+// of a period after the last wake), so a swap that does not block cannot turn the loop into a busy
+// loop, and a vsync probe does not show in the frame times. A host that reports no presents (a headless run, a
 // forgotten call) cannot be paced by its swap: after 2 frames without a report, wait() paces with
 // hybrid sleep again whatever the mode.
 //

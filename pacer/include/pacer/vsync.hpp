@@ -91,8 +91,12 @@
 // then paces with hybrid sleep, vsync off. A swap that does block, but at a steady cadence the
 // reported refresh does not explain (a compositor repainting at 50 Hz while the mode says 60 Hz),
 // is measured and named: VsyncStatus::swap_hz, reason auto_other_rate. Vsync is probed again 10 s after a fallback (doubling
-// up to 160 s while it keeps failing); a probe caps the loop at twice the target rate for the few
-// frames it takes. A refresh change is acted on at the next present. In WaitMode::vsync the swap
+// up to 160 s while it keeps failing). A probe does not show in the frame times: the loop runs
+// at most 1/16 faster than the target (FramePacer's floor), enough for a FIFO of up to 3 frames to
+// fill within 48 presents and the swap to block; until then a swap that does not block proves
+// nothing either way, so a driver that ignores the interval costs those 48 slightly short frames
+// (under a second at 60 Hz), not a busy loop. Verification also needs the presents' mean interval
+// within 1/32 of the refresh, so the floor's own steady pace cannot pass for vsync. A refresh change is acted on at the next present. In WaitMode::vsync the swap
 // paces, always; the status says whether presents show it working, and a warning is logged when
 // they do not. The reason for the current choice is queryable (VsyncStatus) and logged once per
 // change, at info level (warn for a vsync mode that presents contradict); plain sleep, spin and
@@ -154,6 +158,8 @@ public:
     static constexpr int kCadenceWindow = 16;
     static constexpr int kCadenceMin = 8;
     clock::duration cadence() const noexcept;
+    // The same mean, whether the swap waited or not (zero with fewer than kCadenceMin intervals).
+    clock::duration mean_interval() const noexcept;
     // The median swap call of the recent presents took at least a quarter of the median interval
     // between them: the swap, not the loop around it, set their pace.
     bool swap_waits() const noexcept;
@@ -199,7 +205,7 @@ inline constexpr EnumName<VsyncReason> kVsyncReasonNames[] = {
     {VsyncReason::auto_bad_refresh, "auto: display refresh rate unknown or absurd, hybrid sleep with vsync off"},
     {VsyncReason::auto_no_divisor,
      "auto: the refresh rate is not a whole multiple of the target rate, hybrid sleep with vsync off"},
-    {VsyncReason::auto_probing, "auto: probing vsync (pacing capped at twice the target rate)"},
+    {VsyncReason::auto_probing, "auto: probing vsync (frames at most 1/16 shorter than the target period)"},
     {VsyncReason::auto_refused, "auto: the driver refused the swap interval, hybrid sleep with vsync off"},
     {VsyncReason::auto_not_blocking,
      "auto: the swap does not wait for vblank (vsync off, ignored by the driver or a virtual display), "
@@ -247,6 +253,7 @@ private:
     void decide(clock::time_point now) noexcept;
     void set(State state, int interval, VsyncReason reason) noexcept;
     void fall_back(VsyncReason reason, bool schedule_probe, clock::time_point now) noexcept;
+    bool at_refresh(int swap_interval) const noexcept;
 
     WaitMode mode_ = WaitMode::hybrid;
     double target_hz_ = 60.0;
