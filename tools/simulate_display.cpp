@@ -48,7 +48,7 @@ int simulate_display_main(int argc, char** argv) {
     pacer::set_log_function(nullptr);  // the pacer's notices (vsync decisions, locks) are not the output
     DisplaySimConfig cfg;
     double vrr_lo = 0, vrr_hi = 0, change_hz = 0, at_s = -1;
-    bool refresh_given = false, json = false;
+    bool json = false;
     long long seed = 1;
     cli::Parser opts("pacer simulate display", "",
                      "Runs the whole paced loop in virtual time against a simulated display: FramePacer with\n"
@@ -58,13 +58,10 @@ int simulate_display_main(int argc, char** argv) {
                      "time. Then the same work on the same display with today's pacing (display lock off,\n"
                      "fixed cadence, FixedStep fed with the wake-to-wake interval), and both side by side.\n"
                      "Figures are the model's ground truth (docs/latency.md, \"Display lock\"). Deterministic.");
-    cli::Option& refresh = opts.custom("--refresh-hz", "HZ", "display refresh (the target rate until the display is known)",
-                [&](std::string_view v) {
-                    refresh_given = true;
-                    return cli::parse_number<double>("--refresh-hz", v, kMinHz, kMaxHz, &cfg.refresh_hz);
-                });
-    refresh.default_text = "60";
-    refresh.range = cli::format_range(kMinHz, kMaxHz);
+    double refresh_hz = 0;  // 0: not given
+    opts.number("--refresh-hz", "HZ", "display refresh (the target rate until the display is known)", &refresh_hz,
+                kMinHz, kMaxHz)
+        .default_text = "60";
     opts.number("--skew-ppm", "PPM", "display clock against the CPU's (+: the display runs fast)", &cfg.skew_ppm,
                 -1000.0, 1000.0);
     opts.number("--noise-us", "US", "+- uniform noise on the reported present and displayed times", &cfg.noise_us,
@@ -96,10 +93,11 @@ int simulate_display_main(int argc, char** argv) {
     if (change_hz > 0 && at_s >= cfg.seconds)
         return cli::stop(opts, Status::error("--at-s = " + cli::format_number(at_s) + ": must be below --seconds (" +
                                              cli::format_number(cfg.seconds) + ")"));
-    if (vrr_hi > 0 && refresh_given)
+    if (vrr_hi > 0 && refresh_hz > 0)
         return cli::stop(opts, Status::error("--vrr: not with --refresh-hz (MAX is the refresh)"));
     if (vrr_hi > 0 && change_hz > 0)
         return cli::stop(opts, Status::error("--vrr: not with --refresh-change-hz (the model changes fixed refresh only)"));
+    if (refresh_hz > 0) cfg.refresh_hz = refresh_hz;
     if (vrr_hi > 0) {
         cfg.refresh_hz = vrr_hi;
         cfg.vrr_min_hz = vrr_lo;
