@@ -113,7 +113,7 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
     std::vector<ShownFrame> shown;
     std::size_t change_frame = 0;
     bool change_seen = false, counting = false;
-    std::int64_t wait_cpu = 0, wall0 = 0, prev_scanout = 0;
+    std::int64_t pace_cpu = 0, wall0 = 0, prev_scanout = 0;
     std::uint32_t prev_cadence = 0;
     DisplaySimResult res;
     res.baseline = baseline;
@@ -149,14 +149,16 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
         (void)sim.advance(baseline ? t.interval : t.display_dt);
         const double w = std::max(0.0, c.work_ms + (2.0 * work_rng.uniform() - 1.0) * c.work_jitter_ms);
         os.advance(std::llround(w * 1e6));
+        const std::int64_t cpu1 = os.cpu_times().thread_ns;
         const PresentResult r = display.present(fp.desired_swap_interval());
+        const std::int64_t cpu_present = os.cpu_times().thread_ns - cpu1 - dc.present_cpu_ns;
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
         if (!counting && wake >= warm) {
             counting = true;
             wall0 = wake;
         }
         if (counting) {
-            wait_cpu += cpu_wait;
+            pace_cpu += cpu_wait + cpu_present;
             sim_ns.push_back(static_cast<double>(sim.total_steps()) * sim.step_ns() + sim.backlog_ns());
             shown_ns.push_back(r.displayed_ns);
             if (i > 0) {
@@ -190,7 +192,7 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
     res.late_share = shown.empty() ? 0.0 : static_cast<double>(m.late_frames) / static_cast<double>(shown.size());
     res.dt_error_max_ms = dt_error_max_ns(sim_ns, shown_ns) / 1e6;
     const double wall = static_cast<double>(os.now_ns() - wall0);
-    res.cpu_share = counting && wall > 0 ? static_cast<double>(wait_cpu) / wall : 0.0;
+    res.cpu_share = counting && wall > 0 ? static_cast<double>(pace_cpu) / wall : 0.0;
     return res;
 }
 

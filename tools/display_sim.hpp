@@ -18,7 +18,9 @@
 //   late_share       share of shown frames that came after the vblank they were due at;
 //   dt_error_max_ms  largest |simulated time of the FixedStep - displayed time|, both from the
 //                    first counted frame;
-//   cpu_share        virtual CPU spent inside FramePacer::wait() / wall time.
+//   cpu_share        virtual CPU the waiting costs the thread / wall time: inside
+//                    FramePacer::wait() and blocked in the present call (the call's own work
+//                    left out), so that waiting moved from the swap into wait() counts on both sides.
 // The first second is warm-up for missed vblanks, late share, dt error and CPU; lock and phase
 // count from the first frame.
 #pragma once
