@@ -1,16 +1,14 @@
 // `pacer simulate display`: the display-aware pacer (display lock, match display, cadence
 // governor, display-time delta) and today's pacing on the same seeded work and display, in
 // virtual time (tools/display_sim.hpp). Deterministic: the same options print the same figures.
-#include <charconv>
-#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "cli_options.hpp"
 #include "display_sim.hpp"
 #include "pacer/log.hpp"
-#include "pacer/sim_display.hpp"
 #include "tools.hpp"
 
 namespace pacer::tools {
