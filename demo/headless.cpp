@@ -44,7 +44,7 @@ void print_summary(Session& s, const char* ui) {
                 "p50_interval_ms=%.3f p99_interval_ms=%.3f p99_lateness_ms=%.3f max_lateness_ms=%.3f "
                 "missed=%llu stutters=%llu cpu_pct=%.1f vsync_requested=%d vsync_detected=%d "
                 "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f sync=%s latency_p50_ms=%s "
-                "latency_p99_ms=%s late_share=%s\n",
+                "latency_p99_ms=%s late_share=%s display_state=%s cadence_hz=%.2f\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, m.interval_ms.p50,
@@ -52,7 +52,8 @@ void print_summary(Session& s, const char* ui) {
                 static_cast<unsigned long long>(m.missed_total),
                 static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
-                pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", lat ? late : "NA");
+                pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", lat ? late : "NA",
+                pacer::to_string(s.pacer().display_status().state), s.timing().cadence_hz);
     std::fflush(stdout);
 }
 
@@ -86,6 +87,7 @@ int run_headless(const Options& o) {
         if (fake) {
             const pacer::clock::time_point w0 = s.pacer().now();
             presenter.present(display, s.pacer(), o.vsync);
+            s.note_present(s.pacer().now());
             // The capture's MsBetweenPresents runs from present to present, as in the window.
             pacer::CaptureExtras extras;
             extras.present = pacer::PresentInfo{w0, s.pacer().now(), presenter.in_effect, presenter.refresh_hz};

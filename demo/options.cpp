@@ -82,6 +82,11 @@ pacer::cli::Parser make_parser(Options* o) {
              &o->sync, pacer::cli::names_of(pacer::kSyncModeNames));
     p.number("--max-late-share", "X", "just_in_time: share of frames allowed to be shown late", &o->max_late_share,
              0.001, 0.5);  // pacer::validate's range
+    p.choice("--display-lock", "place the waits against the vblanks fitted from the presents", &o->display_lock,
+             {{"on", true}, {"off", false}});
+    p.flag("--match-display", "target rate = the display's refresh once it is known", &o->match_display);
+    p.choice("--cadence", "auto: the highest whole divisor of the refresh the work sustains", &o->cadence,
+             pacer::cli::names_of(pacer::kCadenceModeNames));
     p.number("--seconds", "S", "stop after S seconds (0 = no bound)", &o->seconds, 0.0, 1e6).default_text =
         "window 0, headless " + format_number(kDefaultHeadlessSeconds);
     p.number("--frames", "N", "stop after N frames (0 = no bound)", &o->frames, std::uint64_t{0}, kNoEnd);

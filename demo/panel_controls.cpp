@@ -67,6 +67,26 @@ void sync_controls(Session& s, UiState& ui, float w) {
         ui.report(s.set_max_late_share(ui.max_late_share), "late-frame budget applied");
 }
 
+// The display: waits placed against the fitted vblanks, the target following the refresh, and the
+// cadence governor. One line.
+void display_controls(Session& s, UiState& ui, float w) {
+    if (ImGui::Checkbox("display lock", &ui.display_lock))
+        ui.report(s.set_display_lock(ui.display_lock), std::string("display lock ") + (ui.display_lock ? "on" : "off"));
+    ImGui::SameLine();
+    if (ImGui::Checkbox("match", &ui.match_display))
+        ui.report(s.set_match_display(ui.match_display),
+                  ui.match_display ? "target follows the display's refresh" : "target is the rate set above");
+    ImGui::SameLine();
+    const auto cadence_name = [](void*, int i, const char** out) {
+        *out = pacer::kCadenceModeNames[i].name;
+        return true;
+    };
+    ImGui::SetNextItemWidth(w * 0.2f);
+    if (ImGui::Combo("cadence", &ui.cadence, cadence_name, nullptr, kCadenceCount))
+        ui.report(s.set_cadence(pacer::kCadenceModeNames[ui.cadence].value),
+                  std::string("cadence ") + pacer::kCadenceModeNames[ui.cadence].name);
+}
+
 void waiter_controls(Session& s, UiState& ui) {
     section("Hybrid waiter estimator");
     ImGui::InputDouble("quantile", &ui.quantile, 0, 0, "%.4f");
@@ -146,6 +166,7 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
     rate_controls(s, ui);
     mode_controls(s, ui);
     sync_controls(s, ui, w);
+    display_controls(s, ui, w);
     waiter_controls(s, ui);
     sim_controls(s, ui);
     load_controls(s, ui, w);

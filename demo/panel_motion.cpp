@@ -10,17 +10,16 @@ namespace pacer_demo {
 void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     panel("Motion test", x, y, w, h);
     const pacer::FixedStep::Advance& a = s.advance();
-    ImGui::Text("Box moved by the %.0f Hz fixed step, drawn at alpha %.2f, %d step%s this frame.",
-                s.sim().config().step_hz, a.alpha, a.steps, a.steps == 1 ? "" : "s");
+    ImGui::Text("%.0f Hz fixed step: alpha %.2f, %d step%s this frame", s.sim().config().step_hz, a.alpha, a.steps,
+                a.steps == 1 ? "" : "s");
     ImGui::Checkbox("interpolate", &ui.interpolate);
     ImGui::SameLine();
-    ImGui::Checkbox("show raw sim position (red)", &ui.show_raw);
+    ImGui::Checkbox("raw sim (red)", &ui.show_raw);
     ImGui::SameLine();
     ImGui::Checkbox("follow the mouse", &ui.follow_mouse);
     // The mouse position comes from the events read right after mark_input(): FrameTiming::latency
     // of this frame tells how old that input was when the previous frame reached the screen.
     const pacer::FrameTiming& t = s.timing();
-    ImGui::SameLine();
     if (t.latency.count() > 0)
         ImGui::TextColored(t.shown_late ? kRed : kGrey, "input %.2f ms old when shown%s", ms(t.latency),
                            t.shown_late ? " (late)" : "");
@@ -48,7 +47,7 @@ void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     const float bx = p.x + static_cast<float>(pos) * span;
     dl->AddRectFilled(ImVec2(bx, p.y + 4), ImVec2(bx + box, p.y + 4 + box), IM_COL32(235, 235, 245, 255));
     ImGui::Dummy(ImVec2(avail.x, track_h));
-    ImGui::TextColored(kGrey, "Smooth = paced well. Jumps = stutter; uneven speed = judder.");
+    ImGui::TextColored(kGrey, "Smooth: paced well. Jumps: stutter. Uneven: judder.");
     ImGui::End();
 }
 

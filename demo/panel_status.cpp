@@ -1,4 +1,5 @@
-// The status: the pacer's mode and waiter, the display, and who paces (vsync or the wait).
+// The status: the pacer's mode and waiter, and who paces (vsync or the wait). The display has a
+// panel of its own (panel_display.cpp).
 
 #include <algorithm>
 
@@ -7,7 +8,7 @@
 
 namespace pacer_demo {
 
-void status_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h) {
+void status_panel(Session& s, const Presenter& p, float x, float y, float w, float h) {
     panel("Status", x, y, w, h);
     pacer::FramePacer& fp = s.pacer();
     const pacer::PacerConfig& c = fp.config();
@@ -27,16 +28,6 @@ void status_panel(Session& s, const Presenter& p, const Options& o, float x, flo
                            static_cast<long long>(fp.waiter().preempted_spins()));
     }
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
-    if (p.refresh_hz > 0)
-        ImGui::Text("Display refresh %.2f Hz%s", p.refresh_hz, o.refresh_hz > 0      ? " (--refresh-hz)"
-                    : o.fake_vsync_hz > 0 ? " (--fake-vsync)"
-                                          : "");
-    else
-        ImGui::Text("Display refresh rate: unknown");
-    if (fp.vsync_status().swap_hz > 0) {
-        ImGui::SameLine();
-        ImGui::TextColored(kGrey, "swap cadence %.2f Hz", fp.vsync_status().swap_hz);
-    }
     const pacer::VsyncStatus vs = fp.vsync_status();
     const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
     if (fp.background())

@@ -15,7 +15,9 @@ void histogram_panel(Session& s, float x, float y, float w, float h);   // inter
 void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h);  // percentiles, capture
 void cpu_panel(Session& s, const UiCost& cost, float x, float y, float w, float h);
 void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h);  // the fixed-step box
-void status_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h);
+// The display: refresh, vblank lock, phase error, cadence, VRR, presents against the vblanks.
+void display_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h);
+void status_panel(Session& s, const Presenter& p, float x, float y, float w, float h);
 // What the user changes.
 void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h);
 

@@ -25,6 +25,11 @@ pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::na
     return c;
 }
 
+std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t next, std::int64_t period) noexcept {
+    const std::int64_t prev = next - period;
+    return t - prev <= next - t ? t - prev : t - next;
+}
+
 void Motion::step(double dt) noexcept {
     prev_x = x;
     x += v * dt;
@@ -47,6 +52,9 @@ Session::Session(const Options& o)
     cfg.late_policy = o.policy;
     cfg.sync = o.sync;
     cfg.max_late_share = o.max_late_share;
+    cfg.display_lock = o.display_lock;
+    cfg.match_display = o.match_display;
+    cfg.cadence = o.cadence;
     coarse_on_ = o.coarse_ms > 0;
     // Throws pacer::ConfigError; options were validated before.
     pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
@@ -162,6 +170,17 @@ void Session::refresh(bool histograms) {
     cpu_machine.push(static_cast<float>(std::max(0.0, machine_pct_)));
     share_sleep.push(static_cast<float>(100.0 * sum_.sleep_share));
     share_spin.push(static_cast<float>(100.0 * sum_.spin_share));
+    // Phase error: how far the recent presents returned from the predicted vblanks.
+    const std::size_t n = std::min(kPhaseFrames, vblank_offset_ms.count);
+    if (n > 0) {
+        std::array<float, kPhaseFrames> a{};
+        for (std::size_t i = 0; i < n; ++i) a[i] = std::fabs(vblank_offset_ms.last(n, i));
+        std::sort(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+        phase_p50_ms_ = a[(n - 1) / 2];
+        phase_p99_ms_ = a[std::min(n - 1, static_cast<std::size_t>(0.99 * static_cast<double>(n)))];
+    } else {
+        phase_p50_ms_ = phase_p99_ms_ = -1;
+    }
     if (histograms) {
         // Ranges follow the target: frame times on [0, 2 x target) (60 Hz: 0..33 ms, 144 Hz:
         // 0..13.9 ms); lateness on [0, target / 4) but at least 1 ms (a hybrid wait is late by
@@ -181,6 +200,7 @@ void Session::refresh(bool histograms) {
 void Session::reset_stats() {
     stats_.reset();
     frame_ms.clear();
+    vblank_offset_ms.clear();
     interval_bins.fill(0);
     lateness_bins.fill(0);
     latency_bins.fill(0);
@@ -207,6 +227,33 @@ pacer::Status Session::set_max_late_share(double share) {
     pacer::PacerConfig c = pacer_->config();
     c.max_late_share = share;
     return pacer_->set_config(c);
+}
+
+pacer::Status Session::set_display_lock(bool on) {
+    pacer::PacerConfig c = pacer_->config();
+    c.display_lock = on;
+    return pacer_->set_config(c);
+}
+
+pacer::Status Session::set_match_display(bool on) {
+    pacer::PacerConfig c = pacer_->config();
+    c.match_display = on;
+    return pacer_->set_config(c);
+}
+
+pacer::Status Session::set_cadence(pacer::CadenceMode mode) {
+    pacer::PacerConfig c = pacer_->config();
+    c.cadence = mode;
+    return pacer_->set_config(c);
+}
+
+void Session::note_present(pacer::clock::time_point returned) noexcept {
+    const pacer::DisplayTracker& d = pacer_->display();
+    const std::int64_t period = d.period().count();
+    if (!d.locked() || period <= 0) return;
+    const std::int64_t t = pacer::clock::to_ns(returned);
+    const std::int64_t next = pacer::clock::to_ns(d.next_vblank(returned));
+    vblank_offset_ms.push(static_cast<float>(static_cast<double>(vblank_offset_ns(t, next, period)) * 1e-6));
 }
 
 double Session::late_share() const noexcept {

@@ -59,6 +59,10 @@ struct Ring {
 // and the frame-delta clamp widened to one step for simulations slower than 4 Hz.
 pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::nanoseconds period);
 
+// t's offset from the nearest of two vblanks: next (the first after t) and next - period, in ns
+// (negative: before that vblank). In [-period / 2, period / 2] for t in [next - period, next).
+std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t next, std::int64_t period) noexcept;
+
 struct Motion {  // the fixed-step simulated object: a box bouncing left-right on [0, 1]
     double prev_x = 0, x = 0, v = 0.5;  // position (track widths), speed (track widths / s)
     void step(double dt) noexcept;
@@ -73,6 +77,7 @@ public:
     static constexpr int kLatenessBins = 48;
     static constexpr int kLatencyBins = 48;
     static constexpr std::int64_t kRefreshNs = 250'000'000;  // summaries and bins: 4 per second
+    static constexpr std::size_t kPhaseFrames = 240;         // presents in the phase-error figures
 
     explicit Session(const Options& o);
     ~Session();
@@ -97,6 +102,17 @@ public:
     pacer::Status set_coarse(int period_ms);
     pacer::Status set_sync(pacer::SyncMode sync) { return pacer_->set_sync(sync); }
     pacer::Status set_max_late_share(double share);
+    // The display (PacerConfig::display_lock, match_display, cadence), from the next wait().
+    pacer::Status set_display_lock(bool on);
+    pacer::Status set_match_display(bool on);
+    pacer::Status set_cadence(pacer::CadenceMode mode);
+
+    // Each present's return (the time a blocking swap showed its frame): its offset from the
+    // nearest vblank the pacer predicts goes into vblank_offset_ms, while the display is locked.
+    void note_present(pacer::clock::time_point returned) noexcept;
+    // |offset| quantiles over the last kPhaseFrames of them (refresh()); negative = none yet.
+    double phase_p50_ms() const noexcept { return phase_p50_ms_; }
+    double phase_p99_ms() const noexcept { return phase_p99_ms_; }
 
     // Frame markers (pacer/frame_pacer.hpp, "Sync modes and latency"): the loop reads its input
     // right after mark_input() and presents right after before_present().
@@ -154,6 +170,7 @@ public:
     double run_process_pct();
 
     Ring<kGraphFrames> frame_ms;   // frame interval per frame, ms
+    Ring<kGraphFrames> vblank_offset_ms;  // present return - nearest predicted vblank, ms
     Ring<kCpuSamples> cpu_process, cpu_thread, cpu_machine, share_sleep, share_spin;
     std::array<float, kIntervalBins> interval_bins{};
     std::array<float, kLatenessBins> lateness_bins{};
@@ -181,6 +198,7 @@ private:
     std::int64_t start_ns_ = 0, last_refresh_ns_ = 0;
     std::int64_t run_cpu_start_ns_ = -1;
     double process_pct_ = -1, thread_pct_ = -1, machine_pct_ = -1;
+    double phase_p50_ms_ = -1, phase_p99_ms_ = -1;
     pacer::CaptureWriter capture_;
     Replay replay_;
     bool replay_on_ = false, replay_playing_ = false;

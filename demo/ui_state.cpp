@@ -14,6 +14,9 @@ UiState::UiState(const Options& o, Session& s) {
     policy = std::max(0, pacer::index_of(pacer::kLatePolicyNames, o.policy));
     sync = std::max(0, pacer::index_of(pacer::kSyncModeNames, o.sync));
     max_late_share = o.max_late_share;
+    display_lock = o.display_lock;
+    match_display = o.match_display;
+    cadence = std::max(0, pacer::index_of(pacer::kCadenceModeNames, o.cadence));
     sim_hz = o.sim_hz;
     work_ms = static_cast<float>(o.work_ms);
     jitter_ms = static_cast<float>(o.work_jitter_ms);

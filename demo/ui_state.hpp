@@ -19,6 +19,7 @@ class Session;
 inline constexpr int kModeCount = static_cast<int>(std::size(pacer::kWaitModeNames));
 inline constexpr int kPolicyCount = static_cast<int>(std::size(pacer::kLatePolicyNames));
 inline constexpr int kSyncCount = static_cast<int>(std::size(pacer::kSyncModeNames));
+inline constexpr int kCadenceCount = static_cast<int>(std::size(pacer::kCadenceModeNames));
 
 // What the controls edit before it is applied; refused values stay here and the status line says
 // why, so the user sees both the value and the library's verdict.
@@ -29,6 +30,9 @@ struct UiState {
     int max_catch_up = 1;
     int sync = 0;                  // index in pacer::kSyncModeNames
     double max_late_share = 0.01;  // just_in_time's budget of late frames
+    bool display_lock = true;
+    bool match_display = false;
+    int cadence = 0;               // index in pacer::kCadenceModeNames
     bool follow_mouse = false;     // the motion-test box follows the mouse instead of the simulation
     double quantile = 0.995, half_life = 500, initial_us = 1000, min_us = 20, max_spin_us = 4000;
     double sim_hz = 60.0;

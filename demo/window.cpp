@@ -148,6 +148,7 @@ void FrameLoop::present(const UiTimes& t) {
     Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
     presenter_.present(swap, s_.pacer(), ui_.vsync);
     const std::int64_t w1 = os_.now_ns();
+    s_.note_present(pacer::clock::from_ns(w1));
     // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
     // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep).
     pacer::CaptureExtras extras;

@@ -23,6 +23,7 @@ const char kShade[] = " .:-=+*#%@";
 
 int simulate_main(int argc, char** argv) {
     if (argc >= 1 && std::strcmp(argv[0], "latency") == 0) return simulate_latency_main(argc - 1, argv + 1);
+    if (argc >= 1 && std::strcmp(argv[0], "display") == 0) return simulate_display_main(argc - 1, argv + 1);
     pacer::set_log_function(nullptr);
     std::vector<double> times{0.5, 1, 2, 4, 8, 16}, periods{1, 2, 4, 6, 8, 10};
     std::vector<WaitMode> modes{WaitMode::hybrid};
@@ -33,7 +34,9 @@ int simulate_main(int argc, char** argv) {
                      "Runs the waiter against the virtual-time OS model (pacer/sim.hpp) over a grid of requested\n"
                      "times x scheduler periods and prints the mean relative error |woke - requested| / requested\n"
                      "in percent, as in the heatmap of \"Making an accurate Sleep() function\". Deterministic.\n"
-                     "`pacer simulate latency --help`: the sync modes' input latency on a simulated display.");
+                     "`pacer simulate latency --help`: the sync modes' input latency on a simulated display.\n"
+                     "`pacer simulate display --help`: display lock, cadence and display-time delta against\n"
+                     "today's pacing on a simulated display.");
     opts.list("--times-ms", "LIST", "requested wait times, ms", &times, 0.001, 1000.0);
     opts.list("--periods-ms", "LIST", "scheduler periods of the simulated OS sleep, ms", &periods, 0.0, 100.0);
     opts.choice("--mode", "waiter mode to simulate; all = sleep, spin and hybrid", &modes,

@@ -15,6 +15,7 @@ int probe_main(int argc, char** argv);
 int compare_main(int argc, char** argv, const char* prog);
 int simulate_main(int argc, char** argv);
 int simulate_latency_main(int argc, char** argv);  // `pacer simulate latency`
+int simulate_display_main(int argc, char** argv);  // `pacer simulate display`
 int run_main(int argc, char** argv);
 int report_main(int argc, char** argv);  // report.cpp
 

@@ -454,3 +454,60 @@ TEST(Presenter, AsksForThePacersIntervalAndReportsEverySwap) {
     EXPECT_EQ(refusing.intervals, std::vector<int>{1});
     EXPECT_EQ(q.in_effect, -1);
 }
+
+TEST(DemoOptions, DisplayLockMatchDisplayAndCadence) {
+    Options o;
+    ASSERT_FALSE(parse({}, &o).exit);
+    EXPECT_TRUE(o.display_lock);  // the library's defaults
+    EXPECT_FALSE(o.match_display);
+    EXPECT_EQ(o.cadence, pacer::CadenceMode::fixed);
+    ASSERT_FALSE(parse({"--display-lock", "off", "--match-display", "--cadence", "auto"}, &o).exit);
+    EXPECT_FALSE(o.display_lock);
+    EXPECT_TRUE(o.match_display);
+    EXPECT_EQ(o.cadence, pacer::CadenceMode::automatic);
+    for (const std::vector<const char*>& args : std::vector<std::vector<const char*>>{
+             {"--display-lock", "yes"}, {"--display-lock"}, {"--cadence", "30"}, {"--cadence", "Auto"},
+             {"--match-display=1"}}) {
+        const ParseResult r = parse(args, &o);
+        EXPECT_TRUE(r.exit) << args[0];
+        EXPECT_EQ(r.exit_code, 2) << args[0];
+        const std::string name = std::string(args[0]).substr(0, std::string(args[0]).find('='));
+        EXPECT_NE(r.message.find(name), std::string::npos) << r.message;
+    }
+}
+
+TEST(Session, DisplaySettingsReachThePacer) {
+    Options o = idle_at(500);
+    o.display_lock = false;
+    o.match_display = true;
+    o.cadence = pacer::CadenceMode::automatic;
+    Session s(o);
+    EXPECT_FALSE(s.pacer().config().display_lock);
+    EXPECT_TRUE(s.pacer().config().match_display);
+    EXPECT_EQ(s.pacer().config().cadence, pacer::CadenceMode::automatic);
+    EXPECT_TRUE(s.set_display_lock(true).ok());
+    EXPECT_TRUE(s.set_match_display(false).ok());
+    EXPECT_TRUE(s.set_cadence(pacer::CadenceMode::fixed).ok());
+    EXPECT_TRUE(s.pacer().config().display_lock);
+    EXPECT_FALSE(s.pacer().config().match_display);
+    EXPECT_EQ(s.pacer().config().cadence, pacer::CadenceMode::fixed);
+    EXPECT_FALSE(s.set_cadence(static_cast<pacer::CadenceMode>(7)).ok());  // refused, kept
+    EXPECT_EQ(s.pacer().config().cadence, pacer::CadenceMode::fixed);
+    // No present reported: nothing predicted, nothing plotted, no phase figures.
+    for (int i = 0; i < 5; ++i) s.begin_frame();
+    s.note_present(s.pacer().now());
+    s.refresh(false);
+    EXPECT_EQ(s.vblank_offset_ms.count, s.pacer().display().locked() ? 1u : 0u);
+    if (!s.pacer().display().locked()) {
+        EXPECT_LT(s.phase_p50_ms(), 0.0);
+    }
+}
+
+TEST(VblankOffset, NearestOfTheTwoVblanksAroundThePresent) {
+    // Vblanks at 1'000'000 and 17'666'667 (period 16'666'667).
+    EXPECT_EQ(vblank_offset_ns(1'000'120, 17'666'667, 16'666'667), 120);         // 0.12 ms after one
+    EXPECT_EQ(vblank_offset_ns(17'666'000, 17'666'667, 16'666'667), -667);       // just before the next
+    EXPECT_EQ(vblank_offset_ns(9'333'333, 17'666'667, 16'666'667), 8'333'333);   // halfway: the earlier one
+    EXPECT_EQ(vblank_offset_ns(9'333'334, 17'666'667, 16'666'667), -8'333'333);  // past halfway: the next
+    EXPECT_EQ(vblank_offset_ns(1'000'000, 17'666'667, 16'666'667), 0);
+}

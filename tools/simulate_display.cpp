@@ -1,0 +1,151 @@
+// `pacer simulate display`: the display-aware pacer (display lock, match display, cadence
+// governor, display-time delta) and today's pacing on the same seeded work and display, in
+// virtual time (tools/display_sim.hpp). Deterministic: the same options print the same figures.
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "cli_options.hpp"
+#include "display_sim.hpp"
+#include "pacer/log.hpp"
+#include "tools.hpp"
+
+namespace pacer::tools {
+namespace {
+
+constexpr double kMinHz = 20.0, kMaxHz = 1000.0;  // DisplayConfig's refresh range
+
+// "MIN-MAX", both refresh rates, MIN < MAX.
+Status parse_vrr(std::string_view v, double* lo, double* hi) {
+    const std::size_t dash = v.find('-');
+    if (dash == std::string_view::npos || dash == 0)
+        return Status::error(cli::quoted(v) + ": expected MIN-MAX, e.g. 48-144");
+    double a = 0, b = 0;
+    if (Status s = cli::parse_number<double>("MIN", v.substr(0, dash), kMinHz, kMaxHz, &a); !s) return s;
+    if (Status s = cli::parse_number<double>("MAX", v.substr(dash + 1), kMinHz, kMaxHz, &b); !s) return s;
+    if (a >= b) return Status::error(cli::quoted(v) + ": MIN must be below MAX");
+    *lo = a;
+    *hi = b;
+    return {};
+}
+
+std::string text(const std::optional<std::size_t>& x, const char* none) {
+    return x ? std::to_string(*x) : none;
+}
+std::string text(const std::optional<double>& x) {
+    if (!x) return "-";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", *x);
+    return b;
+}
+
+}  // namespace
+
+int simulate_display_main(int argc, char** argv) {
+    pacer::set_log_function(nullptr);  // the pacer's notices (vsync decisions, locks) are not the output
+    DisplaySimConfig cfg;
+    double vrr_lo = 0, vrr_hi = 0, change_hz = 0, at_s = -1;
+    bool json = false;
+    long long seed = 1;
+    cli::Parser opts("pacer simulate display", "",
+                     "Runs the whole paced loop in virtual time against a simulated display: FramePacer with\n"
+                     "display lock, match display and the cadence governor, a FixedStep fed with the frame's\n"
+                     "display-time delta, a Linux-like OS model (50 us timer slack, wake-up noise, rare\n"
+                     "preemptions) and a display with a FIFO swap chain that reports each frame's displayed\n"
+                     "time. Then the same work on the same display with today's pacing (display lock off,\n"
+                     "fixed cadence, FixedStep fed with the wake-to-wake interval), and both side by side.\n"
+                     "Figures are the model's ground truth (docs/latency.md, \"Display lock\"). Deterministic.");
+    double refresh_hz = 0;  // 0: not given
+    opts.number("--refresh-hz", "HZ", "display refresh (the target rate until the display is known)", &refresh_hz,
+                kMinHz, kMaxHz)
+        .default_text = "60";
+    opts.number("--skew-ppm", "PPM", "display clock against the CPU's (+: the display runs fast)", &cfg.skew_ppm,
+                -1000.0, 1000.0);
+    opts.number("--noise-us", "US", "+- uniform noise on the reported present and displayed times", &cfg.noise_us,
+                0.0, 10000.0);
+    opts.number("--queue", "N", "presents that may wait for their vblank (FIFO depth)", &cfg.queue, 1, 3);
+    opts.number("--work-ms", "MS", "the frame's work: mean ...", &cfg.work_ms, 0.0, 1000.0);
+    opts.number("--work-jitter-ms", "MS", "... +- uniform jitter (never below 0)", &cfg.work_jitter_ms, 0.0, 1000.0);
+    opts.number("--refresh-change-hz", "HZ", "the refresh changes to HZ at --at-s (fixed refresh only)", &change_hz,
+                kMinHz, kMaxHz)
+        .default_text = "no change";
+    opts.number("--at-s", "T", "time of the refresh change, s (needs --refresh-change-hz)", &at_s, 0.001, 600.0)
+        .default_text = "none";
+    opts.custom("--vrr", "MIN-MAX", "a variable-refresh display over [MIN, MAX] Hz, each in [20, 1000]\n"
+                "(low-framerate compensation when MAX >= 2 MIN); not with --refresh-hz",
+                [&](std::string_view v) { return parse_vrr(v, &vrr_lo, &vrr_hi); })
+        .default_text = "fixed refresh";
+    opts.number("--seconds", "S", "virtual time of each run", &cfg.seconds, 2.0, 600.0);
+    opts.number("--seed", "N", "seed of the work, the OS model and the reports", &seed, 0LL, 1LL << 53);
+    opts.choice("--mode", "the pacer's wait mode", &cfg.mode,
+                {{"auto", WaitMode::automatic}, {"vsync", WaitMode::vsync}});
+    opts.flag("--json", "print one JSON object (the display-aware run, and today's pacing as \"baseline\")",
+              &json);
+    opts.epilogue = "Exit status: 0 ok, 2 bad options.";
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+    if ((change_hz > 0) != (at_s >= 0))
+        return cli::stop(opts, Status::error(change_hz > 0 ? "--refresh-change-hz: needs --at-s"
+                                                           : "--at-s: needs --refresh-change-hz"));
+    if (change_hz > 0 && at_s >= cfg.seconds)
+        return cli::stop(opts, Status::error("--at-s = " + cli::format_number(at_s) + ": must be below --seconds (" +
+                                             cli::format_number(cfg.seconds) + ")"));
+    if (vrr_hi > 0 && refresh_hz > 0)
+        return cli::stop(opts, Status::error("--vrr: not with --refresh-hz (MAX is the refresh)"));
+    if (vrr_hi > 0 && change_hz > 0)
+        return cli::stop(opts, Status::error("--vrr: not with --refresh-change-hz (the model changes fixed refresh only)"));
+    if (refresh_hz > 0) cfg.refresh_hz = refresh_hz;
+    if (vrr_hi > 0) {
+        cfg.refresh_hz = vrr_hi;
+        cfg.vrr_min_hz = vrr_lo;
+    }
+    cfg.change_hz = change_hz;
+    cfg.change_at_s = change_hz > 0 ? at_s : 0.0;
+    cfg.seed = static_cast<std::uint64_t>(seed);
+
+    const DisplaySimResult run = run_display_sim(cfg, false);
+    const DisplaySimResult base = run_display_sim(cfg, true);
+    if (json) {
+        const std::string out = format_display_json(cfg, run, base);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    }
+    if (cfg.vrr_min_hz > 0)
+        std::printf("pacer simulate display: VRR display %g-%g Hz%s", cfg.vrr_min_hz, cfg.refresh_hz,
+                    cfg.refresh_hz >= 2 * cfg.vrr_min_hz ? " with LFC" : "");
+    else
+        std::printf("pacer simulate display: %g Hz display", cfg.refresh_hz);
+    std::printf(" (%+g ppm, report noise +-%g us, queue %d), work %g +- %g ms, %g s, seed %lld, %s wait\n",
+                cfg.skew_ppm, cfg.noise_us, cfg.queue, cfg.work_ms, cfg.work_jitter_ms, cfg.seconds, seed,
+                to_string(cfg.mode));
+    if (cfg.change_hz > 0) std::printf("refresh changes to %g Hz at %g s\n", cfg.change_hz, cfg.change_at_s);
+    std::printf("\n%-26s %16s %16s\n", "", "display-aware", "today's pacing");
+    const auto row = [](const char* name, const std::string& a, const std::string& b) {
+        std::printf("%-26s %16s %16s\n", name, a.c_str(), b.c_str());
+    };
+    const auto f = [](const char* fmt, double x) {
+        char b[40];
+        std::snprintf(b, sizeof b, fmt, x);
+        return std::string(b);
+    };
+    row("frames", std::to_string(run.frames), std::to_string(base.frames));
+    row("display state (end)", to_string(run.state), to_string(base.state));
+    row("lock frames", text(run.lock_frames, "never"), text(base.lock_frames, "never"));
+    row("phase error p50 us", text(run.phase_error_p50_us), text(base.phase_error_p50_us));
+    row("phase error p99 us", text(run.phase_error_p99_us), text(base.phase_error_p99_us));
+    if (cfg.change_hz > 0) row("relock frames", text(run.relock_frames, "never"), text(base.relock_frames, "never"));
+    row("missed vblanks", std::to_string(run.missed_vblanks), std::to_string(base.missed_vblanks));
+    row("late frames %", f("%.2f", 100.0 * run.late_share), f("%.2f", 100.0 * base.late_share));
+    row("cadence switches", std::to_string(run.cadence_switches), std::to_string(base.cadence_switches));
+    row("frame rate at end Hz", f("%.2f", run.cadence_hz), f("%.2f", base.cadence_hz));
+    row("max |sim - shown| ms", f("%.3f", run.dt_error_max_ms), f("%.3f", base.dt_error_max_ms));
+    row("waiting CPU %", f("%.2f", 100.0 * run.cpu_share), f("%.2f", 100.0 * base.cpu_share));
+    const long long diff = static_cast<long long>(run.missed_vblanks) - static_cast<long long>(base.missed_vblanks);
+    std::printf("\nmissed vblanks: %s today's pacing, at %.2f %% against %.2f %% CPU spent waiting\n",
+                diff == 0 ? "as many as" : (std::to_string(std::llabs(diff)) + (diff < 0 ? " fewer than" : " more than")).c_str(),
+                100.0 * run.cpu_share, 100.0 * base.cpu_share);
+    return 0;
+}
+
+}  // namespace pacer::tools
