@@ -205,6 +205,10 @@ public:
     // Vsync: report each present (see pacer/vsync.hpp); what the host should set as swap
     // interval (0 = vsync off); the current decision and its reason.
     void report_present(const PresentInfo& present) noexcept;
+    // A vblank the host knows by other means than its presents (a vblank event, DXGI's frame
+    // statistics, a compositor's repaint time): with vsync off it is what places the frames
+    // against the display (see "Display lock"). Not needed when presents report displayed times.
+    void report_vblank(clock::time_point vblank) noexcept;
 
     // Frame markers (see "Sync modes and latency"): the input is sampled now; the present call
     // comes next (waits in SyncMode::present, else only notes the time). No allocation.
@@ -283,6 +287,7 @@ private:
         bool has_target = false;
         bool presented = false;
         bool locked = false;              // the target was a vblank
+        bool aligned = false;             // vsync off: started so as to present before a vblank
         std::int64_t predicted = 0;       // when it is shown, if known from the vblanks ...
         bool has_prediction = false;      // ... (has_prediction)
         SyncMode sync = SyncMode::frame_start;
@@ -292,9 +297,16 @@ private:
         bool latency_measured = false, shown_late = false;
     };
     void finish_frame(std::int64_t now, Figures& t) noexcept;
-    bool vblanks_known() const noexcept { return have_vblank_; }
+    bool vblanks_known() const noexcept;
     std::int64_t vblank_period() const noexcept;
     std::int64_t vblank_after(std::int64_t t) const noexcept;  // first vblank > t
+    // Display lock: the fit is in force (display_lock and the tracker locked).
+    bool use_fit() const noexcept { return cfg_.display_lock && display_.locked(); }
+    void observe_vblank(const PresentInfo& present, std::int64_t displayed, bool waited) noexcept;
+    bool align_torn_frames(bool swap_paces, std::int64_t now) const noexcept;
+    FrameTiming aligned_frame(std::int64_t now) noexcept;
+    void follow_display() noexcept;  // match_display
+    double target_hz() const noexcept { return matched_hz_ > 0 ? matched_hz_ : cfg_.target_hz; }
     std::int64_t next_target(std::int64_t earliest) const noexcept;
     std::int64_t jit_lead_ns() const noexcept;
     FrameTiming present_wait() noexcept;
@@ -330,9 +342,7 @@ private:
     FrameTiming present_record_{}; // present sync: the last wait made in before_present()
     std::int64_t last_target_ = 0; // display deadline of the previous frame ...
     bool have_last_target_ = false;  // ... if it had one
-    std::int64_t vblank_ref_ = 0;  // a known vblank ...
-    bool have_vblank_ = false;     // ... once there is one
-    double refresh_hz_ = 0;        // from the presents, 0 = unknown
+    double matched_hz_ = 0;        // match_display: the display's fitted refresh in force, 0 = none
     LatenessEstimator work_est_{100.0};  // just_in_time: wake-up target -> present call
     double jit_offset_ = 0;        // just_in_time: safety offset, ns
     bool jit_late_ = false;        // just_in_time: the last frame was shown late
