@@ -140,9 +140,34 @@ void DisplayTracker::fit_once(double period, std::int64_t ref, double* out_perio
         db = sxx > 0 ? sxy / sxx : 0.0;
         da = my - db * mx;
     }
-    // Swap returns come late, never early: the vblank is their early envelope.
+    // Swap returns come late, never early: the vblank is their early envelope. The line through
+    // the earlier half of the inliers (their late tail is noise only), then its 10th percentile.
     if (ni > 0 && 2 * nsw > ni) {
         int k = 0;
+        for (int i = 0; i < n; ++i)
+            if (std::fabs(r[i] - m) <= band) tmp[k++] = r[i] - (da + db * x[i]);
+        const double half = quantile(tmp, k, 0.5);
+        double lx = 0, ly = 0, lxx = 0, lxy = 0;
+        int nl = 0;
+        for (int i = 0; i < n; ++i) {
+            if (std::fabs(r[i] - m) > band || r[i] - (da + db * x[i]) > half) continue;
+            lx += x[i];
+            ly += r[i];
+            ++nl;
+        }
+        if (nl >= 4) {
+            const double mx = lx / nl, my = ly / nl;
+            for (int i = 0; i < n; ++i) {
+                if (std::fabs(r[i] - m) > band || r[i] - (da + db * x[i]) > half) continue;
+                lxx += (x[i] - mx) * (x[i] - mx);
+                lxy += (x[i] - mx) * (r[i] - my);
+            }
+            if (lxx > 0) {
+                db = lxy / lxx;
+                da = my - db * mx;
+            }
+        }
+        k = 0;
         for (int i = 0; i < n; ++i)
             if (std::fabs(r[i] - m) <= band) tmp[k++] = r[i] - (da + db * x[i]);
         da += quantile(tmp, k, 0.1);

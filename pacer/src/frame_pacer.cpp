@@ -212,9 +212,15 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
             shown = e;
             waited = true;
         } else if (vblanks_known()) {
-            const std::int64_t v = vblank_after(e) - pv;  // the last vblank at or before e
-            waited = b < v && e - v <= tol;
-            shown = waited ? v : v + pv;
+            // The last vblank at or before e. With the display lock, one predicted up to tol
+            // after e counts too (the prediction may come from a late return), and a return up
+            // to a wake-up on a loaded machine after it (2 ms, a quarter period at most) still
+            // waited for it: taken for a miss, it would push the next frame a period out.
+            const std::int64_t slack = cfg_.display_lock ? tol : 0;
+            const std::int64_t late = cfg_.display_lock ? std::max(tol, std::min<std::int64_t>(2'000'000, pv / 4)) : tol;
+            const std::int64_t v = vblank_after(e + slack) - pv;
+            waited = b < v && e - v <= late;
+            shown = waited ? std::min(v, e) : v + pv;
         }
     }
     observe_vblank(present, d, waited);
@@ -625,6 +631,7 @@ FrameTiming FramePacer::aligned_frame(std::int64_t now) noexcept {
 
 // match_display: the target follows the display's fitted refresh once locked; a change of more
 // than 0.02 % (a new refresh, not the fit's noise) takes effect at this wait() like set_target_hz.
+// Until the first lock the target is target_hz.
 void FramePacer::follow_display() noexcept {
     if (!cfg_.match_display) {
         if (matched_hz_ != 0) {
@@ -633,8 +640,12 @@ void FramePacer::follow_display() noexcept {
         }
         return;
     }
-    if (!display_.locked()) return;
-    const double hz = display_.status().refresh_hz;
+    // A new refresh the host reports voids the fit: follow it at once, then its fit.
+    const double reported = display_.status().reported_hz;
+    double hz = display_.locked() ? display_.status().refresh_hz : 0.0;
+    if (hz == 0.0 && matched_hz_ > 0 && reported > 0 && std::fabs(reported - matched_hz_) > 5e-3 * matched_hz_)
+        hz = reported;
+    if (hz == 0.0) return;
     if (matched_hz_ > 0 && std::fabs(hz - matched_hz_) <= 2e-4 * matched_hz_) return;
     matched_hz_ = std::clamp(hz, 1e-3, kMaxTargetHz);
     pending_ = true;

@@ -89,7 +89,7 @@ struct DisplayStatus {
 
 class DisplayTracker {
 public:
-    static constexpr int kWindow = 48;      // observations kept
+    static constexpr int kWindow = 128;     // observations kept
     static constexpr int kLockMin = 12;     // observations before a lock
     static constexpr int kVrrMin = 16;      // observations before a vrr verdict
     static constexpr int kMovedAfter = 6;   // of the last 8 observations off a locked fit: refit
