@@ -204,7 +204,9 @@ void DisplayTracker::refit() noexcept {
     std::int64_t ref = ref_ != 0 ? ref_ : last_t_;
     double spread = 0;
     int inliers = 0;
-    for (int round = 0; round < 2; ++round) fit_once(p, ref, &p, &ref, &spread, &inliers);
+    // Once locked the estimate indexes the window right: one round suffices.
+    const int rounds = status_.state == DisplayState::locked ? 1 : 2;
+    for (int round = 0; round < rounds; ++round) fit_once(p, ref, &p, &ref, &spread, &inliers);
     if (hint > 0 && std::fabs(p - hint) > kHintTolerance * hint) {
         // No grid near the expected period: keep the expected one, and let the spread say so.
         p = hint;

@@ -10,39 +10,43 @@
 //   d.on_frame(now);                             // once per frame
 //   if (d.locked()) wake_at(d.next_vblank(now) - lead);
 //
-// The fit. The last 48 observations are kept. Each is given its vblank index from the current
+// The fit. The last 128 observations are kept. Each is given its vblank index from the current
 // estimate (index = round((t - reference) / period)), so lost reports (a gap of k periods),
 // duplicates and missed refreshes need no special case. A robust line through (index, time)
 // gives period and phase: the residuals' median and median absolute deviation pick the inliers
 // (within 3.5 robust sigmas, at least 100 us), and a least-squares line through the inliers is
 // the fit; two rounds, each re-indexing with the previous one's estimate. Displayed times are
 // noisy both ways and the line is their centre. Swap returns are never early but often late (a
-// wake-up on a loaded machine comes 0.5-2 ms late), so their phase is taken from the early
-// envelope: the 10th percentile of the inliers' residuals, not the mean. The period starts from
-// the reported refresh (or, when none is reported, the median interval between observations),
-// and the fitted one follows the display's clock: skew_ppm is the difference, + when the display
-// runs fast (tracked up to 1000 ppm and beyond).
+// wake-up on a loaded machine comes 0.5-2 ms late), so their line is the early envelope: the line
+// through the earlier half of the inliers, moved to their 10th percentile. The period starts from
+// the reported refresh (or, when none is reported, the median interval between observations) and
+// a fit more than 2 % away from it is no fit; within that the fitted period follows the display's
+// clock: skew_ppm is the difference, + when the display runs fast.
 //
 // States (status().state, with a reason in words; each change is logged once at info level):
 //   unknown   no vblank seen yet.
-//   locking   vblanks seen, not yet 12 in the window, or their fit not yet trusted.
-//   locked    at least 12 observations, three quarters of them within the inlier band, and a
-//             robust spread under period / 16 (1 ms at most): next_vblank() predicts the display.
-//   vrr       16 or more observations, and they fit no grid (robust spread over period / 8):
-//             the presents show a variable-refresh display (or a compositor that shows frames
-//             whenever they come). vrr_min_hz / vrr_max_hz give the range of the intervals seen.
-//             A fit that holds again (a VRR display run at its top rate is a fixed grid) locks.
-//   lost      locked or locking, and no vblank observed for 30 frames (on_frame) and 30 periods:
-//             the timestamps stopped. The next observation starts a new fit.
-// A refresh change the host reports (a new reported_hz) starts a new fit at once; one it does not
-// report shows as observations that leave the fit (6 of the last 8 outside its band), and the
-// fit restarts from the last 8. Either re-locks after 12 observations.
+//   locking   vblanks seen, fewer than 12 in the window, or their fit not trusted yet.
+//   locked    at least 12 observations, three quarters of them inliers, and a robust spread
+//             under period / 16 (and 1 ms): next_vblank() predicts the display. A locked fit
+//             holds through bursts of outliers as long as the spread stays under period / 8.
+//   vrr       16 or more observations that fit no grid (robust spread over period / 8): the
+//             presents show a variable-refresh display (or a compositor that shows frames
+//             whenever they come). vrr_min_hz / vrr_max_hz give the range of the intervals seen
+//             (the shortest one and the 90th percentile). A fit that holds again locks (a VRR
+//             display run at its top rate is a fixed grid).
+//   lost      no vblank observed for 30 frames (on_frame) and 30 periods: the timestamps
+//             stopped. The next observation starts a new fit.
+// A refresh change the host reports (a new reported refresh) starts a new fit at once; one it
+// does not report shows as observations that leave the fit (6 of the last 8 outside its band),
+// and the fit restarts from the last 8. A change within 2 % (60 -> 59.94 Hz) is followed as skew.
 //
-// Measured (tests/display_test.cpp, tests/display_lock_test.cpp, on SimulatedDisplay): locked
-// after 12 presents; with 50 us of report noise and 50 ppm skew the predicted vblank is within
-// 100 us of the display's at p99 (about 20 us typical); 60 -> 59.94 Hz and 144 -> 60 Hz re-lock
-// within 14 presents; VRR traces (with and without low-framerate compensation, jittery work)
-// never lock.
+// Measured (tests/display_test.cpp on SimulatedDisplay: 50 us uniform report noise, 50 ppm skew,
+// 5 % of reports lost, 5 % repeated, 2-3 ms frames): locked after 14 presents at 60 and 144 Hz;
+// the predicted vblank within 10 us (60 Hz) and 15 us (144 Hz) of the display's at p99, 3-4 us
+// at p50; 60 -> 59.94 Hz and 144 -> 60 Hz re-locked 13 presents after the change; VRR 48-144 Hz
+// with 7-25 ms frames, with and without low-framerate compensation: never locked, state vrr.
+// Swap returns late by 30 us typically and 0.5-2 ms one time in five: within 12 us at p99.
+// add() costs about 10 us (robust fits over the window, one round once locked); no allocation.
 #pragma once
 
 #include <chrono>
