@@ -93,6 +93,7 @@ void FramePacer::set_time_source(TimeSource* ts) noexcept {
     end_pacing();
     ts_ = ts ? ts : &system_time_source();
     waiter_.set_time_source(ts_);
+    display_.reset();  // its vblanks were on the other clock
     reset();
 }
 

@@ -265,7 +265,8 @@ public:
 
     // Paces on another clock and OS (nullptr: the real OS), for example to inject a coarse
     // scheduler at run time. The grid restarts at the next wait() as after reset(); the learned
-    // margin and spin cap are kept. Call it from the pacing thread.
+    // margin and spin cap are kept; the display fit starts over (its times were on the old clock).
+    // Call it from the pacing thread.
     void set_time_source(TimeSource* ts) noexcept;
 
     // Forget the grid: the next wait() returns at once and anchors a new one. Frame indices
