@@ -294,4 +294,68 @@ TEST(DisplayLock, MatchDisplayFollowsTheFittedRefresh) {
     EXPECT_NEAR(c.period_ms, 1000.0 / 60, 0.001);
 }
 
+// A compositor that repaints every 19.7 ms (50.76 Hz) while the mode reports 60 Hz: the swap
+// blocks until its next repaint.
+struct CompositorRun {
+    pacer::VsyncStatus vs;
+    pacer::DisplayStatus ds;
+    double last_interval_ms = 0, period_ms = 0;
+    pacer::PacingSource source = pacer::PacingSource::hybrid;
+};
+CompositorRun compositor_run(bool match, int frames) {
+    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 100});
+    pacer::PacerConfig pc;
+    pc.target_hz = 60;
+    pc.mode = pacer::WaitMode::automatic;
+    pc.match_display = match;
+    pacer::FramePacer fp(pc, &os);
+    const double tick = 19'700'000.0;
+    std::int64_t last_flip = -1;
+    CompositorRun out;
+    for (int i = 0; i < frames; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        out.last_interval_ms = static_cast<double>(t.interval.count()) / 1e6;
+        out.source = t.source;
+        os.advance(1'000'000);
+        const int interval = fp.desired_swap_interval();
+        pacer::PresentInfo p;
+        p.begin = fp.now();
+        if (interval > 0) {
+            auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(os.now_ns()) / tick));
+            if (last_flip >= 0) idx = std::max(idx, last_flip + 1);
+            last_flip = idx;
+            os.jump(std::llround(static_cast<double>(idx) * tick) - os.now_ns());
+        } else {
+            os.advance(300'000);
+            last_flip = -1;
+        }
+        p.end = fp.now();
+        p.swap_interval = interval;
+        p.refresh_hz = 60;
+        fp.report_present(p);
+    }
+    out.vs = fp.vsync_status();
+    out.ds = fp.display_status();
+    out.period_ms = static_cast<double>(fp.period().count()) / 1e6;
+    return out;
+}
+
+TEST(DisplayLock, MatchDisplayTakesTheRateOfASwapPacedByACompositor) {
+    Quiet quiet;
+    // Without match_display: named (auto_other_rate), hybrid at the 60 Hz target; not a VRR display.
+    const CompositorRun a = compositor_run(false, 1500);
+    EXPECT_EQ(a.vs.code, pacer::VsyncReason::auto_other_rate) << a.vs.reason;
+    EXPECT_NEAR(a.last_interval_ms, 1000.0 / 60, 0.001);
+    EXPECT_NE(a.ds.state, DisplayState::vrr) << a.ds.reason;
+    // With it: the target becomes the swap's 50.76 Hz, taken for the refresh; vsync is probed again
+    // (10 s after the fallback) and verified, and the swap paces at the compositor's rate.
+    const CompositorRun b = compositor_run(true, 1500);
+    EXPECT_EQ(b.vs.code, pacer::VsyncReason::auto_verified) << b.vs.reason;
+    EXPECT_EQ(b.source, pacer::PacingSource::vsync);
+    EXPECT_NEAR(b.last_interval_ms, 19.7, 0.001);
+    EXPECT_NEAR(b.period_ms, 19.7, 0.001);
+    EXPECT_EQ(b.ds.state, DisplayState::locked) << b.ds.reason;
+    EXPECT_NEAR(b.ds.refresh_hz, 1e9 / 19'700'000.0, 1e-3);
+}
+
 }  // namespace

@@ -44,6 +44,10 @@ void DisplayTracker::set_state(DisplayState state, const char* reason) noexcept 
 double DisplayTracker::hint_period() const noexcept {
     if (status_.reported_hz > 0) return 1e9 / status_.reported_hz;
     // No refresh reported: the median interval between observations.
+    return median_interval();
+}
+
+double DisplayTracker::median_interval() const noexcept {
     double iv[kWindow];
     int n = 0;
     for (int i = 1; i < count_; ++i) {
@@ -251,6 +255,19 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
     // Locked: some slack before giving up (a burst of late wake-ups).
     if (status_.state == DisplayState::locked && spread <= p / 8 && 2 * inliers >= count_) return;
     if (count_ >= kVrrMin && spread > p / 8) {
+        // A steady grid at another period than the reported one (a compositor that repaints at
+        // its own rate) is not a variable refresh.
+        const double other = median_interval();
+        double q = 0, other_spread = 0;
+        std::int64_t ref = last_t_;
+        int in = 0;
+        const std::chrono::nanoseconds residual = status_.residual;
+        if (other > 0) fit_once(other, ref, &q, &ref, &other_spread, &in);
+        status_.residual = residual;
+        if (other > 0 && other_spread <= std::min(other / 16, kMaxLockSpread) && 4 * in >= 3 * count_) {
+            set_state(DisplayState::locking, "the presents keep a steady rate other than the reported refresh");
+            return;
+        }
         vrr_range();
         set_state(DisplayState::vrr, "the presents fit no fixed refresh: a variable-refresh display");
         return;

@@ -191,7 +191,8 @@ void FramePacer::reset() noexcept {
     k_ = 0;
 }
 
-void FramePacer::report_present(const PresentInfo& present) noexcept {
+void FramePacer::report_present(const PresentInfo& in) noexcept {
+    const PresentInfo present = swap_rate_present(in);
     vsync_.on_present(present);
     display_.set_reported_hz(present.refresh_hz);
     const std::int64_t b = clock::to_ns(present.begin), e = clock::to_ns(present.end);
@@ -630,6 +631,23 @@ FrameTiming FramePacer::aligned_frame(std::int64_t now) noexcept {
     return t;
 }
 
+// match_display with a swap that waits at its own steady rate (VsyncReason::auto_other_rate, a
+// compositor): that rate is taken for the refresh, the presents reported with it, until the host
+// reports another refresh.
+PresentInfo FramePacer::swap_rate_present(const PresentInfo& present) noexcept {
+    if (swap_rate_hz_ == 0) return present;
+    if (!cfg_.match_display ||
+        (present.refresh_hz > 0 && std::fabs(present.refresh_hz - swap_rate_reported_) > 1e-3 * swap_rate_reported_)) {
+        swap_rate_hz_ = 0;
+        matched_hz_ = 0;
+        pending_ = true;
+        return present;
+    }
+    PresentInfo p = present;
+    p.refresh_hz = swap_rate_hz_;
+    return p;
+}
+
 // match_display: the target follows the display's fitted refresh once locked; a change of more
 // than 0.02 % (a new refresh, not the fit's noise) takes effect at this wait() like set_target_hz.
 // Until the first lock the target is target_hz.
@@ -639,6 +657,16 @@ void FramePacer::follow_display() noexcept {
             matched_hz_ = 0;
             pending_ = true;
         }
+        return;
+    }
+    const VsyncStatus& vs = vsync_.status();
+    if (swap_rate_hz_ == 0 && vs.code == VsyncReason::auto_other_rate && vs.swap_hz >= kMinRefreshHz &&
+        vs.swap_hz <= kMaxRefreshHz) {
+        swap_rate_hz_ = matched_hz_ = vs.swap_hz;
+        swap_rate_reported_ = vs.refresh_hz;
+        pending_ = true;
+        detail::log(LogLevel::info, "matching the swap's own rate: %.3f Hz (reported refresh %g Hz)", swap_rate_hz_,
+                    swap_rate_reported_);
         return;
     }
     // A new refresh the host reports voids the fit: follow it at once, then its fit.

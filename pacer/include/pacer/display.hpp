@@ -31,7 +31,9 @@
 //             holds through bursts of outliers as long as the spread stays under period / 8.
 //   vrr       16 or more observations that fit no grid (robust spread over period / 8): the
 //             presents show a variable-refresh display (or a compositor that shows frames
-//             whenever they come). vrr_min_hz / vrr_max_hz give the range of the intervals seen
+//             whenever they come), and no steady grid at another period either (a compositor
+//             that repaints at its own rate stays locking, with that reason). vrr_min_hz /
+//             vrr_max_hz give the range of the intervals seen
 //             (the shortest one and the 90th percentile). A fit that holds again locks (a VRR
 //             display run at its top rate is a fixed grid).
 //   lost      no vblank observed for 30 frames (on_frame) and 30 periods: the timestamps
@@ -126,6 +128,7 @@ private:
     void set_state(DisplayState state, const char* reason) noexcept;
     void restart(const char* reason, int keep) noexcept;
     double hint_period() const noexcept;
+    double median_interval() const noexcept;  // between consecutive observations, 0 = none
     void vrr_range() noexcept;
 
     DisplayStatus status_{};

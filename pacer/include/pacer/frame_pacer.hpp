@@ -118,8 +118,12 @@
 //
 // Matching the display (PacerConfig::match_display): the target rate becomes the display's
 // fitted refresh once the tracker locks (target_hz until then), re-anchored like set_target_hz;
-// it follows a refresh change (at once to the newly reported refresh, then its fit). period()
-// and config() show the rate in force and the configured one.
+// it follows a refresh change (at once to the newly reported refresh, then its fit). A swap that
+// waits at a steady rate of its own (VsyncReason::auto_other_rate: a compositor repainting every
+// 19.7 ms while the mode says 60 Hz) sets the target to that rate (VsyncStatus::swap_hz), which is
+// then taken for the refresh until the host reports another one: vsync is probed again at the
+// next re-probe and, once verified, the swap paces at the compositor's rate. period() and
+// config() show the rate in force and the configured one.
 //
 // Latency. A frame's latency is from its input sample (mark_input(); the wake that started it
 // when not called) to the moment it was shown: the displayed time the host reported, else, when
@@ -342,6 +346,7 @@ private:
     bool align_torn_frames(bool swap_paces, std::int64_t now) const noexcept;
     FrameTiming aligned_frame(std::int64_t now) noexcept;
     void follow_display() noexcept;  // match_display
+    PresentInfo swap_rate_present(const PresentInfo& present) noexcept;
     double target_hz() const noexcept { return matched_hz_ > 0 ? matched_hz_ : cfg_.target_hz; }
     std::int64_t next_target(std::int64_t earliest) const noexcept;
     std::int64_t jit_lead_ns() const noexcept;
@@ -379,6 +384,8 @@ private:
     std::int64_t last_target_ = 0; // display deadline of the previous frame ...
     bool have_last_target_ = false;  // ... if it had one
     double matched_hz_ = 0;        // match_display: the display's fitted refresh in force, 0 = none
+    double swap_rate_hz_ = 0;      // match_display: the swap's own rate taken for the refresh ...
+    double swap_rate_reported_ = 0;  // ... while the host reports this refresh
     LatenessEstimator work_est_{100.0};  // just_in_time: wake-up target -> present call
     double jit_offset_ = 0;        // just_in_time: safety offset, ns
     bool jit_late_ = false;        // just_in_time: the last frame was shown late
