@@ -93,11 +93,12 @@ void FramePacer::set_time_source(TimeSource* ts) noexcept {
     end_pacing();
     ts_ = ts ? ts : &system_time_source();
     waiter_.set_time_source(ts_);
+    display_.reset();  // its vblanks were on the other clock
     reset();
 }
 
 double FramePacer::active_hz() const noexcept {
-    return background_ ? std::min(cfg_.background_hz, cfg_.target_hz) : cfg_.target_hz;
+    return background_ ? std::min(cfg_.background_hz, target_hz()) : target_hz();
 }
 
 std::chrono::nanoseconds FramePacer::period() const noexcept {
@@ -134,7 +135,7 @@ void FramePacer::apply_config() noexcept {
         (void)waiter_.set_config(cfg_.waiter);  // validated with cfg_; keeps what it learned
     pending_ = false;
     // In the background the swap is not asked to pace (the vsync decision restarts on return).
-    vsync_.configure(active_mode(), cfg_.target_hz, now());
+    vsync_.configure(active_mode(), target_hz(), now());
 }
 
 std::int64_t FramePacer::deadline_of(std::uint64_t k) const noexcept {
@@ -190,9 +191,10 @@ void FramePacer::reset() noexcept {
     k_ = 0;
 }
 
-void FramePacer::report_present(const PresentInfo& present) noexcept {
+void FramePacer::report_present(const PresentInfo& in) noexcept {
+    const PresentInfo present = swap_rate_present(in);
     vsync_.on_present(present);
-    if (present.refresh_hz >= kMinRefreshHz && present.refresh_hz <= kMaxRefreshHz) refresh_hz_ = present.refresh_hz;
+    display_.set_reported_hz(present.refresh_hz);
     const std::int64_t b = clock::to_ns(present.begin), e = clock::to_ns(present.end);
     // A displayed time before the call or more than a second after its return is not one (an
     // uninitialised field): unknown.
@@ -211,20 +213,19 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
         if (e - b > pv / 4) {
             shown = e;
             waited = true;
-        } else if (have_vblank_) {
-            const std::int64_t v = vblank_after(e) - pv;  // the last vblank at or before e
-            waited = b < v && e - v <= tol;
-            shown = waited ? v : v + pv;
+        } else if (vblanks_known()) {
+            // The last vblank at or before e. With the display lock, one predicted up to tol
+            // after e counts too (the prediction may come from a late return), and a return up
+            // to a wake-up on a loaded machine after it (2 ms, a quarter period at most) still
+            // waited for it: taken for a miss, it would push the next frame a period out.
+            const std::int64_t slack = cfg_.display_lock ? tol : 0;
+            const std::int64_t late = cfg_.display_lock ? std::max(tol, std::min<std::int64_t>(2'000'000, pv / 4)) : tol;
+            const std::int64_t v = vblank_after(e + slack) - pv;
+            waited = b < v && e - v <= late;
+            shown = waited ? std::min(v, e) : v + pv;
         }
     }
-    // A displayed time is a vblank, and so is the return of a swap that waited for one.
-    if (present.ok && d != 0) {
-        vblank_ref_ = d;
-        have_vblank_ = true;
-    } else if (waited) {
-        vblank_ref_ = e;
-        have_vblank_ = true;
-    }
+    observe_vblank(present, d, waited);
     if (!started_ || !cur_.open) return;
     if (!cur_.presented) {
         cur_.presented = true;
@@ -238,22 +239,53 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
     }
 }
 
+void FramePacer::report_vblank(clock::time_point vblank) noexcept {
+    display_.add(vblank, display_.status().reported_hz, VblankSource::displayed);
+}
+
+// A displayed time is a vblank, and so is the return of a swap that waited for one: both go to
+// the display's fit.
+void FramePacer::observe_vblank(const PresentInfo& present, std::int64_t displayed, bool waited) noexcept {
+    // With the lock, a torn present's displayed time is when it was torn in, not a vblank: only
+    // a synchronised present's counts (else the fit would follow the pacer's own grid).
+    const bool synced = present.swap_interval > 0 || (present.swap_interval < 0 && vsync_.status().in_use);
+    if (cfg_.display_lock && !synced) displayed = 0;
+    if (present.ok && displayed != 0)
+        display_.add(clock::from_ns(displayed), present.refresh_hz, VblankSource::displayed);
+    else if (waited)
+        display_.add(present.end, present.refresh_hz, VblankSource::swap_return);
+}
+
 void FramePacer::mark_input() noexcept {
     if (!cur_.open) return;
     cur_.input = ts_->now_ns();
     cur_.has_input = true;
 }
 
+// Known vblanks: with the display lock, the fit once it holds, and until then the last observed
+// vblank with the reported refresh (as without the lock); none on a variable-refresh display or
+// once the timestamps stopped.
+bool FramePacer::vblanks_known() const noexcept {
+    const DisplayStatus& s = display_.status();
+    if (s.vblanks == 0) return false;
+    if (!cfg_.display_lock) return true;
+    return s.state == DisplayState::locked || s.state == DisplayState::locking;
+}
+
 std::int64_t FramePacer::vblank_period() const noexcept {
-    if (refresh_hz_ > 0) return std::llround(1e9 / refresh_hz_);
+    if (use_fit()) return std::max<std::int64_t>(1, display_.period().count());
+    const double hz = display_.status().reported_hz;
+    if (hz > 0) return std::llround(1e9 / hz);
     return std::max<std::int64_t>(1, period_rounded_.count());
 }
 
 std::int64_t FramePacer::vblank_after(std::int64_t t) const noexcept {
+    if (use_fit()) return clock::to_ns(display_.next_vblank(clock::from_ns(t)));
+    const std::int64_t ref = clock::to_ns(display_.last_vblank());
     const std::int64_t pv = vblank_period();
-    std::int64_t n = (t - vblank_ref_) / pv;
-    if ((t - vblank_ref_) % pv < 0) --n;  // floor division
-    return vblank_ref_ + (n + 1) * pv;
+    std::int64_t n = (t - ref) / pv;
+    if ((t - ref) % pv < 0) --n;  // floor division
+    return ref + (n + 1) * pv;
 }
 
 // The display deadline of a frame that cannot be ready before `earliest`: a vblank at least one
@@ -295,11 +327,12 @@ void FramePacer::finish_frame(std::int64_t now, Figures& t) noexcept {
     t.latency = std::chrono::nanoseconds(std::max<std::int64_t>(0, shown - input));
     t.input_to_present = std::chrono::nanoseconds(std::max<std::int64_t>(0, call - input));
     if (f.has_target) {
-        const std::int64_t tol = f.locked ? vblank_period() / 2 : cfg_.miss_tolerance.count();
+        // A torn frame is late as soon as it lands after the vblank: the tear is on screen.
+        const std::int64_t tol = f.aligned ? 0 : f.locked ? vblank_period() / 2 : cfg_.miss_tolerance.count();
         t.shown_late = shown > f.target + tol;
     }
     last_shown_ = shown;
-    if (f.sync != SyncMode::just_in_time || !f.has_target) return;
+    if ((f.sync != SyncMode::just_in_time && !f.aligned) || !f.has_target) return;
     // Learn from the wake-up target to the present call, so that the lead covers the wake-up
     // error too. Not to its return: a swap that blocks returns at the vblank whatever the work,
     // and the lead would learn itself. The call's own cost is left to the offset.
@@ -332,8 +365,10 @@ FrameTiming FramePacer::wait() noexcept {
     }
 #endif
     begin_thread();
+    follow_display();
     if (pending_) apply_config();
     const std::int64_t now = ts_->now_ns();
+    display_.on_frame(clock::from_ns(now));
     ++frames_;
     Figures figures;  // the previous frame's latency
     finish_frame(now, figures);
@@ -343,7 +378,7 @@ FrameTiming FramePacer::wait() noexcept {
     const bool swap_paces = vsync_.on_frame();
     swap_paces_ = swap_paces;
     sync_ = background_ ? SyncMode::frame_start : cfg_.sync;
-    if (sync_ == SyncMode::just_in_time && work_est_.count() < 8)
+    if ((sync_ == SyncMode::just_in_time || align_torn_frames(swap_paces, now)) && work_est_.count() < 8)
         jit_offset_ = static_cast<double>(period_rounded_.count()) / 32.0;
 
     // The swap paced the frames until now: start a grid one period after the last wake, so the
@@ -408,8 +443,11 @@ FrameTiming FramePacer::pace(std::int64_t now, bool swap_paces) noexcept {
         cur_.start_target = slot.wait_until;
         cur_.lead = lead;
         cur_.locked = locked;
-        return record(slot, r, now);
+        FrameTiming t = record(slot, r, now);
+        t.display_locked = locked && use_fit();
+        return t;
     }
+    if (align_torn_frames(swap_paces, now)) return aligned_frame(now);
     const Slot slot = swap_paces ? swap_slot() : grid_slot(now);
     const WaitResult r =
         waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
@@ -458,6 +496,7 @@ FrameTiming FramePacer::present_wait() noexcept {
     const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), mode);
     FrameTiming t = record(slot, r, now);
     t.sync = SyncMode::present;
+    t.display_locked = locked && use_fit();
     return t;
 }
 
@@ -554,6 +593,94 @@ FrameTiming FramePacer::record(const Slot& slot, const WaitResult& r, std::int64
     last_wake_ = wake;
     k_ = slot.k;
     return t;
+}
+
+// ---- Display lock: vsync off, torn frames placed before a vblank; match_display -------------------
+
+// Vsync off and the display's vblanks fitted: frame_start frames are started so that the present
+// lands just before a vblank (the tear line off screen), every N vblanks, N the swap interval
+// that serves the target (none: the target's own grid).
+// Only while vblanks keep coming (within 4 periods): the fit of a swap that waited before
+// vsync was turned off is not renewed, and a grid that would jump twice (to the fit, then back
+// when it is lost) is worse than one that keeps its own phase.
+bool FramePacer::align_torn_frames(bool swap_paces, std::int64_t now) const noexcept {
+    return cfg_.display_lock && !swap_paces && !background_ && sync_ == SyncMode::frame_start &&
+           vsync_.desired_swap_interval() == 0 && display_.locked() &&
+           now - clock::to_ns(display_.last_vblank()) <= 4 * display_.period().count() &&
+           compatible_swap_interval(display_.status().refresh_hz, target_hz()) > 0;
+}
+
+// As just_in_time with a vblank target, the wait exact (hybrid): the lead is the learned time
+// from the wake-up target to the present call plus the safety offset.
+FrameTiming FramePacer::aligned_frame(std::int64_t now) noexcept {
+    grid_dirty_ = true;  // leaving the lock re-anchors the grid at the last wake
+    const std::int64_t lead = jit_lead_ns();
+    Slot slot;
+    slot.k = k_ + 1;
+    slot.deadline = next_target(now + lead);
+    slot.wait_until = slot.deadline - lead;
+    slot.early = true;
+    const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), active_mode());
+    cur_.start = clock::to_ns(r.end);
+    cur_.target = last_target_ = slot.deadline;
+    cur_.has_target = have_last_target_ = true;
+    cur_.start_target = slot.wait_until;
+    cur_.lead = lead;
+    cur_.locked = true;
+    cur_.aligned = true;
+    FrameTiming t = record(slot, r, now);
+    t.display_locked = true;
+    return t;
+}
+
+// match_display with a swap that waits at its own steady rate (VsyncReason::auto_other_rate, a
+// compositor): that rate is taken for the refresh, the presents reported with it, until the host
+// reports another refresh.
+PresentInfo FramePacer::swap_rate_present(const PresentInfo& present) noexcept {
+    if (swap_rate_hz_ == 0) return present;
+    if (!cfg_.match_display ||
+        (present.refresh_hz > 0 && std::fabs(present.refresh_hz - swap_rate_reported_) > 1e-3 * swap_rate_reported_)) {
+        swap_rate_hz_ = 0;
+        matched_hz_ = 0;
+        pending_ = true;
+        return present;
+    }
+    PresentInfo p = present;
+    p.refresh_hz = swap_rate_hz_;
+    return p;
+}
+
+// match_display: the target follows the display's fitted refresh once locked; a change of more
+// than 0.02 % (a new refresh, not the fit's noise) takes effect at this wait() like set_target_hz.
+// Until the first lock the target is target_hz.
+void FramePacer::follow_display() noexcept {
+    if (!cfg_.match_display) {
+        if (matched_hz_ != 0) {
+            matched_hz_ = 0;
+            pending_ = true;
+        }
+        return;
+    }
+    const VsyncStatus& vs = vsync_.status();
+    if (swap_rate_hz_ == 0 && vs.code == VsyncReason::auto_other_rate && vs.swap_hz >= kMinRefreshHz &&
+        vs.swap_hz <= kMaxRefreshHz) {
+        swap_rate_hz_ = matched_hz_ = vs.swap_hz;
+        swap_rate_reported_ = vs.refresh_hz;
+        pending_ = true;
+        detail::log(LogLevel::info, "matching the swap's own rate: %.3f Hz (reported refresh %g Hz)", swap_rate_hz_,
+                    swap_rate_reported_);
+        return;
+    }
+    // A new refresh the host reports voids the fit: follow it at once, then its fit.
+    const double reported = display_.status().reported_hz;
+    double hz = display_.locked() ? display_.status().refresh_hz : 0.0;
+    if (hz == 0.0 && matched_hz_ > 0 && reported > 0 && std::fabs(reported - matched_hz_) > 5e-3 * matched_hz_)
+        hz = reported;
+    if (hz == 0.0) return;
+    if (matched_hz_ > 0 && std::fabs(hz - matched_hz_) <= 2e-4 * matched_hz_) return;
+    matched_hz_ = std::clamp(hz, 1e-3, kMaxTargetHz);
+    pending_ = true;
+    detail::log(LogLevel::info, "matching the display: %.4f Hz", matched_hz_);
 }
 
 }  // namespace pacer

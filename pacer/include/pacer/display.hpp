@@ -1,11 +1,54 @@
 // pacer/display.hpp - the display's vblank clock, fitted from present timestamps.
 //
-// (Interface in progress: the fit is being built; today the tracker never locks.)
-//
 // DisplayTracker is FramePacer's model of the display: it takes the vblanks the host's presents
 // show (each reported displayed time, and the return of a swap that waited for a vblank), fits
 // the refresh period and phase on the pacer's clock, and says whether the fit can be trusted.
-// Pure logic on the times it is given: no clock, no sleeping.
+// Pure logic on the times it is given: no clock, no sleeping, no allocation.
+//
+//   pacer::DisplayTracker d;
+//   d.add(displayed_time, 60.0);                 // each present's displayed time, with the refresh
+//   d.on_frame(now);                             // once per frame
+//   if (d.locked()) wake_at(d.next_vblank(now) - lead);
+//
+// The fit. The last 128 observations are kept. Each is given its vblank index from the current
+// estimate (index = round((t - reference) / period)), so lost reports (a gap of k periods),
+// duplicates and missed refreshes need no special case. A robust line through (index, time)
+// gives period and phase: the residuals' median and median absolute deviation pick the inliers
+// (within 3.5 robust sigmas, at least 100 us), and a least-squares line through the inliers is
+// the fit; two rounds, each re-indexing with the previous one's estimate. Displayed times are
+// noisy both ways and the line is their centre. Swap returns are never early but often late (a
+// wake-up on a loaded machine comes 0.5-2 ms late), so their line is the early envelope: the line
+// through the earlier half of the inliers, moved to their 10th percentile. The period starts from
+// the reported refresh (or, when none is reported, the median interval between observations) and
+// a fit more than 2 % away from it is no fit; within that the fitted period follows the display's
+// clock: skew_ppm is the difference, + when the display runs fast.
+//
+// States (status().state, with a reason in words; each change is logged once at info level):
+//   unknown   no vblank seen yet.
+//   locking   vblanks seen, fewer than 12 in the window, or their fit not trusted yet.
+//   locked    at least 12 observations, three quarters of them inliers, and a robust spread
+//             under period / 16 (and 1 ms): next_vblank() predicts the display. A locked fit
+//             holds through bursts of outliers as long as the spread stays under period / 8.
+//   vrr       16 or more observations that fit no grid (robust spread over period / 8): the
+//             presents show a variable-refresh display (or a compositor that shows frames
+//             whenever they come), and no steady grid at another period either (a compositor
+//             that repaints at its own rate stays locking, with that reason). vrr_min_hz /
+//             vrr_max_hz give the range of the intervals seen
+//             (the shortest one and the 90th percentile). A fit that holds again locks (a VRR
+//             display run at its top rate is a fixed grid).
+//   lost      no vblank observed for 30 frames (on_frame) and 30 periods: the timestamps
+//             stopped. The next observation starts a new fit.
+// A refresh change the host reports (a new reported refresh) starts a new fit at once; one it
+// does not report shows as observations that leave the fit (6 of the last 8 outside its band),
+// and the fit restarts from the last 8. A change within 2 % (60 -> 59.94 Hz) is followed as skew.
+//
+// Measured (tests/display_test.cpp on SimulatedDisplay: 50 us uniform report noise, 50 ppm skew,
+// 5 % of reports lost, 5 % repeated, 2-3 ms frames): locked after 14 presents at 60 and 144 Hz;
+// the predicted vblank within 10 us (60 Hz) and 15 us (144 Hz) of the display's at p99, 3-4 us
+// at p50; 60 -> 59.94 Hz and 144 -> 60 Hz re-locked 13 presents after the change; VRR 48-144 Hz
+// with 7-25 ms frames, with and without low-framerate compensation: never locked, state vrr.
+// Swap returns late by 30 us typically and 0.5-2 ms one time in five: within 12 us at p99.
+// add() costs about 10 us (robust fits over the window, one round once locked); no allocation.
 #pragma once
 
 #include <chrono>
@@ -30,6 +73,12 @@ inline constexpr EnumName<DisplayState> kDisplayStateNames[] = {
 };
 inline const char* to_string(DisplayState state) noexcept { return name_of(kDisplayStateNames, state); }
 
+// What an observed vblank is.
+enum class VblankSource {
+    displayed,    // a displayed time the host reported: noisy both ways
+    swap_return,  // the return of a swap that waited for the vblank: never early, often late
+};
+
 struct DisplayStatus {
     DisplayState state = DisplayState::unknown;
     const char* reason = "no vblank seen yet";  // in words (static storage)
@@ -46,9 +95,19 @@ struct DisplayStatus {
 
 class DisplayTracker {
 public:
+    static constexpr int kWindow = 128;     // observations kept
+    static constexpr int kLockMin = 12;     // observations before a lock
+    static constexpr int kVrrMin = 16;      // observations before a vrr verdict
+    static constexpr int kMovedAfter = 6;   // of the last 8 observations off a locked fit: refit
+    static constexpr int kLostFrames = 30;  // frames (and periods) without a vblank: lost
+
     // One observed vblank (a displayed time, or the return of a swap that waited for one), with
-    // the refresh the host reported then (0 = unknown).
-    void add(clock::time_point vblank, double reported_hz) noexcept;
+    // the refresh the host reported then (0 = unknown; outside [20, 1000] Hz taken as unknown).
+    void add(clock::time_point vblank, double reported_hz,
+             VblankSource source = VblankSource::displayed) noexcept;
+    // The refresh the host reports, on presents that show no vblank (0 = unknown). A change
+    // starts a new fit.
+    void set_reported_hz(double hz) noexcept;
     // Once per frame, so that the tracker notices timestamps that stop.
     void on_frame(clock::time_point now) noexcept;
     void reset() noexcept { *this = DisplayTracker(); }
@@ -58,9 +117,30 @@ public:
     clock::time_point next_vblank(clock::time_point t) const noexcept;
     std::chrono::nanoseconds period() const noexcept { return status_.period; }
     const DisplayStatus& status() const noexcept { return status_; }
+    // The last observation, raw (meaningful once status().vblanks > 0).
+    clock::time_point last_vblank() const noexcept { return clock::from_ns(last_t_); }
 
 private:
+    void refit() noexcept;
+    void fit_once(double period, std::int64_t ref, double* out_period, std::int64_t* out_ref,
+                  double* spread, int* inliers) noexcept;
+    void decide(double spread, int inliers) noexcept;
+    void set_state(DisplayState state, const char* reason) noexcept;
+    void restart(const char* reason, int keep) noexcept;
+    double hint_period() const noexcept;
+    double median_interval() const noexcept;  // between consecutive observations, 0 = none
+    void vrr_range() noexcept;
+
     DisplayStatus status_{};
+    std::int64_t t_[kWindow] = {};    // observations, a ring (oldest at head_)
+    bool swap_[kWindow] = {};         // ... swap returns
+    int head_ = 0, count_ = 0;
+    std::int64_t last_t_ = 0;
+    double period_ = 0;               // fitted period, ns (0 = none yet)
+    std::int64_t ref_ = 0;            // a fitted vblank
+    double band_ = 0;                 // locked: the inlier band, ns
+    int off_fit_ = 0;                 // the last 8 observations off a locked fit (bits)
+    int frames_since_ = 0;            // on_frame() calls since the last observation
 };
 
 }  // namespace pacer

@@ -85,7 +85,8 @@ struct FrameTiming {
     std::chrono::nanoseconds input_to_present{0};  // its input sample -> its present call begin
     bool latency_measured = false;
     bool shown_late = false;  // it was shown after the display deadline it was started for
-                              // (sync present or just_in_time; frame_start has no such deadline)
+                              // (sync present or just_in_time, or frame_start placed before a
+                              // vblank with vsync off; otherwise frame_start has no such deadline)
 
     // The display (pacer/display.hpp; FramePacer's manual: display lock, cadence, display time).
     std::uint32_t cadence = 1;   // frames are paced every `cadence` refreshes (or target periods)

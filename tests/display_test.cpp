@@ -1,0 +1,332 @@
+// DisplayTracker: the vblank fit, alone on hand-made vblank sequences, then on SimulatedDisplay's
+// reports as a host loop feeds them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "log_capture.hpp"
+#include "pacer/display.hpp"
+#include "pacer/log.hpp"
+#include "pacer/sim.hpp"
+#include "pacer/sim_display.hpp"
+
+namespace {
+
+using pacer::DisplayState;
+using pacer::DisplayTracker;
+using pacer::VblankSource;
+using pacer::clock;
+
+constexpr std::int64_t kMs = 1'000'000;
+
+struct Quiet {
+    Quiet() { pacer::set_log_function(nullptr); }
+    ~Quiet() { pacer::set_log_function(pacer::log_to_stderr); }
+};
+
+// splitmix64: the same numbers on every platform.
+struct Rng {
+    std::uint64_t s;
+    std::uint64_t next() {
+        std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+// Vblank n of a display at hz whose clock runs ppm fast, first vblank at phase.
+std::int64_t vblank(double hz, double ppm, std::int64_t phase, std::int64_t n) {
+    return phase + std::llround(static_cast<double>(n) * 1e9 / hz * 1e6 / (1e6 + ppm));
+}
+
+void add(DisplayTracker& d, std::int64_t t, double hz, VblankSource s = VblankSource::displayed) {
+    d.add(clock::from_ns(t), hz, s);
+}
+
+// |prediction - true vblank| for the display above, at time t.
+double phase_error(const DisplayTracker& d, double hz, double ppm, std::int64_t phase, std::int64_t t) {
+    const std::int64_t pred = clock::to_ns(d.next_vblank(clock::from_ns(t)));
+    const double p = 1e9 / hz * 1e6 / (1e6 + ppm);
+    const auto n = static_cast<std::int64_t>(std::llround(static_cast<double>(pred - phase) / p));
+    return std::fabs(static_cast<double>(pred - vblank(hz, ppm, phase, n)));
+}
+
+TEST(DisplayTracker, UnknownUntilAVblankThenLocksAfterTwelveExactOnes) {
+    Quiet quiet;
+    DisplayTracker d;
+    EXPECT_EQ(d.status().state, DisplayState::unknown);
+    EXPECT_FALSE(d.locked());
+    const std::int64_t phase = 1'000'000'000 + 3 * kMs;
+    for (int n = 0; n < 11; ++n) {
+        add(d, vblank(60, 0, phase, n), 60);
+        EXPECT_EQ(d.status().state, DisplayState::locking) << n;
+    }
+    add(d, vblank(60, 0, phase, 11), 60);
+    ASSERT_TRUE(d.locked()) << d.status().reason;
+    EXPECT_EQ(d.status().locks, 1u);
+    EXPECT_EQ(d.status().vblanks, 12u);
+    // 1e9 / 60 = 16 666 666.67 ns.
+    EXPECT_EQ(d.period().count(), 16'666'667);
+    EXPECT_NEAR(d.status().refresh_hz, 60.0, 1e-6);
+    EXPECT_NEAR(d.status().skew_ppm, 0.0, 0.01);
+    // Vblank 20 is at phase + 333 333 333 ns; strictly after: from just before it and at it.
+    EXPECT_NEAR(static_cast<double>(clock::to_ns(d.next_vblank(clock::from_ns(phase + 333'333'332)))),
+                static_cast<double>(phase + 333'333'333), 1.0);
+    EXPECT_NEAR(static_cast<double>(clock::to_ns(d.next_vblank(clock::from_ns(phase + 333'333'334)))),
+                static_cast<double>(phase + 350'000'000), 1.0);
+}
+
+TEST(DisplayTracker, FitsTheSkewAgainstTheReportedRefresh) {
+    Quiet quiet;
+    for (double ppm : {-1000.0, 50.0, 500.0}) {
+        DisplayTracker d;
+        for (int n = 0; n < 40; ++n) add(d, vblank(144, ppm, 5 * kMs, n), 144);
+        ASSERT_TRUE(d.locked()) << ppm;
+        EXPECT_NEAR(d.status().skew_ppm, ppm, 0.5) << ppm;
+        // 144 Hz x (1 + ppm / 1e6): +500 ppm is 144.072 Hz.
+        EXPECT_NEAR(d.status().refresh_hz, 144.0 * (1 + ppm / 1e6), 1e-4) << ppm;
+        // 10 s later (1440 periods) the prediction still holds to 1 us.
+        EXPECT_LT(phase_error(d, 144, ppm, 5 * kMs, 5 * kMs + 10'000 * kMs + 3 * kMs), 1000.0) << ppm;
+    }
+}
+
+TEST(DisplayTracker, NoisyDisplayedTimesWithLostAndRepeatedReports) {
+    Quiet quiet;
+    Rng rng{7};
+    DisplayTracker d;
+    const double hz = 60, ppm = 50;
+    const std::int64_t phase = 2 * kMs;
+    std::vector<double> err;
+    int locked_at = -1, obs = 0;
+    for (int n = 0; n < 3000; ++n) {
+        const double u = rng.uniform();
+        if (u < 0.1) continue;  // lost report
+        const std::int64_t noise = static_cast<std::int64_t>(std::llround((rng.uniform() * 2 - 1) * 50'000));
+        add(d, vblank(hz, ppm, phase, n) + noise, hz);
+        ++obs;
+        if (u > 0.95) add(d, vblank(hz, ppm, phase, n) + noise, hz);  // the same report again
+        if (u > 0.9 && u <= 0.95) n += 2;                              // missed refreshes
+        if (d.locked() && locked_at < 0) locked_at = obs;
+        // Half a frame later, as a pacer would ask.
+        if (locked_at > 0) err.push_back(phase_error(d, hz, ppm, phase, vblank(hz, ppm, phase, n) + 8 * kMs));
+    }
+    ASSERT_GT(locked_at, 0);
+    EXPECT_LE(locked_at, 60);
+    EXPECT_EQ(d.status().locks, 1u);  // never dropped
+    std::sort(err.begin(), err.end());
+    EXPECT_LT(err[err.size() * 99 / 100], 100'000.0);
+    EXPECT_NEAR(d.status().skew_ppm, ppm, 30.0);
+}
+
+TEST(DisplayTracker, LateSwapReturnsFitTheirEarlyEnvelope) {
+    Quiet quiet;
+    Rng rng{3};
+    DisplayTracker d;
+    const double hz = 144, ppm = -200;
+    std::vector<double> err;
+    for (int n = 0; n < 2000; ++n) {
+        // One in five more than 0.5 ms late (up to 2 ms), the others a few tens of us.
+        const double late = rng.uniform() < 0.2 ? 500'000 + rng.uniform() * 1'500'000 : -30'000 * std::log(1 - rng.uniform());
+        add(d, vblank(hz, ppm, kMs, n) + static_cast<std::int64_t>(late), hz, VblankSource::swap_return);
+        if (n >= 60) {
+            ASSERT_TRUE(d.locked()) << n << ": " << d.status().reason;
+            err.push_back(phase_error(d, hz, ppm, kMs, vblank(hz, ppm, kMs, n) + 3 * kMs));
+        }
+    }
+    std::sort(err.begin(), err.end());
+    EXPECT_LT(err[err.size() * 99 / 100], 100'000.0);
+    EXPECT_LT(err[err.size() / 2], 30'000.0);  // the early envelope, not the late mean (~ 0.27 ms)
+    EXPECT_EQ(d.status().locks, 1u);
+}
+
+TEST(DisplayTracker, AReportedRefreshChangeRelocks) {
+    Quiet quiet;
+    for (auto [from, to] : {std::pair{60.0, 59.94}, std::pair{144.0, 60.0}}) {
+        DisplayTracker d;
+        std::int64_t t = 0;
+        for (int n = 0; n < 100; ++n) add(d, t = vblank(from, 0, kMs, n), from);
+        ASSERT_TRUE(d.locked());
+        int relock = -1;
+        for (int n = 1; n <= 30 && relock < 0; ++n) {
+            add(d, t + vblank(to, 0, 0, n), to);
+            if (n == 1) {
+                EXPECT_EQ(d.status().state, DisplayState::locking) << d.status().reason;
+            }
+            if (d.locked()) relock = n;
+        }
+        EXPECT_GT(relock, 0) << from << " -> " << to;
+        EXPECT_LE(relock, 14) << from << " -> " << to;
+        EXPECT_NEAR(d.status().refresh_hz, to, 1e-4);
+        EXPECT_EQ(d.status().locks, 2u);
+    }
+}
+
+TEST(DisplayTracker, AnUnreportedChangeLeavesTheLock) {
+    Quiet quiet;
+    // 60 -> 59.94 Hz unreported is a 1000 ppm skew: followed, stays locked.
+    DisplayTracker a;
+    std::int64_t t = 0;
+    for (int n = 0; n < 100; ++n) add(a, t = vblank(60, 0, kMs, n), 60);
+    for (int n = 1; n <= 100; ++n) add(a, t + vblank(59.94, 0, 0, n), 60);
+    EXPECT_TRUE(a.locked()) << a.status().reason;
+    EXPECT_NEAR(a.status().skew_ppm, -1000.0, 2.0);
+    // 144 -> 60 Hz while the host still says 144: the fit is dropped after kMovedAfter presents
+    // off it among the last 8. (At 60 Hz every fifth present falls near a 144 Hz vblank: 2.4 periods.)
+    DisplayTracker b;
+    for (int n = 0; n < 100; ++n) add(b, t = vblank(144, 0, kMs, n), 144);
+    int dropped = 0;
+    for (int n = 1; n <= 8 && dropped == 0; ++n) {
+        add(b, t + vblank(60, 0, 0, n) + 3 * kMs, 144);
+        if (!b.locked()) dropped = n;
+    }
+    EXPECT_GE(dropped, DisplayTracker::kMovedAfter);
+    EXPECT_LE(dropped, 8);
+    EXPECT_EQ(b.status().state, DisplayState::locking) << b.status().reason;
+}
+
+// Presents on a variable-refresh display land whenever the frames are ready.
+TEST(DisplayTracker, VariableRefreshNeverLocks) {
+    Quiet quiet;
+    Rng rng{11};
+    DisplayTracker d;
+    std::int64_t t = kMs;
+    for (int i = 0; i < 500; ++i) {
+        t += static_cast<std::int64_t>(1e9 / 144 + rng.uniform() * (1e9 / 48 - 1e9 / 144));
+        add(d, t, 144);
+        EXPECT_FALSE(d.locked()) << i;
+    }
+    EXPECT_EQ(d.status().state, DisplayState::vrr) << d.status().reason;
+    EXPECT_EQ(d.status().locks, 0u);
+    EXPECT_GE(d.status().vrr_max_hz, 48.0);
+    EXPECT_LE(d.status().vrr_max_hz, 144.0);
+    EXPECT_GE(d.status().vrr_min_hz, 48.0);
+    EXPECT_LT(d.status().vrr_min_hz, d.status().vrr_max_hz);
+}
+
+TEST(DisplayTracker, LostWhenTimestampsStopAndLocksAgainWhenTheyResume) {
+    pacer_test::LogCapture log(pacer::LogLevel::info);
+    DisplayTracker d;
+    std::int64_t t = 0;
+    for (int n = 0; n < 20; ++n) {
+        add(d, t = vblank(60, 0, kMs, n), 60);
+        d.on_frame(clock::from_ns(t + kMs));
+    }
+    ASSERT_TRUE(d.locked());
+    for (int f = 1; f < DisplayTracker::kLostFrames; ++f) d.on_frame(clock::from_ns(t + f * 16'666'667));
+    EXPECT_TRUE(d.locked());
+    d.on_frame(clock::from_ns(t + 30 * 16'666'667 + kMs));
+    EXPECT_EQ(d.status().state, DisplayState::lost);
+    d.on_frame(clock::from_ns(t + 32 * 16'666'667));
+    EXPECT_EQ(log.count("display lost"), 1);  // once per change
+    EXPECT_EQ(log.count("display locked"), 1);
+    for (int n = 40; n < 52; ++n) add(d, vblank(60, 0, kMs, n), 60);
+    EXPECT_TRUE(d.locked());
+    EXPECT_EQ(d.status().locks, 2u);
+    EXPECT_EQ(log.count("display locked"), 2);
+}
+
+// ---- On SimulatedDisplay: a host loop that reports each present ----------------------------------
+
+struct TrackRun {
+    int locked_at = -1;           // present at which the tracker first locked
+    int relocked_after = -1;      // presents after the refresh change until locked again
+    bool ever_locked = false;
+    std::vector<double> err_us;   // |predicted - true vblank| each frame once locked
+    DisplayState state = DisplayState::unknown;
+};
+
+// Host: work (jittery or not), present with swap interval 1, report. Each frame the tracker's
+// next vblank after the frame start is compared with the display's.
+TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, double work_jitter_ms,
+               std::int64_t change_at = -1) {
+    pacer::SimModel m;
+    m.granularity_ns = 50'000;
+    m.jitter_mean_ns = 20'000;
+    pacer::SimulatedOs os(m, 5);
+    pacer::SimulatedDisplay display(os, dc);
+    DisplayTracker d;
+    TrackRun out;
+    bool changed = false;
+    int since_change = 0;
+    for (int i = 0; i < frames; ++i) {
+        const std::int64_t start = os.now_ns();
+        d.on_frame(clock::from_ns(start));
+        if (d.locked() && !changed) {
+            const std::int64_t pred = clock::to_ns(d.next_vblank(clock::from_ns(start)));
+            const std::int64_t p = display.refresh_period_at(start);
+            const std::int64_t truth = display.vblank_after(pred - p / 2);
+            out.err_us.push_back(std::fabs(static_cast<double>(pred - truth)) / 1000.0);
+        }
+        os.advance(static_cast<std::int64_t>((work_ms + work_jitter_ms * os.uniform()) * 1e6));
+        const pacer::PresentResult r = display.present(1);
+        for (int k = 0; k < r.reports; ++k) d.add(r.info().displayed, r.refresh_hz);
+        if (d.locked() && out.locked_at < 0) out.locked_at = i + 1;
+        out.ever_locked = out.ever_locked || d.locked();
+        if (change_at >= 0 && !changed && r.begin_ns - display.start_ns() >= change_at) changed = true;
+        if (changed) {
+            ++since_change;
+            if (out.relocked_after < 0 && since_change > 1 && d.locked() &&
+                std::fabs(d.status().refresh_hz - r.refresh_hz) < 0.01 * r.refresh_hz)
+                out.relocked_after = since_change;
+        }
+    }
+    out.state = d.status().state;
+    return out;
+}
+
+TEST(DisplayTrackerOnSimulatedDisplay, LocksWithin60FramesAndHoldsThePhaseUnderNoiseAndSkew) {
+    Quiet quiet;
+    for (double hz : {60.0, 144.0}) {
+        pacer::DisplayConfig dc;
+        dc.refresh_hz = hz;
+        dc.clock_ppm = 50;
+        dc.phase_ns = 1'234'567 % static_cast<std::int64_t>(1e9 / hz);
+        dc.report_noise_ns = 50'000;
+        dc.drop_probability = 0.05;
+        dc.duplicate_probability = 0.05;
+        const TrackRun r = track(dc, static_cast<int>(30 * hz), 2.0, 1.0);
+        ASSERT_GT(r.locked_at, 0) << hz;
+        EXPECT_LE(r.locked_at, 60) << hz;
+        std::vector<double> e = r.err_us;
+        std::sort(e.begin(), e.end());
+        ASSERT_GT(e.size(), 1000u);
+        EXPECT_LT(e[e.size() * 99 / 100], 100.0) << hz;
+        EXPECT_EQ(r.state, DisplayState::locked);
+    }
+}
+
+TEST(DisplayTrackerOnSimulatedDisplay, RelocksWithin30FramesAfterARefreshChange) {
+    Quiet quiet;
+    for (auto [from, to] : {std::pair{60.0, 59.94}, std::pair{144.0, 60.0}}) {
+        pacer::DisplayConfig dc;
+        dc.refresh_hz = from;
+        dc.report_noise_ns = 50'000;
+        dc.clock_ppm = 50;
+        dc.refresh_changes = {{5'000'000'000, to}};
+        const TrackRun r = track(dc, static_cast<int>(5 * from + 5 * to), 2.0, 1.0, 5'000'000'000);
+        EXPECT_GT(r.relocked_after, 0) << from << " -> " << to;
+        EXPECT_LE(r.relocked_after, 30) << from << " -> " << to;
+    }
+}
+
+TEST(DisplayTrackerOnSimulatedDisplay, NoLockOnVariableRefresh) {
+    Quiet quiet;
+    for (bool lfc : {false, true}) {
+        pacer::DisplayConfig dc;
+        dc.refresh_hz = 144;
+        dc.vrr_min_hz = 48;
+        dc.lfc = lfc;
+        dc.report_noise_ns = 50'000;
+        // Frames of 7-25 ms: inside the range and below its floor.
+        const TrackRun r = track(dc, 2000, 7.0, 18.0);
+        EXPECT_FALSE(r.ever_locked) << "lfc " << lfc;
+        EXPECT_EQ(r.state, DisplayState::vrr) << "lfc " << lfc;
+    }
+}
+
+}  // namespace
