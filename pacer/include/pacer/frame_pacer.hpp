@@ -119,6 +119,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "pacer/cadence.hpp"
 #include "pacer/clock.hpp"
 #include "pacer/display.hpp"
 #include "pacer/frame_timing.hpp"
@@ -177,6 +178,7 @@ struct PacerConfig {
     bool match_display = false;                // target = the display's refresh (target_hz until
                                                // it is known)
     CadenceMode cadence = CadenceMode::fixed;  // the cadence governor
+    CadenceConfig governor{};                  // its settings (pacer/cadence.hpp)
 };
 Status validate(const PacerConfig& config);
 
@@ -221,6 +223,8 @@ public:
     // The display as the presents show it (pacer/display.hpp).
     const DisplayStatus& display_status() const noexcept { return display_.status(); }
     const DisplayTracker& display() const noexcept { return display_; }
+    // The cadence in force and why (CadenceMode::fixed: divisor 1 at the target rate).
+    const CadenceStatus& cadence_status() const noexcept { return cadence_; }
 
     // The pacer's clock: the TimeSource's (the real OS unless one was injected). Time presents
     // with it.
@@ -271,6 +275,7 @@ private:
         std::int64_t start = 0;           // wake that started it
         std::int64_t input = 0;           // mark_input() (has_input)
         std::int64_t present_call = 0;    // before_present() return (has_call)
+        std::int64_t work_end = 0;        // before_present() entry: the frame's work done (has_call)
         std::int64_t present_begin = 0;   // first report_present() of the frame ...
         std::int64_t present_end = 0;
         std::int64_t displayed = 0;       // ... its displayed time, 0 = unknown
@@ -297,9 +302,17 @@ private:
     std::int64_t vblank_after(std::int64_t t) const noexcept;  // first vblank > t
     std::int64_t next_target(std::int64_t earliest) const noexcept;
     std::int64_t jit_lead_ns() const noexcept;
-    FrameTiming present_wait() noexcept;
+    FrameTiming present_wait(std::int64_t now) noexcept;
     FrameTiming pace(std::int64_t now, bool swap_paces) noexcept;
     std::int64_t deadline_of(std::uint64_t k) const noexcept;
+    // Cadence, display-time delta and VRR cap (see "Cadence" above; pacer/cadence.hpp).
+    void set_period(double hz) noexcept;            // the fixed-point period of this rate
+    double wanted_hz() const noexcept;              // the rate the cadence and display ask for
+    std::int64_t known_refresh() const noexcept;    // a fixed display's refresh period, else 0
+    bool on_vrr() const noexcept { return display_.status().state == DisplayState::vrr; }
+    std::int64_t frame_cost(std::int64_t now) const noexcept;  // of the frame in progress, -1 none
+    void govern(std::int64_t now, std::int64_t cost) noexcept;  // before the wait
+    void fill_display(FrameTiming& t) noexcept;     // after it: cadence fields and display_dt
 
     PacerConfig cfg_;
     TimeSource* ts_;
@@ -339,6 +352,15 @@ private:
     std::int64_t last_shown_ = 0;  // when the previous frame was shown (measured or predicted)
     SyncMode sync_ = SyncMode::frame_start;  // in force for the frame in progress
     bool swap_paces_ = false;      // the swap paces the frame in progress
+    // Cadence, display-time delta, VRR cap.
+    CadenceGovernor governor_;
+    CadenceStatus cadence_{};      // what cadence_status() and FrameTiming show
+    double rate_hz_ = 0;           // the rate in force outside the background (0: target_hz)
+    double vsync_hz_ = 0;          // the rate the vsync decision was configured with
+    DisplayDelta delta_;
+    std::int64_t prev_due_ = 0;    // the previous frame's deadline (display_dt's schedule)
+    LatenessEstimator wake_est_{100.0};  // wake-up lateness of the pacer's own waits (VRR cap)
+    std::int64_t vrr_period_ = 0;  // VRR: the period in force, slewed; 0 = not on VRR
 };
 
 }  // namespace pacer
