@@ -76,7 +76,8 @@ bool CadenceGovernor::update(std::int64_t now, std::int64_t cost, std::int64_t b
     count_ = std::min(count_ + 1, kWindow);
 
     const std::uint32_t nmin = min_divisor(base, min_period);
-    const double slowest = std::floor(1e9 / (cfg_.min_hz * static_cast<double>(base)) + 1e-9);
+    // The slowest divisor whose rate is min_hz or above (0.5 % slack: 60 / 3 serves 20 Hz).
+    const double slowest = std::floor(1e9 * 1.005 / (cfg_.min_hz * static_cast<double>(base)));
     const std::uint32_t nmax = std::max(nmin, static_cast<std::uint32_t>(std::clamp(slowest, 1.0, 1e6)));
     const auto budget = [&](std::uint32_t n, double share) {
         return share * static_cast<double>(n) * static_cast<double>(base);
