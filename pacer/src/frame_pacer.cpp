@@ -582,8 +582,8 @@ double FramePacer::wanted_hz() const noexcept {
     if (vrr_period_ > 0) return 1e9 / static_cast<double>(vrr_period_);
     if (cfg_.cadence != CadenceMode::automatic) return cfg_.target_hz;
     const CadenceStatus& g = governor_.status();
-    if (g.base.count() <= 0) return cfg_.target_hz;
-    return 1e9 / (static_cast<double>(g.divisor) * static_cast<double>(g.base.count()));
+    if (g.base.count() <= 0 || cadence_base_hz_ <= 0) return cfg_.target_hz;
+    return cadence_base_hz_ / static_cast<double>(g.divisor);
 }
 
 // Wake to the end of the frame's work: before_present() entry, else the present call, else this
@@ -608,6 +608,7 @@ void FramePacer::govern(std::int64_t now, std::int64_t cost) noexcept {
     cadence_ = CadenceStatus{};
     if (!background_ && vrr_period_ == 0 && cfg_.cadence == CadenceMode::automatic) {
         const std::int64_t refresh = known_refresh();
+        if (cost >= 0) cadence_base_hz_ = refresh > 0 ? 1e9 / static_cast<double>(refresh) : cfg_.target_hz;
         if (cost >= 0 && governor_.update(now, cost, refresh > 0 ? refresh : target, target)) {
             const CadenceStatus& g = governor_.status();
             detail::log(LogLevel::info, "cadence: every %u %s, %g Hz (cost %.2f ms): %s", g.divisor,

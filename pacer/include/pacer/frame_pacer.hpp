@@ -356,6 +356,7 @@ private:
     CadenceGovernor governor_;
     CadenceStatus cadence_{};      // what cadence_status() and FrameTiming show
     double rate_hz_ = 0;           // the rate in force outside the background (0: target_hz)
+    double cadence_base_hz_ = 0;   // the governor's base as a rate (refresh, or target_hz)
     double vsync_hz_ = 0;          // the rate the vsync decision was configured with
     DisplayDelta delta_;
     std::int64_t prev_due_ = 0;    // the previous frame's deadline (display_dt's schedule)
