@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "log_capture.hpp"
 #include "pacer/pacer.hpp"
 
 namespace {
@@ -93,7 +94,7 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
 }
 
 TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
-    Quiet quiet;
+    pacer_test::LogCapture log(pacer::LogLevel::info);
     pacer::SimulatedOs os(exact(), 1, kS);
     pacer::FramePacer fp(automatic(60), &os);
     std::vector<std::pair<std::int64_t, std::uint32_t>> switches;
@@ -112,6 +113,10 @@ TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
     EXPECT_GE(switches[1].first - switches[0].first, kS);
     EXPECT_EQ(fp.cadence_status().code, pacer::CadenceReason::fits);
     EXPECT_EQ(fp.cadence_status().switches, 2u);
+    // Logged once per switch, with the reason.
+    EXPECT_EQ(log.count("cadence: every"), 2) << log.text();
+    EXPECT_EQ(log.count("cadence: every 2 target periods, 30 Hz"), 1) << log.text();
+    EXPECT_EQ(log.count("the work overran its budget"), 1) << log.text();
 }
 
 // A vsync'd swap: the governor asks the swap for every other vblank (swap interval 2), and the

@@ -98,6 +98,36 @@
 // latency_measured, shown_late); FrameStats gives its percentiles. A present report counts for
 // the frame in progress, the first report of a frame only.
 //
+// Cadence (PacerConfig::cadence = CadenceMode::automatic). When the frame's work cannot hold the
+// rate, a steady lower rate looks better than frames that alternate between one and two
+// refreshes. The governor (pacer/cadence.hpp: its rules and why) measures each frame's cost, from
+// its wake to the present call (before_present(), else the present reported, else the next
+// wait() call: FrameTiming::work), and picks the frame period as N x a base period: the
+// display's refresh period once the presents show it (reported refresh and known vblanks; the
+// rate is then refresh / N, at most the target: a 60 Hz target on 144 Hz runs at 48), else the
+// target period. N goes up at once when a tenth of the recent frames overrun, down only after a
+// dwell (PacerConfig::governor, default 1 s) of headroom; two switches are at least a dwell
+// apart. A switch re-anchors the grid at the last deadline as a rate change does (no burst, no
+// run of skipped slots), asks the swap for interval N when vsync paces (desired_swap_interval()),
+// and is logged once at info level. FrameTiming::cadence, cadence_hz and cadence_reason say what
+// is in force on every frame (1, target_hz and "fixed" with CadenceMode::fixed);
+// cadence_status() adds the cost and the number of switches; period() is N x base.
+//
+// Display time (FrameTiming::display_dt). The delta to give the simulation (FixedStep::advance):
+// the frame's predicted display interval, free of the CPU's wake-up jitter. On a fixed-refresh
+// display whose refresh is known: the wake interval rounded to whole refreshes; otherwise (no
+// display known, VRR) the scheduled interval, deadline to deadline. Slewed so that the sum of the
+// deltas follows wall time: |sum of display_dt - (wake - first wake)| stays within half a refresh
+// (half a frame period when no refresh is known), through lost reports and refresh changes
+// (pacer/cadence.hpp, DisplayDelta). 0 on the first frame of a grid.
+//
+// VRR. When display_status() says DisplayState::vrr, the period is kept inside the panel's range
+// by the measured wake-up lateness (the 0.99 quantile of the pacer's own waits): at least
+// 1 / vrr_max_hz + that, at most 1 / vrr_min_hz - that, so no frame comes faster than the panel
+// or slower than its floor; the period in force moves by at most 2 % per frame toward it
+// (pacer/cadence.hpp, vrr_period and slew_period). The cadence governor does not divide a VRR
+// display's rate: any rate is shown evenly there.
+//
 // Run-time changes (set_target_hz, set_mode, set_late_policy, set_sync, set_config,
 // set_background) take effect at the next wait(): a new rate re-anchors the grid at the last
 // deadline, so the next frame is one new period after the previous deadline. What the waiter
