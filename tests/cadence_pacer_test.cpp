@@ -119,30 +119,72 @@ TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
     EXPECT_EQ(log.count("the work overran its budget"), 1) << log.text();
 }
 
-// A vsync'd swap: the governor asks the swap for every other vblank (swap interval 2), and the
-// display shows each frame for exactly two refreshes.
-TEST(FramePacerCadence, VsyncSwapGetsIntervalTwoAndSteadyScanouts) {
+// A vsync'd swap: the governor asks the swap for every N-th vblank (swap interval N), and the
+// display shows each frame for exactly N refreshes. 60 Hz with 20 ms of work: 30 fps; 144 Hz
+// with 10 ms: 72 (10 <= 0.95 x 13.9); with 15 ms: 48 (15 > 13.2, <= 0.95 x 20.8).
+TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
     Quiet quiet;
-    pacer::SimulatedOs os(exact(), 1, kS);
-    pacer::DisplayConfig dc;
-    dc.refresh_hz = 60;
-    pacer::SimulatedDisplay d(os, dc);
-    pacer::FramePacer fp(automatic(60, pacer::WaitMode::vsync), &os);
-    std::vector<std::int64_t> scanouts;
-    for (int i = 0; i < 600; ++i) {
-        const pacer::FrameTiming t = fp.wait();
-        os.advance(20 * kMs);
-        fp.before_present();
-        const pacer::PresentResult r = d.present(fp.desired_swap_interval());
-        for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
-        if (i >= 300) {
-            scanouts.push_back(r.scanout_ns);
-            ASSERT_EQ(t.cadence, 2u);
+    struct Case {
+        double hz;
+        std::int64_t work;
+        int divisor;
+    };
+    for (const Case c : {Case{60, 20 * kMs, 2}, Case{144, 10 * kMs, 2}, Case{144, 15 * kMs, 3}}) {
+        SCOPED_TRACE(std::to_string(c.hz) + " Hz, divisor " + std::to_string(c.divisor));
+        pacer::SimulatedOs os(exact(), 1, kS);
+        pacer::DisplayConfig dc;
+        dc.refresh_hz = c.hz;
+        pacer::SimulatedDisplay d(os, dc);
+        pacer::FramePacer fp(automatic(c.hz, pacer::WaitMode::vsync), &os);
+        std::vector<std::int64_t> scanouts;
+        for (int i = 0; i < 600; ++i) {
+            const pacer::FrameTiming t = fp.wait();
+            os.advance(c.work);
+            fp.before_present();
+            const pacer::PresentResult r = d.present(fp.desired_swap_interval());
+            for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+            if (i >= 300) {
+                scanouts.push_back(r.scanout_ns);
+                ASSERT_EQ(t.cadence, static_cast<std::uint32_t>(c.divisor));
+                ASSERT_NEAR(t.cadence_hz, c.hz / c.divisor, 1e-3);
+            }
         }
+        EXPECT_EQ(fp.desired_swap_interval(), c.divisor);
+        for (std::size_t i = 1; i < scanouts.size(); ++i)
+            ASSERT_NEAR(static_cast<double>(scanouts[i] - scanouts[i - 1]), c.divisor * 1e9 / c.hz, 1.0) << i;
     }
-    EXPECT_EQ(fp.desired_swap_interval(), 2);
-    for (std::size_t i = 1; i < scanouts.size(); ++i)
-        ASSERT_NEAR(static_cast<double>(scanouts[i] - scanouts[i - 1]), 2e9 / 60, 1.0) << i;
+}
+
+// The acceptance on a sawtooth workload through the pacer: the work ramps from 6 to 22 ms
+// over 10 s and drops back, for two minutes, with OS wake-up noise. At most one switch per dwell
+// window, and while the cadence is 2 no frame comes a refresh early (no 16.7 / 33.3 mix).
+TEST(FramePacerCadence, SawtoothSwitchesAtMostOncePerDwellAndHoldsASteadyDivisor) {
+    Quiet quiet;
+    pacer::SimModel m;
+    m.granularity_ns = 50'000;
+    m.jitter_mean_ns = 20'000;
+    pacer::SimulatedOs os(m, 9, kS);
+    pacer::FramePacer fp(automatic(60), &os);
+    std::vector<std::int64_t> switches;
+    std::uint32_t prev = 1;
+    int halves = 0;
+    const std::int64_t start = os.now_ns(), cycle = 10 * kS;
+    while (os.now_ns() - start < 120 * kS) {
+        const pacer::FrameTiming t = fp.wait();
+        if (t.cadence != prev) {
+            switches.push_back(ns(t.wake));
+        } else if (t.cadence == 2) {
+            ASSERT_GT(t.interval.count(), 30 * kMs) << "at " << ns(t.wake) - start;
+            ++halves;
+        }
+        prev = t.cadence;
+        const double phase = static_cast<double>((os.now_ns() - start) % cycle) / static_cast<double>(cycle);
+        os.advance(static_cast<std::int64_t>((6.0 + 16.0 * phase) * 1e6));
+    }
+    ASSERT_GE(switches.size(), 20u);  // down and up in each of the 12 cycles (the last up may not come)
+    EXPECT_LE(switches.size(), 24u);
+    for (std::size_t i = 1; i < switches.size(); ++i) EXPECT_GE(switches[i] - switches[i - 1], kS) << i;
+    EXPECT_GT(halves, 1000);
 }
 
 // |sum of display_dt - wall time| stays within one refresh period at every frame of long runs

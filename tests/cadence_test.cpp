@@ -96,6 +96,31 @@ TEST(CadenceGovernor, HeadroomForADwellGoesBackUp) {
     EXPECT_EQ(g.status().switches, 2u);
 }
 
+// Heavy again right after going back up: the switch down waits for the dwell since the last one.
+TEST(CadenceGovernor, ASwitchRightAfterAnotherWaitsForTheDwell) {
+    CadenceGovernor g;
+    const std::int64_t step = 10 * kMs;
+    int down_again = -1;
+    for (int i = 0; i < 400; ++i) {
+        const std::int64_t cost = i < 64 ? 20 * kMs : i <= 221 ? 12 * kMs : 20 * kMs;
+        const bool changed = g.update(i * step, cost, k60, k60);
+        if (i == 221) {
+            ASSERT_TRUE(changed && g.divisor() == 1u);  // as in HeadroomForADwellGoesBackUp
+        }
+        if (i > 221 && changed) {
+            down_again = i;
+            break;
+        }
+        // 7 heavy costs (from frame 222) lift the quantile at index 57 of 64: frame 228.
+        if (i >= 228) {
+            EXPECT_EQ(g.status().code, CadenceReason::dwell) << i;
+        }
+    }
+    EXPECT_EQ(down_again, 321);  // t = 2.21 s + 1 s
+    EXPECT_EQ(g.divisor(), 2u);
+    EXPECT_EQ(g.status().code, CadenceReason::overrun);
+}
+
 // Between the two thresholds (13.33 < cost <= 15.83 ms at 60 Hz) the cadence stays where it is.
 TEST(CadenceGovernor, HysteresisBetweenFitAndHeadroom) {
     CadenceGovernor fresh;
