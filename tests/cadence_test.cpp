@@ -181,13 +181,13 @@ TEST(CadenceGovernor, BadConfigsAreRefusedWithTheRange) {
         const char* message;
     };
     const Case cases[] = {
-        {[](pacer::CadenceConfig& c) { c.min_hz = 0; }, "cadence min_hz = 0: must be in [1, 1000]"},
-        {[](pacer::CadenceConfig& c) { c.min_hz = std::nan(""); }, "cadence min_hz = nan: must be in [1, 1000]"},
+        {[](pacer::CadenceConfig& c) { c.min_hz = 0; }, "governor.min_hz = 0: must be in [1, 1000]"},
+        {[](pacer::CadenceConfig& c) { c.min_hz = std::nan(""); }, "governor.min_hz = nan: must be in [1, 1000]"},
         {[](pacer::CadenceConfig& c) { c.dwell = std::chrono::seconds(-1); },
-         "cadence dwell = -1000000000 ns: must be in [0, 60 s]"},
-        {[](pacer::CadenceConfig& c) { c.quantile = 0.2; }, "cadence quantile = 0.2: must be in [0.5, 1]"},
-        {[](pacer::CadenceConfig& c) { c.fit = 1.5; }, "cadence fit = 1.5: must be in (0, 1]"},
-        {[](pacer::CadenceConfig& c) { c.headroom = 0.95; }, "cadence headroom = 0.95: must be in (0, fit = 0.95)"},
+         "governor.dwell = -1000000000 ns: must be in [0, 60 s]"},
+        {[](pacer::CadenceConfig& c) { c.quantile = 0.2; }, "governor.quantile = 0.2: must be in [0.5, 1]"},
+        {[](pacer::CadenceConfig& c) { c.fit = 1.5; }, "governor.fit = 1.5: must be in (0, 1]"},
+        {[](pacer::CadenceConfig& c) { c.headroom = 0.95; }, "governor.headroom = 0.95: must be in (0, fit = 0.95)"},
     };
     for (const Case& k : cases) {
         pacer::CadenceConfig c;

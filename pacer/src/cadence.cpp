@@ -11,16 +11,16 @@ namespace pacer {
 Status validate(const CadenceConfig& c) {
     using detail::num;
     if (!std::isfinite(c.min_hz) || c.min_hz < 1.0 || c.min_hz > 1000.0)
-        return Status::error("cadence min_hz = " + num(c.min_hz) + ": must be in [1, 1000]");
+        return Status::error("governor.min_hz = " + num(c.min_hz) + ": must be in [1, 1000]");
     if (c.dwell.count() < 0 || c.dwell.count() > 60'000'000'000)
-        return Status::error("cadence dwell = " + num(static_cast<std::int64_t>(c.dwell.count())) +
+        return Status::error("governor.dwell = " + num(static_cast<std::int64_t>(c.dwell.count())) +
                              " ns: must be in [0, 60 s]");
     if (!std::isfinite(c.quantile) || c.quantile < 0.5 || c.quantile > 1.0)
-        return Status::error("cadence quantile = " + num(c.quantile) + ": must be in [0.5, 1]");
+        return Status::error("governor.quantile = " + num(c.quantile) + ": must be in [0.5, 1]");
     if (!std::isfinite(c.fit) || c.fit <= 0.0 || c.fit > 1.0)
-        return Status::error("cadence fit = " + num(c.fit) + ": must be in (0, 1]");
+        return Status::error("governor.fit = " + num(c.fit) + ": must be in (0, 1]");
     if (!std::isfinite(c.headroom) || c.headroom <= 0.0 || c.headroom >= c.fit)
-        return Status::error("cadence headroom = " + num(c.headroom) + ": must be in (0, fit = " + num(c.fit) + ")");
+        return Status::error("governor.headroom = " + num(c.headroom) + ": must be in (0, fit = " + num(c.fit) + ")");
     return {};
 }
 

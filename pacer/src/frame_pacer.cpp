@@ -633,7 +633,11 @@ void FramePacer::govern(std::int64_t now, std::int64_t cost) noexcept {
         vsync_hz_ = vsync_hz;
         vsync_.configure(active_mode(), vsync_hz_, clock::from_ns(now));
     }
-    if (cadence_.code == CadenceReason::fixed) {
+    if (vrr_period_ > 0) {
+        cadence_.code = CadenceReason::vrr;
+        cadence_.reason = describe(CadenceReason::vrr);
+    }
+    if (cadence_.code == CadenceReason::fixed || cadence_.code == CadenceReason::vrr) {
         cadence_.hz = active_hz();
         cadence_.base = period_rounded_;
     }

@@ -82,13 +82,14 @@ enum class CadenceReason {
     dwell,       // a switch is due, held until the dwell since the last one has passed
     slowest,     // the work overruns even the slowest cadence (min_hz)
     rebased,     // the refresh or the target changed: cadence chosen afresh
+    vrr,         // a variable-refresh display: no divisor, the period capped to the panel's range
 };
 inline constexpr EnumName<CadenceReason> kCadenceReasonNames[] = {
     {CadenceReason::fixed, "fixed"},       {CadenceReason::learning, "learning"},
     {CadenceReason::fits, "fits"},         {CadenceReason::steady, "steady"},
     {CadenceReason::overrun, "overrun"},   {CadenceReason::headroom, "headroom"},
     {CadenceReason::dwell, "dwell"},       {CadenceReason::slowest, "slowest"},
-    {CadenceReason::rebased, "rebased"},
+    {CadenceReason::rebased, "rebased"},   {CadenceReason::vrr, "vrr"},
 };
 inline constexpr EnumName<CadenceReason> kCadenceReasonText[] = {
     {CadenceReason::fixed, "fixed cadence: the target rate"},
@@ -100,6 +101,7 @@ inline constexpr EnumName<CadenceReason> kCadenceReasonText[] = {
     {CadenceReason::dwell, "a switch is due, held for the dwell time since the last one"},
     {CadenceReason::slowest, "the work overruns even the slowest cadence allowed (min_hz)"},
     {CadenceReason::rebased, "the refresh or the target changed: cadence chosen afresh"},
+    {CadenceReason::vrr, "variable refresh: no divisor, the period kept inside the panel's range"},
 };
 inline const char* to_string(CadenceReason reason) noexcept { return name_of(kCadenceReasonNames, reason); }
 inline const char* describe(CadenceReason reason) noexcept { return name_of(kCadenceReasonText, reason); }

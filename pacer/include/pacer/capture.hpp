@@ -57,7 +57,7 @@
 //   Cadence            FrameTiming::cadence: frames every N refreshes (or target periods)
 //   CadenceHz          FrameTiming::cadence_hz, the rate in force (3 decimals)
 //   CadenceReason      FrameTiming::cadence_reason (pacer/cadence.hpp: fixed, learning, fits,
-//                      steady, overrun, headroom, dwell, slowest, rebased)
+//                      steady, overrun, headroom, dwell, slowest, rebased, vrr)
 //   MsDisplayDelta     FrameTiming::display_dt, the predicted display interval
 //   MsPCLatency        the frame's latency: its input sample (FramePacer::mark_input(), else the
 //                      wake that started it) to the moment it was shown (reported displayed time,
