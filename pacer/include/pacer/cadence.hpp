@@ -38,9 +38,10 @@
 // scheduled interval (deadline to deadline, free of wake-up error). What that leaves out, the
 // debt = wall time (the sum of wake intervals) - sum of deltas, is handed back slowly: each
 // delta moves by a quarter of the debt beyond a dead band of an eighth of a refresh, and the debt
-// is never allowed beyond half a refresh (the delta is clamped to keep it there). So a steady run
-// gets exact refresh multiples, and |sum of deltas - wall time| <= half a refresh at every frame,
-// whatever the jitter, lost reports or refresh changes.
+// is never allowed beyond half a refresh (the delta is clamped to keep it there; without a known
+// refresh, half the scheduled interval). So a steady run gets exact refresh multiples, and
+// |sum of deltas - wall time| <= half a refresh at every frame, whatever the jitter, lost reports
+// or refresh changes.
 //
 // VRR cap (vrr_period). On a variable-refresh display a frame that comes sooner than the panel's
 // shortest period (1 / vrr_max_hz) waits for it or tears, and one that comes later than its longest

@@ -105,9 +105,9 @@
 // wait() call: FrameTiming::work), and picks the frame period as N x a base period: the
 // display's refresh period once the presents show it (reported refresh and known vblanks; the
 // rate is then refresh / N, at most the target: a 60 Hz target on 144 Hz runs at 48), else the
-// target period. N goes up at once when a tenth of the recent frames overrun, down only after a
-// dwell (PacerConfig::governor, default 1 s) of headroom; two switches are at least a dwell
-// apart. A switch re-anchors the grid at the last deadline as a rate change does (no burst, no
+// target period. N grows at once when a tenth of the recent frames overrun, and shrinks only
+// after a dwell (PacerConfig::governor, default 1 s) of headroom; two switches are at least a
+// dwell apart. A switch re-anchors the grid at the last deadline as a rate change does (no burst, no
 // run of skipped slots), asks the swap for interval N when vsync paces (desired_swap_interval()),
 // and is logged once at info level. FrameTiming::cadence, cadence_hz and cadence_reason say what
 // is in force on every frame (1, target_hz and "fixed" with CadenceMode::fixed);
