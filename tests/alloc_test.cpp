@@ -60,6 +60,26 @@ TEST(Allocations, NoneInTheFrameLoop) {
     EXPECT_EQ(g_allocs.load() - before, 0);
 }
 
+// The cadence governor switching (down and back up) and the display delta: no allocation either.
+TEST(Allocations, NoneWithTheCadenceGovernorSwitching) {
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000});
+    pacer::PacerConfig c;
+    c.target_hz = 60.0;
+    c.cadence = pacer::CadenceMode::automatic;
+    c.governor.dwell = std::chrono::milliseconds(100);
+    pacer::FramePacer fp(c, &os);
+    for (int i = 0; i < 50; ++i) fp.wait();
+    const long before = g_allocs.load();
+    for (int i = 0; i < 3000; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        (void)t.display_dt;
+        os.advance((i / 300) % 2 == 0 ? 22'000'000 : 5'000'000);
+    }
+    EXPECT_EQ(g_allocs.load() - before, 0);
+    EXPECT_GE(fp.cadence_status().switches, 4u);
+}
+
 TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
     pacer::set_log_function(nullptr);
     pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.01});

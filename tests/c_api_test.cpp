@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <thread>
@@ -113,6 +114,40 @@ TEST(CApi, CreateRefusesBadConfigsWithTheMessage) {
     expect_refused([](pacer_config& c) { c.background_hz = 0; }, "background_hz = 0: must be a finite number in (0, 10000]");
     expect_refused([](pacer_config& c) { c.sync = 3; }, "sync = 3: not a SyncMode");
     expect_refused([](pacer_config& c) { c.max_late_share = 0.6; }, "max_late_share = 0.6: must be in [0.001, 0.5]");
+    expect_refused([](pacer_config& c) { c.cadence = 2; }, "cadence = 2: not a CadenceMode");
+}
+
+// The cadence fields on the real clock: fixed cadence is divisor 1 at the target; the display
+// delta's sum stays within half the scheduled interval of the wake intervals' (no display known).
+TEST(CApi, CadenceAndDisplayDeltaFields) {
+    pacer_config c = pacer_config_default();
+    EXPECT_EQ(c.cadence, PACER_CADENCE_FIXED);
+    c.target_hz = 200.0;
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    pacer_frame_timing t;
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_EQ(t.display_dt_ns, 0);  // the first frame
+    std::int64_t wall = 0, sum = 0, prev_deadline = t.deadline_ns;
+    for (int i = 0; i < 20; ++i) {
+        ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+        EXPECT_EQ(t.cadence, 1u);
+        EXPECT_EQ(t.cadence_hz, 200.0);
+        wall += t.interval_ns;
+        sum += t.display_dt_ns;
+        // Within half the scheduled interval (5 ms, more when a loaded machine skipped a slot).
+        EXPECT_LE(std::llabs(wall - sum), (t.deadline_ns - prev_deadline) / 2) << i;
+        prev_deadline = t.deadline_ns;
+    }
+    pacer_destroy(p);
+    c.cadence = PACER_CADENCE_AUTO;
+    p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    EXPECT_GE(t.cadence, 1u);
+    EXPECT_GT(t.cadence_hz, 0.0);
+    pacer_destroy(p);
 }
 
 TEST(CApi, SyncModesMarkersAndLatency) {

@@ -145,7 +145,8 @@ TEST(Capture, PassesCapFrameXAcceptanceRules) {
     EXPECT_EQ(cols[0], "Application");                 // Application first
     for (const char* req : {"Application", "Dropped", "TimeInSeconds", "MsBetweenPresents", "MsBetweenDisplayChange"})
         EXPECT_NE(std::find(cols.begin(), cols.end(), req), cols.end()) << req;
-    const std::set<std::string> text_cols{"Application", "Runtime", "PresentMode", "WaitMode", "PacingSource", "SyncMode"};
+    const std::set<std::string> text_cols{"Application", "Runtime",      "PresentMode",  "WaitMode",
+                                          "PacingSource", "SyncMode", "CadenceReason"};
     for (std::size_t i = 1; i < lines.size(); ++i) {
         const std::string& l = lines[i];
         EXPECT_EQ(l.find('"'), std::string::npos);      // no quoting
@@ -319,7 +320,7 @@ TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
     ASSERT_EQ(lines.size(), 6u);  // header + frames 1, 2, 4, 5, 6
     const auto cols = split(lines[0]);
     ASSERT_EQ(cols.size(), split(lines[1]).size());
-    EXPECT_EQ(cols[cols.size() - 2], "SyncMode");
+    EXPECT_EQ(cols[cols.size() - 6], "SyncMode");
     EXPECT_EQ(cols.back(), "MsPCLatency");
     auto col = [&](const char* name) { return column(lines, name); };
     using V = std::vector<std::string>;
@@ -333,6 +334,42 @@ TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
     EXPECT_EQ(kv["WindowMsPCLatencyP50"], "16.666000");
     EXPECT_EQ(kv["WindowMsPCLatencyP99"], "22.383320");
     EXPECT_EQ(kv["WindowShownLateShare"], "0.333333");  // frame 5 of the three
+}
+
+// The cadence governor's columns: the divisor, the rate in force, the reason and the display delta.
+TEST(Capture, CadenceColumnsCarryTheDivisorRateReasonAndDisplayDelta) {
+    const std::string path = temp_path("cadence.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    const std::int64_t ms = 1'000'000;
+    struct Row {
+        std::uint32_t cadence;
+        double hz;
+        pacer::CadenceReason reason;
+        std::int64_t dt;
+    };
+    const Row rows[] = {{1, 60.0, pacer::CadenceReason::fits, 16'666'667},
+                        {2, 30.0, pacer::CadenceReason::overrun, 33'333'334},
+                        {3, 59.94 / 3, pacer::CadenceReason::rebased, 50'050'050},
+                        {1, 60.0, pacer::CadenceReason::fixed, 0}};
+    cap.add(frame_at(0, 1000 * ms, 0));  // no frame time: no row
+    for (std::uint64_t i = 0; i < 4; ++i) {
+        pacer::FrameTiming t = frame_at(i + 1, (1000 + 20 * static_cast<std::int64_t>(i + 1)) * ms, 20 * ms);
+        t.cadence = rows[i].cadence;
+        t.cadence_hz = rows[i].hz;
+        t.cadence_reason = rows[i].reason;
+        t.display_dt = std::chrono::nanoseconds(rows[i].dt);
+        cap.add(t);
+    }
+    ASSERT_TRUE(cap.close().ok());
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 5u);
+    auto col = [&](const char* name) { return column(lines, name); };
+    using V = std::vector<std::string>;
+    EXPECT_EQ(col("Cadence"), (V{"1", "2", "3", "1"}));
+    EXPECT_EQ(col("CadenceHz"), (V{"60.000", "30.000", "19.980", "60.000"}));  // 59.94 / 3 = 19.98
+    EXPECT_EQ(col("CadenceReason"), (V{"fits", "overrun", "rebased", "fixed"}));
+    EXPECT_EQ(col("MsDisplayDelta"), (V{"16.666667", "33.333334", "50.050050", "0.000000"}));
 }
 
 // A row waiting for its latency survives the buffer's writes: the rows before it go out, it

@@ -43,6 +43,32 @@ TEST(Config, ThrownMessageIsTheStatusMessage) {
     }
 }
 
+TEST(Config, BadCadenceSettingsAreRefusedAndKeepTheOldOnes) {
+    pacer::PacerConfig c;
+    c.cadence = static_cast<pacer::CadenceMode>(7);
+    EXPECT_EQ(pacer::validate(c).message(), "cadence = 7: not a CadenceMode");
+    c.cadence = pacer::CadenceMode::automatic;
+    c.governor.dwell = 61s;
+    EXPECT_EQ(pacer::validate(c).message(), "governor.dwell = 61000000000 ns: must be in [0, 60 s]");
+    EXPECT_THROW(pacer::FramePacer fp(c), pacer::ConfigError);
+    c.governor.dwell = 2s;
+    pacer::SimulatedOs os;
+    pacer::FramePacer fp(c, &os);
+    pacer::PacerConfig bad = c;
+    bad.governor.headroom = 0;
+    pacer::set_log_function(nullptr);
+    EXPECT_EQ(fp.set_config(bad).message(), "governor.headroom = 0: must be in (0, fit = 0.95)");
+    pacer::set_log_function(pacer::log_to_stderr);
+    EXPECT_EQ(fp.config().governor.headroom, 0.8);
+    EXPECT_EQ(fp.config().governor.dwell, 2s);
+    bool parsed = false;
+    pacer::CadenceMode m = pacer::CadenceMode::fixed;
+    parsed = pacer::parse_cadence_mode("auto", &m);
+    EXPECT_TRUE(parsed);
+    EXPECT_EQ(m, pacer::CadenceMode::automatic);
+    EXPECT_FALSE(pacer::parse_cadence_mode("sometimes", &m));
+}
+
 TEST(Config, BadWaiterSettingsAreRefused) {
     auto bad = [](pacer::WaiterConfig w) { return !pacer::validate(w).ok(); };
     EXPECT_TRUE(bad({.max_spin = -1ns}));

@@ -36,6 +36,8 @@ int run_main(int argc, char** argv) {
                 cli::names_of(pacer::kWaitModeNames, {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid}));
     opts.choice("--late-policy", "what a late frame does", &cfg.late_policy,
                 cli::names_of(pacer::kLatePolicyNames));
+    opts.choice("--cadence", "cadence governor (pacer/cadence.hpp)", &cfg.cadence,
+                cli::names_of(pacer::kCadenceModeNames));
     opts.number("--seconds", "S", "run time", &seconds, 0.01, 86400.0);
     opts.number("--frames", "N", "run this many frames instead", &frames, 1LL, 1'000'000'000LL).default_text.clear();
     opts.number("--work-ms", "MS", "busy work per frame", &work_ms, 0.0, 1000.0);
@@ -81,6 +83,11 @@ int run_main(int argc, char** argv) {
                 "missed %zu, 1%% low %.2f FPS, thread CPU %.1f %%\n",
                 s.avg_fps, s.interval_ms.p50, s.interval_ms.p99, s.interval_ms.max, s.lateness_ms.p99 * 1000,
                 s.missed, s.low1_fps, u.thread_pct);
+    if (cfg.cadence == CadenceMode::automatic) {
+        const CadenceStatus& c = pacer.cadence_status();
+        std::printf("cadence %u at the end (%g Hz; switches %llu; frame cost p90 %.3f ms): %s\n", c.divisor, c.hz,
+                    static_cast<unsigned long long>(c.switches), static_cast<double>(c.cost.count()) / 1e6, c.reason);
+    }
     if (!capture.empty()) {
         const Status st = cap.close();
         if (!st) {

@@ -29,6 +29,8 @@ static_assert(PACER_SOURCE_SLEEP == static_cast<int>(pacer::PacingSource::sleep)
               PACER_SOURCE_SPIN == static_cast<int>(pacer::PacingSource::spin) &&
               PACER_SOURCE_HYBRID == static_cast<int>(pacer::PacingSource::hybrid) &&
               PACER_SOURCE_VSYNC == static_cast<int>(pacer::PacingSource::vsync));
+static_assert(PACER_CADENCE_FIXED == static_cast<int>(pacer::CadenceMode::fixed) &&
+              PACER_CADENCE_AUTO == static_cast<int>(pacer::CadenceMode::automatic));
 static_assert(PACER_LOG_DEBUG == static_cast<int>(pacer::LogLevel::debug) &&
               PACER_LOG_INFO == static_cast<int>(pacer::LogLevel::info) &&
               PACER_LOG_WARN == static_cast<int>(pacer::LogLevel::warn) &&
@@ -85,6 +87,7 @@ pacer::PacerConfig to_cpp(const pacer_config& c) noexcept {
     config.background_hz = c.background_hz;
     config.sync = static_cast<pacer::SyncMode>(c.sync);
     config.max_late_share = c.max_late_share;
+    config.cadence = static_cast<pacer::CadenceMode>(c.cadence);
     return config;
 }
 
@@ -122,6 +125,7 @@ pacer_config pacer_config_default(void) {
     c.background_hz = d.background_hz;
     c.sync = static_cast<int>(d.sync);
     c.max_late_share = d.max_late_share;
+    c.cadence = static_cast<int>(d.cadence);
     return c;
 }
 
@@ -161,6 +165,9 @@ int pacer_wait(pacer_frame_pacer* fp, pacer_frame_timing* timing) {
         timing->input_to_present_ns = ns(t.input_to_present);
         timing->latency_measured = t.latency_measured ? 1 : 0;
         timing->shown_late = t.shown_late ? 1 : 0;
+        timing->cadence = t.cadence;
+        timing->cadence_hz = t.cadence_hz;
+        timing->display_dt_ns = ns(t.display_dt);
     }
     return PACER_OK;
 }

@@ -376,6 +376,18 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     *p++ = ',';
     p = put(p, to_string(t.sync));  // SyncMode
     *p++ = ',';
+    p = put_u(p, t.cadence);  // Cadence
+    *p++ = ',';
+    // CadenceHz in mHz: three decimals, integer arithmetic (NA for a value no rate has).
+    if (std::isfinite(t.cadence_hz) && t.cadence_hz >= 0 && t.cadence_hz < 1e9) {
+        p = put_fixed(p, std::llround(t.cadence_hz * 1000.0), 3);
+        *p++ = ',';
+    } else {
+        p = put_na(p);
+    }
+    p = put(p, to_string(t.cadence_reason));  // CadenceReason
+    *p++ = ',';
+    p = put_ms(p, t.display_dt.count());  // MsDisplayDelta
     // MsPCLatency follows at the next add() (finish_row), or NA at close().
     pending_at_ = pos_;
     pending_ = true;
@@ -496,6 +508,7 @@ Status CaptureWriter::write_stats() const {
         kv("SettingMsMaxSpin", d(static_cast<double>(c.waiter.max_spin.count()) * 1e-6));
         kv("SettingSync", to_string(c.sync));
         kv("SettingMaxLateShare", d(c.max_late_share));
+        kv("SettingCadence", to_string(c.cadence));
     }
     kv("Notes", opt_.notes.empty() ? "NA" : opt_.notes);
     kv("MachineOS", kOsName);

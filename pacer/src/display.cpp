@@ -64,6 +64,7 @@ void DisplayTracker::restart(const char* reason, int keep) noexcept {
     period_ = 0;
     ref_ = keep > 0 ? last_t_ : 0;
     band_ = 0;
+    vrr_ = false;
     off_fit_ = 0;
     status_.period = std::chrono::nanoseconds(0);
     status_.refresh_hz = 0;
@@ -242,6 +243,10 @@ void DisplayTracker::vrr_range() noexcept {
 
 void DisplayTracker::decide(double spread, int inliers) noexcept {
     const double p = period_;
+    if (vrr_) {  // kept (see the manual); the range follows the presents
+        vrr_range();
+        return;
+    }
     const bool fits = count_ >= kLockMin && 4 * inliers >= 3 * count_ && spread <= std::min(p / 16, kMaxLockSpread);
     if (fits) {
         band_ = std::clamp(5 * spread, 3 * kMinBand, p / 4);
@@ -269,6 +274,7 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
             return;
         }
         vrr_range();
+        vrr_ = true;
         set_state(DisplayState::vrr, "the presents fit no fixed refresh: a variable-refresh display");
         return;
     }

@@ -34,6 +34,7 @@ Status validate(const PacerConfig& c) {
         return Status::error("cadence = " + num(static_cast<int>(c.cadence)) + ": not a CadenceMode");
     if (!std::isfinite(c.max_late_share) || c.max_late_share < 0.001 || c.max_late_share > 0.5)
         return Status::error("max_late_share = " + num(c.max_late_share) + ": must be in [0.001, 0.5]");
+    if (Status s = validate(c.governor); !s) return s;
     return validate(c.waiter);
 }
 
@@ -49,8 +50,8 @@ void log_config(const PacerConfig& c, const char* what) noexcept {
     char policy[32] = "";
     if (c.late_policy == LatePolicy::catch_up)
         std::snprintf(policy, sizeof policy, " (max %d)", c.max_catch_up);
-    detail::log(LogLevel::info, "%s %g Hz, mode %s, late policy %s%s, sync %s", what, c.target_hz,
-                to_string(c.mode), to_string(c.late_policy), policy, to_string(c.sync));
+    detail::log(LogLevel::info, "%s %g Hz, mode %s, late policy %s%s, sync %s, cadence %s", what, c.target_hz,
+                to_string(c.mode), to_string(c.late_policy), policy, to_string(c.sync), to_string(c.cadence));
 }
 
 // What paces a frame when the swap does not.
@@ -68,7 +69,8 @@ bool same_waiter_config(const WaiterConfig& a, const WaiterConfig& b) noexcept {
 }  // namespace
 
 FramePacer::FramePacer(const PacerConfig& config, TimeSource* ts)
-    : cfg_(checked(config)), ts_(ts ? ts : &system_time_source()), waiter_(config.waiter, ts_) {
+    : cfg_(checked(config)), ts_(ts ? ts : &system_time_source()), waiter_(config.waiter, ts_),
+      governor_(config.governor) {
     log_config(cfg_, "pacing at");
     apply_config();
 }
@@ -98,7 +100,7 @@ void FramePacer::set_time_source(TimeSource* ts) noexcept {
 }
 
 double FramePacer::active_hz() const noexcept {
-    return background_ ? std::min(cfg_.background_hz, target_hz()) : target_hz();
+    return background_ ? std::min(cfg_.background_hz, target_hz()) : rate_hz_ > 0 ? rate_hz_ : target_hz();
 }
 
 std::chrono::nanoseconds FramePacer::period() const noexcept {
@@ -118,9 +120,9 @@ void FramePacer::reanchor(std::int64_t anchor) noexcept {
     k_ = 0;
 }
 
-void FramePacer::apply_config() noexcept {
+void FramePacer::set_period(double hz) noexcept {
     // 1e9 / hz in whole ns plus a 32-bit binary fraction: exact to 2^-33 ns per frame.
-    const long double p = 1e9L / static_cast<long double>(active_hz());
+    const long double p = 1e9L / static_cast<long double>(hz);
     const long double whole = std::floor(p);
     long double frac = std::round((p - whole) * 4294967296.0L);
     period_whole_ = static_cast<std::int64_t>(whole);
@@ -129,13 +131,21 @@ void FramePacer::apply_config() noexcept {
         frac = 0;
     }
     period_frac_ = static_cast<std::uint64_t>(frac);
-    period_rounded_ = period();
+    period_rounded_ = std::chrono::nanoseconds(std::llround(1e9 / hz));
     if (started_) reanchor(last_deadline_);  // the new period starts at the last deadline
+}
+
+void FramePacer::apply_config() noexcept {
+    (void)governor_.set_config(cfg_.governor);  // validated with cfg_; keeps the costs seen
+    if (cfg_.cadence == CadenceMode::fixed) governor_.reset();
+    rate_hz_ = wanted_hz();
+    set_period(active_hz());
     if (!same_waiter_config(waiter_.config(), cfg_.waiter))
         (void)waiter_.set_config(cfg_.waiter);  // validated with cfg_; keeps what it learned
     pending_ = false;
     // In the background the swap is not asked to pace (the vsync decision restarts on return).
-    vsync_.configure(active_mode(), target_hz(), now());
+    vsync_hz_ = background_ ? target_hz() : active_hz();
+    vsync_.configure(active_mode(), vsync_hz_, now());
 }
 
 std::int64_t FramePacer::deadline_of(std::uint64_t k) const noexcept {
@@ -153,9 +163,11 @@ Status FramePacer::set_config(const PacerConfig& config) {
     }
     const bool changed = config.target_hz != cfg_.target_hz || config.mode != cfg_.mode ||
                          config.late_policy != cfg_.late_policy ||
-                         config.max_catch_up != cfg_.max_catch_up || config.sync != cfg_.sync;
+                         config.max_catch_up != cfg_.max_catch_up || config.sync != cfg_.sync ||
+                         config.cadence != cfg_.cadence;
     cfg_ = config;
     pending_ = true;
+    rate_hz_ = wanted_hz();  // period() says the new rate at once
     if (changed) log_config(cfg_, "now");
     return {};
 }
@@ -370,6 +382,7 @@ FrameTiming FramePacer::wait() noexcept {
     const std::int64_t now = ts_->now_ns();
     display_.on_frame(clock::from_ns(now));
     ++frames_;
+    const std::int64_t cost = frame_cost(now);
     Figures figures;  // the previous frame's latency
     finish_frame(now, figures);
     cur_ = FrameMarks{};
@@ -378,6 +391,7 @@ FrameTiming FramePacer::wait() noexcept {
     const bool swap_paces = vsync_.on_frame();
     swap_paces_ = swap_paces;
     sync_ = background_ ? SyncMode::frame_start : cfg_.sync;
+    govern(now, cost);
     if ((sync_ == SyncMode::just_in_time || align_torn_frames(swap_paces, now)) && work_est_.count() < 8)
         jit_offset_ = static_cast<double>(period_rounded_.count()) / 32.0;
 
@@ -398,6 +412,7 @@ FrameTiming FramePacer::wait() noexcept {
     t.input_to_present = figures.input_to_present;
     t.latency_measured = figures.latency_measured;
     t.shown_late = figures.shown_late;
+    fill_display(t);
     return t;
 }
 
@@ -460,17 +475,17 @@ void FramePacer::before_present() noexcept {
     if (!started_ || !cur_.open) return;
     second_call_ = true;
     cur_.has_call = true;
+    cur_.work_end = ts_->now_ns();
     if (sync_ != SyncMode::present) {
-        cur_.present_call = ts_->now_ns();
+        cur_.present_call = cur_.work_end;
         return;
     }
-    present_record_ = present_wait();
+    present_record_ = present_wait(cur_.work_end);
     cur_.present_call = clock::to_ns(present_record_.wake);
 }
 
 // present sync: waits for the frame's present deadline (see the manual).
-FrameTiming FramePacer::present_wait() noexcept {
-    const std::int64_t now = ts_->now_ns();
+FrameTiming FramePacer::present_wait(std::int64_t now) noexcept {
     Slot slot;
     WaitMode mode = active_mode();
     const bool locked = swap_paces_ && vblanks_known();
@@ -681,6 +696,109 @@ void FramePacer::follow_display() noexcept {
     matched_hz_ = std::clamp(hz, 1e-3, kMaxTargetHz);
     pending_ = true;
     detail::log(LogLevel::info, "matching the display: %.4f Hz", matched_hz_);
+}
+
+// ---- Cadence, display-time delta, VRR cap -----------------------------------------------------
+
+std::int64_t FramePacer::known_refresh() const noexcept {
+    if (on_vrr() || !vblanks_known()) return 0;
+    if (use_fit()) return display_.period().count();
+    const double hz = display_.status().reported_hz;  // not vblank_period()'s fallback: the active period
+    return hz > 0 ? std::llround(1e9 / hz) : 0;
+}
+
+// The rate in force outside the background: the VRR period when on VRR, else the cadence's
+// divisor of its base (the target in CadenceMode::fixed).
+double FramePacer::wanted_hz() const noexcept {
+    if (vrr_period_ > 0) return 1e9 / static_cast<double>(vrr_period_);
+    if (cfg_.cadence != CadenceMode::automatic) return target_hz();
+    const CadenceStatus& g = governor_.status();
+    if (g.base.count() <= 0 || cadence_base_hz_ <= 0) return target_hz();
+    return cadence_base_hz_ / static_cast<double>(g.divisor);
+}
+
+// Wake to the end of the frame's work: before_present() entry, else the present call, else this
+// wait() call (FrameTiming::work).
+std::int64_t FramePacer::frame_cost(std::int64_t now) const noexcept {
+    if (!cur_.open) return -1;
+    const std::int64_t end = cur_.has_call ? cur_.work_end : cur_.presented ? cur_.present_begin : now;
+    return std::max<std::int64_t>(0, end - cur_.start);
+}
+
+void FramePacer::govern(std::int64_t now, std::int64_t cost) noexcept {
+    const std::int64_t target = std::max<std::int64_t>(1, std::llround(1e9 / target_hz()));
+    // VRR: the target kept inside the panel's range by the wake-up jitter, approached gradually.
+    if (!background_ && on_vrr()) {
+        const DisplayStatus& d = display_.status();
+        const std::int64_t jitter = wake_est_.count() >= 8 ? wake_est_.quantile(0.99) : 0;
+        const std::int64_t want = vrr_period(target, d.vrr_min_hz, d.vrr_max_hz, jitter);
+        vrr_period_ = slew_period(vrr_period_ > 0 ? vrr_period_ : period_rounded_.count(), want);
+    } else {
+        vrr_period_ = 0;
+    }
+    cadence_ = CadenceStatus{};
+    if (!background_ && vrr_period_ == 0 && cfg_.cadence == CadenceMode::automatic) {
+        const std::int64_t refresh = known_refresh();
+        if (cost >= 0) cadence_base_hz_ = refresh > 0 ? 1e9 / static_cast<double>(refresh) : target_hz();
+        if (cost >= 0 && governor_.update(now, cost, refresh > 0 ? refresh : target, target)) {
+            const CadenceStatus& g = governor_.status();
+            detail::log(LogLevel::info, "cadence: every %u %s, %g Hz (cost %.2f ms): %s", g.divisor,
+                        refresh > 0 ? "refreshes" : "target periods", g.hz, static_cast<double>(g.cost.count()) / 1e6,
+                        g.reason);
+        }
+        if (governor_.status().base.count() > 0) cadence_ = governor_.status();
+    }
+    if (background_) {  // the background rate is apply_config()'s
+        cadence_.hz = active_hz();
+        cadence_.base = period_rounded_;
+        return;
+    }
+    const double want = wanted_hz();
+    if (want != rate_hz_) {
+        rate_hz_ = want;
+        set_period(want);  // re-anchors at the last deadline, as a rate change does
+    }
+    // The swap is asked for the cadence's interval (refresh / rate); not for each VRR step.
+    const double vsync_hz = vrr_period_ > 0 ? target_hz() : rate_hz_;
+    if (vsync_hz != vsync_hz_) {
+        vsync_hz_ = vsync_hz;
+        vsync_.configure(active_mode(), vsync_hz_, clock::from_ns(now));
+    }
+    if (vrr_period_ > 0) {
+        cadence_.code = CadenceReason::vrr;
+        cadence_.reason = describe(CadenceReason::vrr);
+    }
+    if (cadence_.code == CadenceReason::fixed || cadence_.code == CadenceReason::vrr) {
+        cadence_.hz = active_hz();
+        cadence_.base = period_rounded_;
+    }
+}
+
+void FramePacer::fill_display(FrameTiming& t) noexcept {
+    t.cadence = std::max<std::uint32_t>(1, cadence_.divisor);
+    t.cadence_hz = active_hz();
+    t.cadence_reason = cadence_.code;
+    const std::int64_t due = clock::to_ns(t.deadline), interval = t.interval.count();
+    if (interval <= 0) {  // the first frame of a grid: no display interval yet
+        prev_due_ = due;
+        return;
+    }
+    // What the pacer's own waits deliver (the VRR cap's jitter); a frame that came in late did
+    // not wait and says nothing about the wake-up.
+    if (t.source != PacingSource::vsync && (t.slept + t.spun).count() > 0) wake_est_.add(t.lateness.count());
+    const std::int64_t refresh = known_refresh();
+    std::int64_t nominal = 0, bound = 0;
+    if (refresh > 0) {  // a fixed display: whole refreshes
+        nominal = DisplayDelta::quantize(interval, refresh);
+        bound = refresh / 2;
+    } else {  // unknown or VRR: the schedule, free of wake-up error
+        nominal = due > prev_due_ ? due - prev_due_ : interval;
+        bound = nominal / 2;
+        const double top = display_.status().vrr_max_hz;
+        if (vrr_period_ > 0 && top > 0) bound = std::min<std::int64_t>(bound, std::llround(1e9 / top) / 2);
+    }
+    prev_due_ = due;
+    t.display_dt = std::chrono::nanoseconds(delta_.next(interval, nominal, bound));
 }
 
 }  // namespace pacer

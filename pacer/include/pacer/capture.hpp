@@ -54,6 +54,11 @@
 //                      "vsync"; in auto mode it tells which one won), or CaptureExtras::pacing_source
 //   MsBetweenWakes     FrameTiming::interval, wake to wake (= MsCPUBusy + MsCPUWait); NA when 0
 //   SyncMode           FrameTiming::sync: frame_start, present or just_in_time
+//   Cadence            FrameTiming::cadence: frames every N refreshes (or target periods)
+//   CadenceHz          FrameTiming::cadence_hz, the rate in force (3 decimals)
+//   CadenceReason      FrameTiming::cadence_reason (pacer/cadence.hpp: fixed, learning, fits,
+//                      steady, overrun, headroom, dwell, slowest, rebased, vrr)
+//   MsDisplayDelta     FrameTiming::display_dt, the predicted display interval
 //   MsPCLatency        the frame's latency: its input sample (FramePacer::mark_input(), else the
 //                      wake that started it) to the moment it was shown (reported displayed time,
 //                      else the vblank its synchronised swap was shown at, else the present call's
@@ -90,7 +95,7 @@
 // boundary), so the file can end in a fragment of a row; pacer's reader drops it (tools/
 // capture_reader.hpp, cut_last_line), other tools may report the last row as malformed.
 //
-// Cost. add() formats about 280 bytes into the buffer open() allocated (no allocation per frame;
+// Cost. add() formats about 320 bytes into the buffer open() allocated (no allocation per frame;
 // tests/alloc_test.cpp) and never blocks but in that write(): a 16-128 KiB copy into the page
 // cache, a few microseconds, once per 64 or more frames (bench/bench_capture.cpp measures add()
 // with its writes, amortised: 0.1-0.4 us per frame). No thread is started.
@@ -127,7 +132,8 @@ inline constexpr const char* kPresentMonColumns =
     "MsUntilRenderComplete,MsUntilDisplayed";
 inline constexpr const char* kPacerColumns =
     "Frame,MsCPUBusy,MsCPUWait,WaitMode,MsTargetFrameTime,MsLateness,MsSleep,MsSpin,MsOversleep,"
-    "MsMargin,Skipped,Missed,PacingSource,MsBetweenWakes,SyncMode,MsPCLatency";
+    "MsMargin,Skipped,Missed,PacingSource,MsBetweenWakes,SyncMode,Cadence,CadenceHz,CadenceReason,"
+    "MsDisplayDelta,MsPCLatency";
 
 // What the engine knows about a frame and pacer does not. Negative durations: not measured (NA).
 struct CaptureExtras {

@@ -33,9 +33,12 @@
 //             presents show a variable-refresh display (or a compositor that shows frames
 //             whenever they come), and no steady grid at another period either (a compositor
 //             that repaints at its own rate stays locking, with that reason). vrr_min_hz /
-//             vrr_max_hz give the range of the intervals seen
-//             (the shortest one and the 90th percentile). A fit that holds again locks (a VRR
-//             display run at its top rate is a fixed grid).
+//             vrr_max_hz give the range of the intervals seen (the shortest one and the 90th
+//             percentile). Kept until the reported refresh changes or the timestamps stop: a
+//             variable-refresh panel fed frames at a steady rate shows a steady grid, which is
+//             the pacer's, not the display's (locking to it would drop the VRR cap that made it
+//             steady, and the next uneven frames would show VRR again). A VRR display run at its
+//             top rate from the start is a fixed grid, and locks.
 //   lost      no vblank observed for 30 frames (on_frame) and 30 periods: the timestamps
 //             stopped. The next observation starts a new fit.
 // A refresh change the host reports (a new reported refresh) starts a new fit at once; one it
@@ -141,6 +144,7 @@ private:
     double band_ = 0;                 // locked: the inlier band, ns
     int off_fit_ = 0;                 // the last 8 observations off a locked fit (bits)
     int frames_since_ = 0;            // on_frame() calls since the last observation
+    bool vrr_ = false;                // vrr seen since the last restart: kept
 };
 
 }  // namespace pacer

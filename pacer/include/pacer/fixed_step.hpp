@@ -3,10 +3,18 @@
 //   pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.period()});
 //   while (running) {
 //       pacer::FrameTiming t = pacer.wait();
-//       pacer::FixedStep::Advance a = sim.advance(t.interval);
+//       pacer::FixedStep::Advance a = sim.advance(t.display_dt);
 //       for (int i = 0; i < a.steps; ++i) world.step(sim.step_seconds());
 //       render(lerp(world.previous, world.current, a.alpha));
 //   }
+//
+// The delta to give is FrameTiming::display_dt, the frame's predicted display interval (whole
+// refreshes of a known display, else the scheduled interval, slewed to follow wall time: see
+// pacer/frame_pacer.hpp, "Display time"). FrameTiming::interval, wake to wake, also works but
+// carries the OS's wake-up jitter into alpha (the render moves by it). Snapping and display_dt
+// agree when snap_period is the refresh period or pacer.period(): the deltas already are whole
+// multiples of it, which snapping leaves as they are, and the small corrections display_dt slews
+// in are carried, not lost (tests/cadence_pacer_test).
 //
 // advance(frame_delta) adds the frame's real time to an accumulator and says how many whole
 // steps to simulate; alpha = leftover / step in [0, 1) is how far the render is between the last

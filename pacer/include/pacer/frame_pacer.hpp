@@ -136,6 +136,36 @@
 // latency_measured, shown_late); FrameStats gives its percentiles. A present report counts for
 // the frame in progress, the first report of a frame only.
 //
+// Cadence (PacerConfig::cadence = CadenceMode::automatic). When the frame's work cannot hold the
+// rate, a steady lower rate looks better than frames that alternate between one and two
+// refreshes. The governor (pacer/cadence.hpp: its rules and why) measures each frame's cost, from
+// its wake to the present call (before_present(), else the present reported, else the next
+// wait() call: FrameTiming::work), and picks the frame period as N x a base period: the
+// display's refresh period once the presents show it (reported refresh and known vblanks; the
+// rate is then refresh / N, at most the target: a 60 Hz target on 144 Hz runs at 48), else the
+// target period. N grows at once when a tenth of the recent frames overrun, and shrinks only
+// after a dwell (PacerConfig::governor, default 1 s) of headroom; two switches are at least a
+// dwell apart. A switch re-anchors the grid at the last deadline as a rate change does (no burst, no
+// run of skipped slots), asks the swap for interval N when vsync paces (desired_swap_interval()),
+// and is logged once at info level. FrameTiming::cadence, cadence_hz and cadence_reason say what
+// is in force on every frame (1, target_hz and "fixed" with CadenceMode::fixed);
+// cadence_status() adds the cost and the number of switches; period() is N x base.
+//
+// Display time (FrameTiming::display_dt). The delta to give the simulation (FixedStep::advance):
+// the frame's predicted display interval, free of the CPU's wake-up jitter. On a fixed-refresh
+// display whose refresh is known: the wake interval rounded to whole refreshes; otherwise (no
+// display known, VRR) the scheduled interval, deadline to deadline. Slewed so that the sum of the
+// deltas follows wall time: |sum of display_dt - (wake - first wake)| stays within half a refresh
+// (half a frame period when no refresh is known), through lost reports and refresh changes
+// (pacer/cadence.hpp, DisplayDelta). 0 on the first frame of a grid.
+//
+// VRR. When display_status() says DisplayState::vrr, the period is kept inside the panel's range
+// by the measured wake-up lateness (the 0.99 quantile of the pacer's own waits): at least
+// 1 / vrr_max_hz + that, at most 1 / vrr_min_hz - that, so no frame comes faster than the panel
+// or slower than its floor; the period in force moves by at most 2 % per frame toward it
+// (pacer/cadence.hpp, vrr_period and slew_period). The cadence governor does not divide a VRR
+// display's rate: any rate is shown evenly there.
+//
 // Run-time changes (set_target_hz, set_mode, set_late_policy, set_sync, set_config,
 // set_background) take effect at the next wait(): a new rate re-anchors the grid at the last
 // deadline, so the next frame is one new period after the previous deadline. What the waiter
@@ -157,6 +187,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "pacer/cadence.hpp"
 #include "pacer/clock.hpp"
 #include "pacer/display.hpp"
 #include "pacer/frame_timing.hpp"
@@ -215,6 +246,7 @@ struct PacerConfig {
     bool match_display = false;                // target = the display's fitted refresh (target_hz
                                                // until the fit locks)
     CadenceMode cadence = CadenceMode::fixed;  // the cadence governor
+    CadenceConfig governor{};                  // its settings (pacer/cadence.hpp)
 };
 Status validate(const PacerConfig& config);
 
@@ -263,6 +295,8 @@ public:
     // The display as the presents show it (pacer/display.hpp).
     const DisplayStatus& display_status() const noexcept { return display_.status(); }
     const DisplayTracker& display() const noexcept { return display_; }
+    // The cadence in force and why (CadenceMode::fixed: divisor 1 at the target rate).
+    const CadenceStatus& cadence_status() const noexcept { return cadence_; }
 
     // The pacer's clock: the TimeSource's (the real OS unless one was injected). Time presents
     // with it.
@@ -316,6 +350,7 @@ private:
         std::int64_t start = 0;           // wake that started it
         std::int64_t input = 0;           // mark_input() (has_input)
         std::int64_t present_call = 0;    // before_present() return (has_call)
+        std::int64_t work_end = 0;        // before_present() entry: the frame's work done (has_call)
         std::int64_t present_begin = 0;   // first report_present() of the frame ...
         std::int64_t present_end = 0;
         std::int64_t displayed = 0;       // ... its displayed time, 0 = unknown
@@ -351,9 +386,17 @@ private:
     double target_hz() const noexcept { return matched_hz_ > 0 ? matched_hz_ : cfg_.target_hz; }
     std::int64_t next_target(std::int64_t earliest) const noexcept;
     std::int64_t jit_lead_ns() const noexcept;
-    FrameTiming present_wait() noexcept;
+    FrameTiming present_wait(std::int64_t now) noexcept;
     FrameTiming pace(std::int64_t now, bool swap_paces) noexcept;
     std::int64_t deadline_of(std::uint64_t k) const noexcept;
+    // Cadence, display-time delta and VRR cap (see "Cadence" above; pacer/cadence.hpp).
+    void set_period(double hz) noexcept;            // the fixed-point period of this rate
+    double wanted_hz() const noexcept;              // the rate the cadence and display ask for
+    std::int64_t known_refresh() const noexcept;    // a fixed display's refresh period, else 0
+    bool on_vrr() const noexcept { return display_.status().state == DisplayState::vrr; }
+    std::int64_t frame_cost(std::int64_t now) const noexcept;  // of the frame in progress, -1 none
+    void govern(std::int64_t now, std::int64_t cost) noexcept;  // before the wait
+    void fill_display(FrameTiming& t) noexcept;     // after it: cadence fields and display_dt
 
     PacerConfig cfg_;
     TimeSource* ts_;
@@ -393,6 +436,16 @@ private:
     std::int64_t last_shown_ = 0;  // when the previous frame was shown (measured or predicted)
     SyncMode sync_ = SyncMode::frame_start;  // in force for the frame in progress
     bool swap_paces_ = false;      // the swap paces the frame in progress
+    // Cadence, display-time delta, VRR cap.
+    CadenceGovernor governor_;
+    CadenceStatus cadence_{};      // what cadence_status() and FrameTiming show
+    double rate_hz_ = 0;           // the rate in force outside the background (0: target_hz)
+    double cadence_base_hz_ = 0;   // the governor's base as a rate (refresh, or target_hz)
+    double vsync_hz_ = 0;          // the rate the vsync decision was configured with
+    DisplayDelta delta_;
+    std::int64_t prev_due_ = 0;    // the previous frame's deadline (display_dt's schedule)
+    LatenessEstimator wake_est_{100.0};  // wake-up lateness of the pacer's own waits (VRR cap)
+    std::int64_t vrr_period_ = 0;  // VRR: the period in force, slewed; 0 = not on VRR
 };
 
 }  // namespace pacer

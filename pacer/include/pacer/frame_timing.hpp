@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "pacer/cadence.hpp"
 #include "pacer/clock.hpp"
 #include "pacer/names.hpp"
 
@@ -91,6 +92,7 @@ struct FrameTiming {
     // The display (pacer/display.hpp; FramePacer's manual: display lock, cadence, display time).
     std::uint32_t cadence = 1;   // frames are paced every `cadence` refreshes (or target periods)
     double cadence_hz = 0;       // the frame rate in force: refresh (or target) / cadence
+    CadenceReason cadence_reason = CadenceReason::fixed;  // why (pacer/cadence.hpp)
     std::chrono::nanoseconds display_dt{0};  // predicted display interval of this frame: the
                                              // delta to give the simulation (FixedStep)
     bool display_locked = false;  // the wait was placed against the fitted vblanks

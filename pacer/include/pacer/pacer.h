@@ -9,7 +9,7 @@
  *   while (running) {
  *       pacer_frame_timing t;
  *       pacer_wait(pacer, &t);                       // blocks until this frame's deadline
- *       update(t.interval_ns * 1e-9);                // seconds, wake to wake; 0 on the first frame
+ *       update(t.display_dt_ns * 1e-9);              // seconds between displayed frames; 0 first
  *       draw_and_present();
  *   }
  *   pacer_destroy(pacer);
@@ -24,7 +24,8 @@
  * Configuration. Start from pacer_config_default() and change the fields you need, so that a
  * field added in a later version gets its default. Accepted ranges: target_hz finite in
  * (0, 10000]; mode a PACER_MODE_*; late_policy a PACER_LATE_*; max_catch_up in [0, 1000];
- * miss_tolerance_ns in [0, 1e9]; sync a PACER_SYNC_*; max_late_share in [0.001, 0.5].
+ * miss_tolerance_ns in [0, 1e9]; sync a PACER_SYNC_*; max_late_share in [0.001, 0.5]; cadence a
+ * PACER_CADENCE_* (the governor's other settings keep their defaults: pacer/cadence.hpp).
  *
  * Sync modes and latency (pacer/frame_pacer.hpp says where each mode waits). A loop that supports
  * all three marks its input sample and its present besides pacer_wait():
@@ -107,6 +108,12 @@ enum {
     PACER_SYNC_JUST_IN_TIME = 2 /* at the frame start, until display deadline - learned work */
 };
 
+/* The cadence governor (pacer::CadenceMode; pacer/cadence.hpp has its rules). */
+enum {
+    PACER_CADENCE_FIXED = 0, /* always the target rate (default) */
+    PACER_CADENCE_AUTO = 1   /* the highest whole divisor of the refresh (or target) the work sustains */
+};
+
 /* Which mechanism paced a frame (pacer::PacingSource). */
 enum {
     PACER_SOURCE_SLEEP = 0,
@@ -133,6 +140,7 @@ typedef struct pacer_config {
     double background_hz;      /* rate in the background (pacer_set_background), (0, 10000]; default 10 */
     int sync;                  /* PACER_SYNC_*; default PACER_SYNC_FRAME_START */
     double max_late_share;     /* just in time: share of frames allowed late, [0.001, 0.5]; default 0.01 */
+    int cadence;               /* PACER_CADENCE_*; default PACER_CADENCE_FIXED */
 } pacer_config;
 
 /* One frame, as pacer_wait() describes it (pacer::FrameTiming). */
@@ -157,6 +165,10 @@ typedef struct pacer_frame_timing {
     int64_t input_to_present_ns;  /* its input sample -> its present call */
     int latency_measured;         /* 1: from a reported displayed time; 0: predicted */
     int shown_late;               /* 1: shown after the display deadline it was started for */
+    /* The cadence and the display (pacer/frame_timing.hpp): */
+    uint32_t cadence;             /* frames every `cadence` refreshes (or target periods); 1 when fixed */
+    double cadence_hz;            /* the frame rate in force */
+    int64_t display_dt_ns;        /* predicted display interval: the delta for the simulation */
 } pacer_frame_timing;
 
 /* One present, as the host saw it (pacer::PresentInfo; see pacer/vsync.hpp). Zero it first

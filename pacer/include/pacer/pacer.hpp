@@ -5,6 +5,7 @@
 //   clock.hpp         pacer::clock, the one clock of the API; steady_clock conversion
 //   waiter.hpp        HybridWaiter, pacer::sleep_until / sleep_for
 //   fixed_step.hpp    FixedStep: fixed simulation rate, interpolation alpha
+//   cadence.hpp       CadenceGovernor, DisplayDelta, vrr_period: cadence, display time, VRR cap
 //   stats.hpp         FrameStats (window, percentiles, histograms), CpuMeter
 //   display.hpp       DisplayTracker, DisplayStatus: the display's vblanks fitted from presents
 //   vsync.hpp         PresentInfo, VsyncController, VsyncStatus: is vsync really pacing?
@@ -24,6 +25,7 @@
 // (designated initializers, as in the examples, are C++20).
 #pragma once
 
+#include "pacer/cadence.hpp"
 #include "pacer/capture.hpp"
 #include "pacer/clock.hpp"
 #include "pacer/display.hpp"

@@ -1,0 +1,312 @@
+// FramePacer with the cadence governor and the display-time delta, in virtual time (SimulatedOs,
+// SimulatedDisplay): what a host loop sees in FrameTiming.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "log_capture.hpp"
+#include "pacer/pacer.hpp"
+
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kS = 1'000'000'000;
+
+struct Quiet {
+    Quiet() { pacer::set_log_function(nullptr); }
+    ~Quiet() { pacer::set_log_function(pacer::log_to_stderr); }
+};
+
+pacer::SimModel exact() {
+    pacer::SimModel m;
+    m.granularity_ns = 0;
+    m.jitter_mean_ns = 0;
+    return m;
+}
+
+// A loaded machine's OS sleep: a 1 ms scheduler and exponential wake-up noise.
+pacer::SimModel noisy() {
+    pacer::SimModel m;
+    m.granularity_ns = 1'000'000;
+    m.jitter_mean_ns = 300'000;
+    return m;
+}
+
+std::int64_t ns(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
+
+pacer::PacerConfig automatic(double hz, pacer::WaitMode mode = pacer::WaitMode::hybrid) {
+    pacer::PacerConfig c;
+    c.target_hz = hz;
+    c.mode = mode;
+    c.cadence = pacer::CadenceMode::automatic;
+    return c;
+}
+
+// 20 ms of work against a 60 Hz target: without the governor the frames mix 16.7 and 33.3 ms;
+// with it, from the first judged frame on, every frame is 33.3 ms: a steady 30 fps.
+TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
+    Quiet quiet;
+    pacer::SimulatedOs os(exact(), 1, kS);
+    pacer::FramePacer fp(automatic(60), &os);
+    int switched = -1;
+    std::uint32_t prev = 1;
+    for (int i = 0; i < 600; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        if (t.cadence != prev && switched < 0) switched = i;
+        prev = t.cadence;
+        if (i > pacer::CadenceGovernor::kMinFrames + 1) {
+            ASSERT_EQ(t.cadence, 2u) << i;
+            ASSERT_NEAR(t.cadence_hz, 30.0, 1e-9) << i;
+            ASSERT_NEAR(static_cast<double>(t.interval.count()), 1e9 / 30, 200.0) << i;  // spin steps of 100 ns
+            ASSERT_FALSE(t.missed) << i;
+        }
+        // The switch re-anchors like a rate change: no burst of short frames.
+        if (i > 1) {
+            ASSERT_GE(t.interval.count(), 20 * kMs) << i;
+        }
+        os.advance(20 * kMs);
+    }
+    // The cost of frames 0..15 is seen at waits 1..16: the 16th cost decides at wait 16.
+    EXPECT_EQ(switched, pacer::CadenceGovernor::kMinFrames);
+    EXPECT_EQ(fp.cadence_status().divisor, 2u);
+    EXPECT_EQ(fp.cadence_status().code, pacer::CadenceReason::steady);
+    EXPECT_EQ(fp.period().count(), 33'333'333);
+
+    // The same loop with CadenceMode::fixed: the target rate, whatever the work.
+    pacer::SimulatedOs os2(exact(), 1, kS);
+    pacer::FramePacer fixed({.target_hz = 60}, &os2);
+    int short_frames = 0;
+    for (int i = 0; i < 600; ++i) {
+        const pacer::FrameTiming t = fixed.wait();
+        ASSERT_EQ(t.cadence, 1u);
+        ASSERT_EQ(t.cadence_hz, 60.0);
+        ASSERT_EQ(t.cadence_reason, pacer::CadenceReason::fixed);
+        short_frames += i > 1 && t.interval.count() < 25 * kMs;
+        os2.advance(20 * kMs);
+    }
+    EXPECT_GT(short_frames, 100);  // what the governor is for
+    EXPECT_EQ(fixed.cadence_status().code, pacer::CadenceReason::fixed);
+}
+
+TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
+    pacer_test::LogCapture log(pacer::LogLevel::info);
+    pacer::SimulatedOs os(exact(), 1, kS);
+    pacer::FramePacer fp(automatic(60), &os);
+    std::vector<std::pair<std::int64_t, std::uint32_t>> switches;
+    std::uint32_t prev = 1;
+    for (int i = 0; i < 1500; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        if (t.cadence != prev) switches.emplace_back(ns(t.wake), t.cadence);
+        prev = t.cadence;
+        // 8 ms, then 22 ms from frame 300 to 700, then 8 ms again.
+        os.advance(i >= 300 && i < 700 ? 22 * kMs : 8 * kMs);
+    }
+    ASSERT_EQ(switches.size(), 2u);
+    EXPECT_EQ(switches[0].second, 2u);
+    EXPECT_EQ(switches[1].second, 1u);
+    // Back up only after the window holds the light frames and a whole dwell (1 s) has passed.
+    EXPECT_GE(switches[1].first - switches[0].first, kS);
+    EXPECT_EQ(fp.cadence_status().code, pacer::CadenceReason::fits);
+    EXPECT_EQ(fp.cadence_status().switches, 2u);
+    // Logged once per switch, with the reason.
+    EXPECT_EQ(log.count("cadence: every"), 2) << log.text();
+    EXPECT_EQ(log.count("cadence: every 2 target periods, 30 Hz"), 1) << log.text();
+    EXPECT_EQ(log.count("the work overran its budget"), 1) << log.text();
+}
+
+// A vsync'd swap: the governor asks the swap for every N-th vblank (swap interval N), and the
+// display shows each frame for exactly N refreshes. 60 Hz with 20 ms of work: 30 fps; 144 Hz
+// with 10 ms: 72 (10 <= 0.95 x 13.9); with 15 ms: 48 (15 > 13.2, <= 0.95 x 20.8).
+TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
+    Quiet quiet;
+    struct Case {
+        double hz;
+        std::int64_t work;
+        int divisor;
+    };
+    for (const Case c : {Case{60, 20 * kMs, 2}, Case{144, 10 * kMs, 2}, Case{144, 15 * kMs, 3}}) {
+        SCOPED_TRACE(std::to_string(c.hz) + " Hz, divisor " + std::to_string(c.divisor));
+        pacer::SimulatedOs os(exact(), 1, kS);
+        pacer::DisplayConfig dc;
+        dc.refresh_hz = c.hz;
+        pacer::SimulatedDisplay d(os, dc);
+        pacer::FramePacer fp(automatic(c.hz, pacer::WaitMode::vsync), &os);
+        std::vector<std::int64_t> scanouts;
+        for (int i = 0; i < 600; ++i) {
+            const pacer::FrameTiming t = fp.wait();
+            os.advance(c.work);
+            fp.before_present();
+            const pacer::PresentResult r = d.present(fp.desired_swap_interval());
+            for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+            if (i >= 300) {
+                scanouts.push_back(r.scanout_ns);
+                ASSERT_EQ(t.cadence, static_cast<std::uint32_t>(c.divisor));
+                ASSERT_NEAR(t.cadence_hz, c.hz / c.divisor, 1e-3);
+            }
+        }
+        EXPECT_EQ(fp.desired_swap_interval(), c.divisor);
+        for (std::size_t i = 1; i < scanouts.size(); ++i)
+            ASSERT_NEAR(static_cast<double>(scanouts[i] - scanouts[i - 1]), c.divisor * 1e9 / c.hz, 1.0) << i;
+    }
+}
+
+// The acceptance on a sawtooth workload through the pacer: the work ramps from 6 to 22 ms
+// over 10 s and drops back, for two minutes, with OS wake-up noise. At most one switch per dwell
+// window, and while the cadence is 2 no frame comes a refresh early (no 16.7 / 33.3 mix).
+TEST(FramePacerCadence, SawtoothSwitchesAtMostOncePerDwellAndHoldsASteadyDivisor) {
+    Quiet quiet;
+    pacer::SimModel m;
+    m.granularity_ns = 50'000;
+    m.jitter_mean_ns = 20'000;
+    pacer::SimulatedOs os(m, 9, kS);
+    pacer::FramePacer fp(automatic(60), &os);
+    std::vector<std::int64_t> switches;
+    std::uint32_t prev = 1;
+    int halves = 0;
+    const std::int64_t start = os.now_ns(), cycle = 10 * kS;
+    while (os.now_ns() - start < 120 * kS) {
+        const pacer::FrameTiming t = fp.wait();
+        if (t.cadence != prev) {
+            switches.push_back(ns(t.wake));
+        } else if (t.cadence == 2) {
+            ASSERT_GT(t.interval.count(), 30 * kMs) << "at " << ns(t.wake) - start;
+            ++halves;
+        }
+        prev = t.cadence;
+        const double phase = static_cast<double>((os.now_ns() - start) % cycle) / static_cast<double>(cycle);
+        os.advance(static_cast<std::int64_t>((6.0 + 16.0 * phase) * 1e6));
+    }
+    ASSERT_GE(switches.size(), 20u);  // down and up in each of the 12 cycles (the last up may not come)
+    EXPECT_LE(switches.size(), 24u);
+    for (std::size_t i = 1; i < switches.size(); ++i) EXPECT_GE(switches[i] - switches[i - 1], kS) << i;
+    EXPECT_GT(halves, 1000);
+}
+
+// |sum of display_dt - wall time| stays within one refresh period at every frame of long runs
+// with OS wake-up noise: no display known (the schedule), and a display that reports its
+// displayed times, loses a fifth of the reports and changes its refresh from 60 to 144 Hz.
+TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshChange) {
+    Quiet quiet;
+    for (const bool display : {false, true}) {
+        SCOPED_TRACE(display ? "display" : "no display");
+        pacer::SimulatedOs os(noisy(), 7, kS);
+        pacer::DisplayConfig dc;
+        dc.refresh_hz = 60;
+        dc.vsync = false;  // the pacer's sleep paces; presents tear and report when shown
+        dc.drop_probability = 0.2;
+        dc.refresh_changes = {{120 * kS, 144}};
+        pacer::SimulatedDisplay d(os, dc);
+        pacer::FramePacer fp({.target_hz = 60, .mode = pacer::WaitMode::sleep}, &os);
+        std::int64_t sum = 0, first = 0, worst = 0, exact_dt = 0, frames = 0;
+        std::int64_t prev_refresh = d.refresh_period_at(os.now_ns());
+        for (int i = 0; i < 60 * 240; ++i) {  // 4 minutes
+            const pacer::FrameTiming t = fp.wait();
+            if (i == 0) first = ns(t.wake);
+            sum += t.display_dt.count();
+            const std::int64_t wall = ns(t.wake) - first;
+            const std::int64_t refresh = d.refresh_period_at(ns(t.wake));
+            ASSERT_LE(std::llabs(wall - sum), std::max(refresh, prev_refresh)) << "frame " << i;
+            worst = std::max<std::int64_t>(worst, std::llabs(wall - sum));
+            prev_refresh = refresh;
+            if (i > 100 && i < 60 * 120) {  // 60 Hz: whole refreshes, or the 60 Hz schedule
+                exact_dt += display ? t.display_dt.count() % 16'666'667 == 0
+                                    : std::llabs(t.display_dt.count() - 16'666'667) <= 1;
+                ++frames;
+            }
+            os.advance(4 * kMs + static_cast<std::int64_t>(os.uniform() * 4e6));
+            if (display) {
+                const pacer::PresentResult r = d.present(0);
+                for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+                // A torn present's displayed time is no vblank: the host reports those itself
+                // (a vblank event), here the last one before now, when this frame's report came.
+                if (r.reports > 0) {
+                    const std::int64_t now = os.now_ns();
+                    fp.report_vblank(pacer::clock::from_ns(d.vblank_after(now - d.refresh_period_at(now))));
+                }
+            }
+        }
+        EXPECT_GT(worst, 0);  // the noise did reach the debt
+        // Nearly every delta is a whole refresh of the known display, or the schedule's period:
+        // the wake-up noise stays out (sleep mode wakes 0-2 ms late).
+        EXPECT_GT(static_cast<double>(exact_dt) / static_cast<double>(frames), 0.9);
+    }
+}
+
+// FixedStep fed display_dt at its own rate, snapping to the refresh: one step per frame and the
+// same interpolation alpha every frame, where the wake intervals (sleep mode, 1 ms scheduler)
+// move alpha by the wake-up noise: the render would jitter.
+TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
+    Quiet quiet;
+    pacer::SimulatedOs os(noisy(), 3, kS);
+    pacer::DisplayConfig dc;
+    dc.refresh_hz = 60;
+    dc.vsync = false;
+    pacer::SimulatedDisplay d(os, dc);
+    pacer::FramePacer fp({.target_hz = 60, .mode = pacer::WaitMode::sleep}, &os);
+    pacer::FixedStep by_display({.step_hz = 60, .snap_period = fp.period()});
+    pacer::FixedStep by_interval({.step_hz = 60});
+    int odd_steps = 0, alpha_moves_display = 0, alpha_moves_interval = 0, frames = 0;
+    double prev_a = 0, prev_b = 0;
+    std::int64_t given = 0;
+    for (int i = 0; i < 6000; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        const pacer::FixedStep::Advance a = by_display.advance(t.display_dt);
+        const pacer::FixedStep::Advance b = by_interval.advance(t.interval);
+        given += t.display_dt.count();
+        if (i > 100) {
+            odd_steps += a.steps != 1;
+            alpha_moves_display += std::fabs(a.alpha - prev_a) > 0.001;
+            alpha_moves_interval += std::fabs(b.alpha - prev_b) > 0.001;
+            ++frames;
+        }
+        prev_a = a.alpha;
+        prev_b = b.alpha;
+        os.advance(5 * kMs);
+        const pacer::PresentResult r = d.present(0);
+        for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+    }
+    EXPECT_LE(odd_steps, frames / 100);
+    EXPECT_LE(alpha_moves_display, frames / 20) << alpha_moves_interval;
+    EXPECT_GE(alpha_moves_interval, frames / 2);
+    // Snapping only moves time between frames: simulated + backlog = the deltas given.
+    EXPECT_NEAR(static_cast<double>(by_display.total_steps()) * by_display.step_ns() + by_display.backlog_ns(),
+                static_cast<double>(given), 1.0);
+}
+
+// On a display the tracker classifies as VRR, the cap keeps the frame period below the ceiling by
+// the wake jitter: the pacer's deadlines are never closer than the panel's min period. (Wake
+// intervals can be: a frame that overran is caught up at once, by the late policy.)
+TEST(FramePacerVrr, CapsBelowTheCeiling) {
+    Quiet quiet;
+    pacer::SimulatedOs os(noisy(), 5, kS);
+    pacer::DisplayConfig dc;
+    dc.refresh_hz = 144;
+    dc.vrr_min_hz = 48;
+    pacer::SimulatedDisplay d(os, dc);
+    pacer::FramePacer fp({.target_hz = 144, .mode = pacer::WaitMode::hybrid}, &os);
+    std::int64_t closest = kS, prev_deadline = 0;
+    int capped = 0;
+    for (int i = 0; i < 3000; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        const std::int64_t deadline = ns(t.deadline);
+        if (i > 2000 && t.skipped == 0) closest = std::min(closest, deadline - prev_deadline);
+        if (i > 2000) capped += t.cadence_reason == pacer::CadenceReason::vrr;
+        prev_deadline = deadline;
+        // Work of 2-10 ms: frames that overrun a period show late, so the scanouts vary as only a
+        // variable-refresh panel lets them (steady frames at the ceiling look like a fixed display).
+        os.advance(2 * kMs + static_cast<std::int64_t>(os.uniform() * 8e6));
+        const pacer::PresentResult r = d.present(1);
+        for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
+    }
+    ASSERT_EQ(fp.display_status().state, pacer::DisplayState::vrr) << fp.display_status().reason;
+    EXPECT_EQ(capped, 999);
+    EXPECT_GT(fp.period().count(), 6'944'444);  // below the ceiling
+    EXPECT_GE(closest, 6'944'444);              // never scheduled faster than the panel
+}
+
+}  // namespace
