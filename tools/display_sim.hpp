@@ -16,8 +16,10 @@
 //   missed_vblanks   vblanks at which no new frame was shown although the frame rate in force
 //                    (FrameTiming::cadence_hz) wanted one, from the model's scanout times;
 //   late_share       share of shown frames that came after the vblank they were due at;
-//   dt_error_max_ms  largest |simulated time of the FixedStep - displayed time|, both from the
-//                    first counted frame;
+//   dt_error_max_ms  largest |simulated time of the FixedStep - wall time (the wakes)|, both
+//                    from the first counted frame;
+//   dt_shown_error_max_ms  the same against the displayed times: also moves when the latency
+//                    does (a queue that drains after a cadence switch shifts every later frame);
 //   cpu_share        virtual CPU the waiting costs the thread / wall time: inside
 //                    FramePacer::wait() and blocked in the present call (the call's own work
 //                    left out), so that waiting moved from the swap into wait() counts on both sides.
@@ -64,6 +66,7 @@ struct DisplaySimResult {
     std::size_t cadence_switches = 0;
     double cadence_hz = 0;             // the frame rate in force at the end
     double dt_error_max_ms = 0;
+    double dt_shown_error_max_ms = 0;
     double cpu_share = 0;
 };
 

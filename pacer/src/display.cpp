@@ -285,7 +285,11 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
 
 void DisplayTracker::on_frame(clock::time_point now) noexcept {
     const std::int64_t t = clock::to_ns(now);
-    if (status_.state == DisplayState::unknown || status_.state == DisplayState::lost) return;
+    // A variable-refresh verdict is about the display, not the timestamps: it stays when they stop
+    // (the pacer turns vsync off on such a display, and torn presents show no vblanks).
+    if (status_.state == DisplayState::unknown || status_.state == DisplayState::lost ||
+        status_.state == DisplayState::vrr)
+        return;
     ++frames_since_;
     double p = period_ > 0 ? period_ : hint_period();
     if (p <= 0) p = 1e9 / 60.0;

@@ -34,7 +34,7 @@
 //             whenever they come), and no steady grid at another period either (a compositor
 //             that repaints at its own rate stays locking, with that reason). vrr_min_hz /
 //             vrr_max_hz give the range of the intervals seen (the shortest one and the 90th
-//             percentile). Kept until the reported refresh changes or the timestamps stop: a
+//             percentile). Kept until the reported refresh changes (also when the timestamps stop): a
 //             variable-refresh panel fed frames at a steady rate shows a steady grid, which is
 //             the pacer's, not the display's (locking to it would drop the VRR cap that made it
 //             steady, and the next uneven frames would show VRR again). A VRR display run at its
