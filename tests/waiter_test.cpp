@@ -172,6 +172,60 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
     EXPECT_EQ(w.spin_cap(), 3ms);
 }
 
+// --- The hand-off: the last microseconds of the spin run in the caller --------------------------
+
+TEST(HybridWaiter, HandoffStopsShortOfTheDeadlineAndFinishWaitCompletesIt) {
+    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 10'000, .relax_ns = 100});
+    pacer::HybridWaiter w({}, &os);
+    for (int i = 0; i < 50; ++i) {
+        const std::int64_t d = os.now_ns() + 5'000'000 + i * 13;
+        pacer::WaitResult r = w.wait_until_handoff(pacer::clock::from_ns(d));
+        const std::int64_t handed = pacer::clock::to_ns(r.end);
+        ASSERT_EQ(handed, os.now_ns());
+        ASSERT_LT(handed, d);
+        ASSERT_GE(handed, d - pacer::HybridWaiter::kHandoffNs);
+        ASSERT_EQ(r.lateness, 0ns);
+        const std::chrono::nanoseconds spun = r.spun;
+        pacer::finish_wait(os, r, pacer::clock::from_ns(d));
+        ASSERT_EQ(pacer::clock::to_ns(r.end), os.now_ns());
+        ASSERT_GE(os.now_ns(), d);
+        ASSERT_LT(r.lateness, 100ns);  // one relax
+        ASSERT_EQ(r.lateness.count(), os.now_ns() - d);
+        ASSERT_EQ(r.spun - spun, std::chrono::nanoseconds(os.now_ns() - handed));
+    }
+    // Sleep mode never hands off, and then finish_wait() does nothing.
+    const std::int64_t relaxes = os.relaxes();
+    const std::int64_t d = os.now_ns() + 5'000'000;
+    pacer::WaitResult r = w.wait_until_handoff(pacer::clock::from_ns(d), pacer::WaitMode::sleep);
+    EXPECT_GE(pacer::clock::to_ns(r.end), d);
+    const pacer::WaitResult before = r;
+    pacer::finish_wait(os, r, pacer::clock::from_ns(d));
+    EXPECT_EQ(os.relaxes(), relaxes);
+    EXPECT_EQ(r.end, before.end);
+    EXPECT_EQ(r.lateness, before.lateness);
+}
+
+TEST(HybridWaiter, FramePacerReportsTheWakeAfterTheHandoff) {
+    // What wait() reports is when it returned: the clock after the caller's part of the spin.
+    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 30'000, .relax_ns = 100});
+    pacer::FramePacer fp({.target_hz = 144.0}, &os);
+    pacer::FrameTiming prev = fp.wait();
+    std::int64_t spun = 0, slept = 0;
+    const std::int64_t t0 = os.now_ns();
+    for (int i = 0; i < 500; ++i) {
+        os.advance(1'000'000);
+        const pacer::FrameTiming t = fp.wait();
+        ASSERT_EQ(pacer::clock::to_ns(t.wake), os.now_ns());
+        ASSERT_EQ(t.interval, t.wake - prev.wake);
+        ASSERT_EQ(t.lateness.count(), std::max<std::int64_t>(0, os.now_ns() - pacer::clock::to_ns(t.deadline)));
+        spun += t.spun.count();
+        slept += t.slept.count();
+        prev = t;
+    }
+    // Work, sleep and spin add up to the wall time: the handed-off spin is counted once.
+    EXPECT_EQ(500 * 1'000'000 + spun + slept, os.now_ns() - t0);
+}
+
 // --- Seed 000's robustness grid, as bounds ----------------------------------------------------
 
 struct Grid {

@@ -149,7 +149,13 @@ std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     return std::chrono::nanoseconds(m);
 }
 
-WaitResult HybridWaiter::wait_until(clock::time_point deadline_tp, WaitMode mode) noexcept {
+WaitResult HybridWaiter::wait_until(clock::time_point deadline, WaitMode mode) noexcept {
+    WaitResult r = wait_until_handoff(deadline, mode);
+    finish_wait(*ts_, r, deadline);
+    return r;
+}
+
+WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitMode mode) noexcept {
     using std::chrono::nanoseconds;
     const std::int64_t deadline = clock::to_ns(deadline_tp);
     WaitResult r;
@@ -175,8 +181,9 @@ WaitResult HybridWaiter::wait_until(clock::time_point deadline_tp, WaitMode mode
     }
     if (mode != WaitMode::sleep) {
         const std::int64_t spin_start = now;
+        const std::int64_t spin_end = deadline - kHandoffNs;  // the caller's finish_wait() spins the rest
         std::int64_t prev = now;
-        while (now < deadline) {
+        while (now < spin_end) {
             ts.relax();
             now = ts.now_ns();
             if (now - prev > kPreemptGapNs) r.spin_preempted = true;
@@ -223,7 +230,7 @@ HybridWaiter& thread_waiter() noexcept {
 
 WaitResult free_wait(clock::time_point deadline) noexcept {
     HybridWaiter& w = thread_waiter();
-    const WaitResult r = w.wait_until(deadline, WaitMode::hybrid);
+    const WaitResult r = w.wait_until_handoff(deadline, WaitMode::hybrid);
     // Share what this thread learned, now and then (a margin query walks the histogram).
     if (r.os_slept && w.estimator().count() % 64 == 16)
         g_learned_margin_ns.store(w.margin().count(), std::memory_order_relaxed);
@@ -232,22 +239,22 @@ WaitResult free_wait(clock::time_point deadline) noexcept {
 
 }  // namespace
 
-WaitResult sleep_until(clock::time_point deadline) noexcept {
+namespace detail {
+
+// The timer slack is restored here, before the caller's finish_wait(): the system call then costs
+// spin time, not lateness.
+WaitResult sleep_until_handoff(clock::time_point deadline) noexcept {
     TimeSource& ts = system_time_source();
-    if (deadline <= clock::from_ns(ts.now_ns())) return {};
+    const std::int64_t now = ts.now_ns();
+    if (deadline <= clock::from_ns(now)) {  // at once, and counted on time
+        WaitResult r;
+        r.end = clock::from_ns(now);
+        return r;
+    }
     PacingScope scope(ts);
     return free_wait(deadline);
 }
 
-WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
-    return sleep_until(clock::from_steady(deadline));
-}
-
-WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept {
-    if (duration.count() <= 0) return {};
-    TimeSource& ts = system_time_source();
-    PacingScope scope(ts);
-    return free_wait(clock::from_ns(ts.now_ns()) + duration);
-}
+}  // namespace detail
 
 }  // namespace pacer
