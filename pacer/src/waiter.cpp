@@ -85,6 +85,19 @@ void LatenessEstimator::add(std::int64_t ns) noexcept {
     }
 }
 
+double LatenessEstimator::fraction_below(std::int64_t ns) const noexcept {
+    if (total_ <= 0.0) return 0.0;
+    if (ns <= 0) return 0.0;
+    const int b = bin_of(ns);
+    double below = 0.0;
+    for (int i = 0; i < b; ++i) below += weight_[static_cast<std::size_t>(i)];
+    // The part of ns's own bin below ns, spread evenly over the bin (as quantile() does).
+    const double lo = bin_low_ns(b);
+    const double hi = (b == kBins - 1) ? lo : bin_low_ns(b + 1);
+    if (hi > lo) below += weight_[static_cast<std::size_t>(b)] * (static_cast<double>(ns) - lo) / (hi - lo);
+    return std::clamp(below / total_, 0.0, 1.0);
+}
+
 std::int64_t LatenessEstimator::quantile(double p) const noexcept {
     if (total_ <= 0.0) return 0;
     p = std::clamp(p, 0.0, 1.0);
@@ -143,7 +156,10 @@ void HybridWaiter::note_spin(bool preempted) noexcept {
 std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     // Until a few sleeps are measured, a quantile is a guess; use the configured prior as a floor.
     constexpr std::int64_t kWarmup = 16;
-    std::int64_t m = est_.quantile(cfg_.quantile) + cfg_.min_margin.count();
+    // The quantile of the oversleeps a spin can catch: those within the cap (see waiter.hpp).
+    const std::int64_t cap = std::max(cfg_.min_margin.count(), cap_ns_);
+    const double catchable = est_.fraction_below(cap - cfg_.min_margin.count());
+    std::int64_t m = est_.quantile(cfg_.quantile * catchable) + cfg_.min_margin.count();
     if (est_.count() < kWarmup) m = std::max(m, cfg_.initial_margin.count());
     m = std::clamp(m, cfg_.min_margin.count(), std::max(cfg_.min_margin.count(), cap_ns_));
     return std::chrono::nanoseconds(m);

@@ -27,6 +27,14 @@
 // compiles ran: with a fixed 4 ms cap a third of the 60 Hz frames came late out of a preempted
 // spin. What the cap has learned survives set_config() unless max_spin itself changes.
 //
+// The quantile is taken over the oversleeps a spin can catch, those below the cap: the margin is
+// the (quantile x F(cap)) quantile, F(cap) being the share of oversleeps below the cap. That is
+// the margin of least expected cost (spin time against lateness, weighted quantile : 1 - quantile)
+// when a wake-up later than the cap makes the frame late whatever the margin. In a bad spell, when
+// a few per cent of wake-ups come 2-6 ms late and preempted spins hold the cap at 0.25-1 ms, a
+// plain quantile sits at the cap and every frame spins that long for nothing; this one spins as
+// far as the bulk of the oversleeps reaches. On a calm machine F(cap) = 1: the plain quantile.
+//
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
 // per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
@@ -52,7 +60,7 @@
 namespace pacer {
 
 struct WaiterConfig {
-    // The margin covers this quantile of observed oversleep. In (0.5, 1).
+    // The margin covers this quantile of observed oversleep (of the part below the spin cap). In (0.5, 1).
     double quantile = 0.995;
     // Samples after which an old oversleep counts half. In [8, 1e6].
     double half_life = 500.0;
@@ -89,6 +97,8 @@ public:
     void add(std::int64_t oversleep_ns) noexcept;
     // The p-quantile of the (decayed) samples in ns, interpolated inside a bin; 0 when empty.
     std::int64_t quantile(double p) const noexcept;
+    // The (decayed) share of samples below ns, interpolated inside a bin; 0 when empty.
+    double fraction_below(std::int64_t ns) const noexcept;
     std::int64_t count() const noexcept { return count_; }  // samples ever added
     void reset() noexcept;
 
