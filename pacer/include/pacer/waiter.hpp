@@ -28,12 +28,14 @@
 // spin. What the cap has learned survives set_config() unless max_spin itself changes.
 //
 // The quantile is taken over the oversleeps a spin can catch, those below the cap: the margin is
-// the (quantile x F(cap)) quantile, F(cap) being the share of oversleeps below the cap. That is
-// the margin of least expected cost (spin time against lateness, weighted quantile : 1 - quantile)
-// when a wake-up later than the cap makes the frame late whatever the margin. In a bad spell, when
-// a few per cent of wake-ups come 2-6 ms late and preempted spins hold the cap at 0.25-1 ms, a
-// plain quantile sits at the cap and every frame spins that long for nothing; this one spins as
-// far as the bulk of the oversleeps reaches. On a calm machine F(cap) = 1: the plain quantile.
+// the (quantile x F(cap)) quantile, F(cap) being the share of oversleeps below the cap. A wake-up
+// later than the cap misses its deadline whatever the margin; leaving those out, this is the
+// margin of least expected cost, spin time against lateness weighted quantile : 1 - quantile.
+// In a bad spell, when a few per cent of wake-ups come 2-6 ms late and preempted spins hold the
+// cap at 0.25-1 ms, the plain quantile lies beyond the cap, and every frame spun to the cap even
+// when the oversleeps below it ended far short of it; this margin stops where they end. When
+// they reach up to the cap (a tail without a gap) it is still close to the cap. On a calm
+// machine F(cap) = 1: the plain quantile.
 //
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
