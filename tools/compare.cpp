@@ -3,9 +3,14 @@
 //
 // For each rate and each number of busy threads, every strategy paces the same loop in short
 // chunks, one strategy after the other, round after round, so that the machine's slow drifts hit
-// all of them alike. Reported per strategy: deadline lateness percentiles (wake - deadline),
-// interval error (|interval - period|), share of wall time spent spinning, and the pacing thread's
-// CPU % (median over chunks). Ratios against the other strategies are printed under each table.
+// all of them alike. The order is shuffled every round (a fixed seed): in a fixed cycle each
+// strategy would always follow the same one, and a strategy that spun a whole chunk leaves the
+// next one with a scheduler that owes it nothing (later wake-ups), which skewed the ratios.
+// Reported per strategy: deadline lateness percentiles (wake - deadline) over all frames and the
+// median with quartiles of the per-chunk medians, interval error (|interval - period|), share of
+// wall time spent spinning, and the pacing thread's CPU % (median and quartiles over chunks).
+// Ratios against the other strategies are printed under each table, and a summary with one row per
+// rate and load at the end.
 //
 //   pacer compare [--hz 60,144] [--load 0,1] [--seconds 2] [--rounds 3] [--work-ms 0] [--csv FILE]
 #include <algorithm>
@@ -14,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,13 +41,16 @@ struct Options {
     std::string csv;
 };
 
-enum Strategy { kSleep, kSpin, kPrecise, kSleepUntil, kHybrid, kStrategies };
+// hybrid2 is a second FramePacer identical to hybrid: two learners that differ only in the random
+// history they saw. Their CPU ratio is the run's noise floor for the ratios between strategies.
+enum Strategy { kSleep, kSpin, kPrecise, kSleepUntil, kHybrid, kHybrid2, kStrategies };
 const char* kNames[kStrategies] = {"sleep (absolute OS sleep)", "spin", "preciseSleep (Blatnik 2020)",
-                                   "pacer::sleep_until", "pacer hybrid"};
-const char* kShort[kStrategies] = {"sleep", "spin", "precise", "sleep_until", "hybrid"};
+                                   "pacer::sleep_until", "pacer hybrid", "pacer hybrid, 2nd (control)"};
+const char* kShort[kStrategies] = {"sleep", "spin", "precise", "sleep_until", "hybrid", "hybrid2"};
 
 struct Samples {
     std::vector<double> late_us, interr_us, cpu_pct;
+    std::vector<double> chunk_late_p50_us;  // one per chunk
     double spun_ns = 0, wall_ns = 0;
 };
 
@@ -100,6 +109,8 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     }
     const pacer::CpuUsage u = cpu.sample();
     out.cpu_pct.push_back(u.thread_pct);
+    out.chunk_late_p50_us.push_back(
+        q(std::vector<double>(out.late_us.end() - frames, out.late_us.end()), 0.5));
     out.spun_ns += spun;
     out.wall_ns += static_cast<double>(ts.now_ns() - t0);
 }
@@ -112,8 +123,9 @@ int compare_main(int argc, char** argv, const char* prog) {
     cli::Parser opts(prog, "",
                      "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, the\n"
                      "preciseSleep of \"Making an accurate Sleep() function\", pacer::sleep_until, pacer's\n"
-                     "hybrid FramePacer) paces the same loop in short chunks, one after the other, round\n"
-                     "after round; prints lateness as the caller sees it and the pacing thread's CPU %.");
+                     "hybrid FramePacer, and a second identical one as a control) paces the same loop in\n"
+                     "short chunks, in a shuffled order, round after round; prints lateness as the caller\n"
+                     "sees it and the pacing thread's CPU %, with the spread over chunks.");
     opts.list("--hz", "LIST", "target rates to compare", &o.hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = "each " + rate_range();
     opts.list("--load", "LIST", "numbers of background busy threads", &o.load, 0, 64);
@@ -138,6 +150,13 @@ int compare_main(int argc, char** argv, const char* prog) {
                 "sleep primitive: %s\n",
                 prog, o.rounds, o.seconds, o.work_ms, std::thread::hardware_concurrency(),
                 pacer::system_time_source().sleep_primitive());
+    struct SummaryRow {
+        double hz;
+        int load;
+        double cpu[kStrategies], p50[kStrategies], p99[kStrategies];
+        double su_ratio[3], control_ratio[3];  // per-round CPU ratios to hybrid: p25, p50, p75
+    };
+    std::vector<SummaryRow> summary;
     for (int load : o.load) {
         std::atomic<bool> stop{false};
         std::vector<std::thread> busy;
@@ -153,27 +172,34 @@ int compare_main(int argc, char** argv, const char* prog) {
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::spin}),
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
+                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid})};
             bench::PreciseSleep seed;
-            for (int r = 0; r < o.rounds; ++r)
-                for (int k = 0; k < kStrategies; ++k) {
-                    const auto st = static_cast<Strategy>((k + r) % kStrategies);  // rotate the order
-                    run_chunk(st, hz, o, fp[st], seed, s[st]);
-                }
+            std::mt19937 order_rng(12345);
+            Strategy order[kStrategies];
+            for (int k = 0; k < kStrategies; ++k) order[k] = static_cast<Strategy>(k);
+            for (int r = 0; r < o.rounds; ++r) {
+                std::shuffle(order, order + kStrategies, order_rng);
+                for (const Strategy st : order) run_chunk(st, hz, o, fp[st], seed, s[st]);
+            }
             std::printf("\n%.0f Hz, %d busy thread%s (CPU: median and quartiles over %d chunks; lateness "
                         "as the caller sees it, over all frames)\n",
                         hz, load, load == 1 ? "" : "s", o.rounds);
-            std::printf("| strategy | late p50 us | late p99 us | late p99.9 us | late max us | "
+            std::printf("| strategy | late p50 us | chunk p50 p25-p75 us | late p99 us | late p99.9 us | late max us | "
                         "interval err p99 us | spin %% | thread CPU %% | CPU p25-p75 |\n"
-                        "|---|---|---|---|---|---|---|---|---|\n");
-            double p99[kStrategies], cpu[kStrategies];
+                        "|---|---|---|---|---|---|---|---|---|---|\n");
+            SummaryRow& row = summary.emplace_back(SummaryRow{hz, load, {}, {}, {}, {}, {}});
+            double* p99 = row.p99;
+            double* cpu = row.cpu;
             for (int k = 0; k < kStrategies; ++k) {
                 const Samples& x = s[k];
                 p99[k] = q(x.late_us, 0.99);
                 cpu[k] = q(x.cpu_pct, 0.5);
+                row.p50[k] = q(x.late_us, 0.5);
                 const double spin = 100.0 * x.spun_ns / x.wall_ns;
-                std::printf("| %s | %.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f-%.2f |\n", kNames[k],
-                            q(x.late_us, 0.5), p99[k], q(x.late_us, 0.999),
+                std::printf("| %s | %.2f | %.2f-%.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f-%.2f |\n",
+                            kNames[k], q(x.late_us, 0.5), q(x.chunk_late_p50_us, 0.25),
+                            q(x.chunk_late_p50_us, 0.75), p99[k], q(x.late_us, 0.999),
                             *std::max_element(x.late_us.begin(), x.late_us.end()), q(x.interr_us, 0.99), spin,
                             cpu[k], q(x.cpu_pct, 0.25), q(x.cpu_pct, 0.75));
                 if (csv)
@@ -187,13 +213,40 @@ int compare_main(int argc, char** argv, const char* prog) {
                         "(target <= 2 x spin + 20 = %.1f us)\n",
                         cpu[kHybrid] / std::max(cpu[kPrecise], 1e-9), cpu[kHybrid] / std::max(cpu[kSpin], 1e-9),
                         p99[kHybrid], p99[kSpin], 2 * p99[kSpin] + 20);
-            std::printf("sleep_until vs hybrid: CPU %.2fx, p99 lateness %.1f us vs %.1f us\n",
-                        cpu[kSleepUntil] / std::max(cpu[kHybrid], 1e-9), p99[kSleepUntil], p99[kHybrid]);
+            // Paired per round: the two chunks of a round ran seconds apart.
+            std::vector<double> su_ratio, control_ratio;
+            for (int r = 0; r < o.rounds; ++r) {
+                const double h = std::max(s[kHybrid].cpu_pct[static_cast<std::size_t>(r)], 1e-9);
+                su_ratio.push_back(s[kSleepUntil].cpu_pct[static_cast<std::size_t>(r)] / h);
+                control_ratio.push_back(s[kHybrid2].cpu_pct[static_cast<std::size_t>(r)] / h);
+            }
+            row.su_ratio[0] = q(su_ratio, 0.25), row.su_ratio[1] = q(su_ratio, 0.5), row.su_ratio[2] = q(su_ratio, 0.75);
+            row.control_ratio[0] = q(control_ratio, 0.25), row.control_ratio[1] = q(control_ratio, 0.5),
+            row.control_ratio[2] = q(control_ratio, 0.75);
+            std::printf("sleep_until vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx), p99 lateness "
+                        "%.1f us vs %.1f us\n",
+                        cpu[kSleepUntil] / std::max(cpu[kHybrid], 1e-9), row.su_ratio[1], row.su_ratio[0],
+                        row.su_ratio[2], p99[kSleepUntil], p99[kHybrid]);
+            std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx)\n",
+                        cpu[kHybrid2] / std::max(cpu[kHybrid], 1e-9), row.control_ratio[1], row.control_ratio[0],
+                        row.control_ratio[2]);
             std::fflush(stdout);
         }
         stop = true;
         for (auto& t : busy) t.join();
     }
+    std::printf("\nSummary. Targets: hybrid CPU <= 1/3 of preciseSleep's; hybrid p99 <= 2 x spin p99 + 20 us;\n"
+                "sleep_until CPU <= 1.2 x hybrid; median lateness as the caller sees it <= 0.5 us.\n"
+                "CPU ratios per round: median (p25-p75); the control is a second, identical hybrid pacer.\n"
+                "| Hz | busy threads | hybrid/precise CPU | hybrid p99 us | 2 x spin p99 + 20 us | "
+                "sleep_until/hybrid CPU | control/hybrid CPU | late p50 us: hybrid | sleep_until | precise | spin |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const SummaryRow& r : summary)
+        std::printf("| %.0f | %d | %.2f | %.1f | %.1f | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %.2f | %.2f | %.2f | %.2f |\n",
+                    r.hz, r.load, r.cpu[kHybrid] / std::max(r.cpu[kPrecise], 1e-9), r.p99[kHybrid],
+                    2 * r.p99[kSpin] + 20, r.su_ratio[1], r.su_ratio[0], r.su_ratio[2], r.control_ratio[1],
+                    r.control_ratio[0], r.control_ratio[2], r.p50[kHybrid], r.p50[kSleepUntil], r.p50[kPrecise],
+                    r.p50[kSpin]);
     return 0;
 }
 

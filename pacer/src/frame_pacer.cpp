@@ -366,7 +366,7 @@ void FramePacer::finish_frame(std::int64_t now, Figures& t) noexcept {
     jit_offset_ = std::clamp(jit_offset_, -0.5 * q, p);
 }
 
-FrameTiming FramePacer::wait() noexcept {
+FrameTiming FramePacer::wait_handoff() noexcept {
 #ifndef NDEBUG
     // Two pacing threads would race on the grid and hand one thread's timer settings to the
     // other; stop at the first such call, where the stack still shows the culprit.
@@ -413,7 +413,7 @@ FrameTiming FramePacer::wait() noexcept {
     t.latency_measured = figures.latency_measured;
     t.shown_late = figures.shown_late;
     fill_display(t);
-    return t;
+    return t;  // wait() finishes a handed-off spin
 }
 
 // The wait of wait(), by sync mode; fills cur_'s start and target.
@@ -464,8 +464,11 @@ FrameTiming FramePacer::pace(std::int64_t now, bool swap_paces) noexcept {
     }
     if (align_torn_frames(swap_paces, now)) return aligned_frame(now);
     const Slot slot = swap_paces ? swap_slot() : grid_slot(now);
+    // The spin's last microseconds are left to wait(), inline in the caller, after all the
+    // bookkeeping (see HybridWaiter::wait_until_handoff).
     const WaitResult r =
-        waiter_.wait_until(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
+        waiter_.wait_until_handoff(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
+    if (clock::to_ns(r.end) < slot.wait_until) handoff_to_ = slot.wait_until;
     cur_.start = clock::to_ns(r.end);
     have_last_target_ = false;
     return record(slot, r, now);

@@ -85,6 +85,19 @@ void LatenessEstimator::add(std::int64_t ns) noexcept {
     }
 }
 
+double LatenessEstimator::fraction_below(std::int64_t ns) const noexcept {
+    if (total_ <= 0.0) return 0.0;
+    if (ns <= 0) return 0.0;
+    const int b = bin_of(ns);
+    double below = 0.0;
+    for (int i = 0; i < b; ++i) below += weight_[static_cast<std::size_t>(i)];
+    // The part of ns's own bin below ns, spread evenly over the bin (as quantile() does).
+    const double lo = bin_low_ns(b);
+    const double hi = (b == kBins - 1) ? lo : bin_low_ns(b + 1);
+    if (hi > lo) below += weight_[static_cast<std::size_t>(b)] * (static_cast<double>(ns) - lo) / (hi - lo);
+    return std::clamp(below / total_, 0.0, 1.0);
+}
+
 std::int64_t LatenessEstimator::quantile(double p) const noexcept {
     if (total_ <= 0.0) return 0;
     p = std::clamp(p, 0.0, 1.0);
@@ -143,13 +156,22 @@ void HybridWaiter::note_spin(bool preempted) noexcept {
 std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     // Until a few sleeps are measured, a quantile is a guess; use the configured prior as a floor.
     constexpr std::int64_t kWarmup = 16;
-    std::int64_t m = est_.quantile(cfg_.quantile) + cfg_.min_margin.count();
+    // The quantile of the oversleeps a spin can catch: those within the cap (see waiter.hpp).
+    const std::int64_t cap = std::max(cfg_.min_margin.count(), cap_ns_);
+    const double catchable = est_.fraction_below(cap - cfg_.min_margin.count());
+    std::int64_t m = est_.quantile(cfg_.quantile * catchable) + cfg_.min_margin.count();
     if (est_.count() < kWarmup) m = std::max(m, cfg_.initial_margin.count());
     m = std::clamp(m, cfg_.min_margin.count(), std::max(cfg_.min_margin.count(), cap_ns_));
     return std::chrono::nanoseconds(m);
 }
 
-WaitResult HybridWaiter::wait_until(clock::time_point deadline_tp, WaitMode mode) noexcept {
+WaitResult HybridWaiter::wait_until(clock::time_point deadline, WaitMode mode) noexcept {
+    WaitResult r = wait_until_handoff(deadline, mode);
+    finish_wait(*ts_, r, deadline);
+    return r;
+}
+
+WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitMode mode) noexcept {
     using std::chrono::nanoseconds;
     const std::int64_t deadline = clock::to_ns(deadline_tp);
     WaitResult r;
@@ -175,8 +197,9 @@ WaitResult HybridWaiter::wait_until(clock::time_point deadline_tp, WaitMode mode
     }
     if (mode != WaitMode::sleep) {
         const std::int64_t spin_start = now;
+        const std::int64_t spin_end = deadline - kHandoffNs;  // the caller's finish_wait() spins the rest
         std::int64_t prev = now;
-        while (now < deadline) {
+        while (now < spin_end) {
             ts.relax();
             now = ts.now_ns();
             if (now - prev > kPreemptGapNs) r.spin_preempted = true;
@@ -223,7 +246,7 @@ HybridWaiter& thread_waiter() noexcept {
 
 WaitResult free_wait(clock::time_point deadline) noexcept {
     HybridWaiter& w = thread_waiter();
-    const WaitResult r = w.wait_until(deadline, WaitMode::hybrid);
+    const WaitResult r = w.wait_until_handoff(deadline, WaitMode::hybrid);
     // Share what this thread learned, now and then (a margin query walks the histogram).
     if (r.os_slept && w.estimator().count() % 64 == 16)
         g_learned_margin_ns.store(w.margin().count(), std::memory_order_relaxed);
@@ -232,22 +255,22 @@ WaitResult free_wait(clock::time_point deadline) noexcept {
 
 }  // namespace
 
-WaitResult sleep_until(clock::time_point deadline) noexcept {
+namespace detail {
+
+// The timer slack is restored here, before the caller's finish_wait(): the system call then costs
+// spin time, not lateness.
+WaitResult sleep_until_handoff(clock::time_point deadline) noexcept {
     TimeSource& ts = system_time_source();
-    if (deadline <= clock::from_ns(ts.now_ns())) return {};
+    const std::int64_t now = ts.now_ns();
+    if (deadline <= clock::from_ns(now)) {  // at once, and counted on time
+        WaitResult r;
+        r.end = clock::from_ns(now);
+        return r;
+    }
     PacingScope scope(ts);
     return free_wait(deadline);
 }
 
-WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
-    return sleep_until(clock::from_steady(deadline));
-}
-
-WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept {
-    if (duration.count() <= 0) return {};
-    TimeSource& ts = system_time_source();
-    PacingScope scope(ts);
-    return free_wait(clock::from_ns(ts.now_ns()) + duration);
-}
+}  // namespace detail
 
 }  // namespace pacer

@@ -387,6 +387,8 @@ private:
     std::int64_t next_target(std::int64_t earliest) const noexcept;
     std::int64_t jit_lead_ns() const noexcept;
     FrameTiming present_wait(std::int64_t now) noexcept;
+    FrameTiming wait_handoff() noexcept;  // wait() but the spin's end; sets handoff_to_
+    void finish_handoff(FrameTiming& t) noexcept;
     FrameTiming pace(std::int64_t now, bool swap_paces) noexcept;
     std::int64_t deadline_of(std::uint64_t k) const noexcept;
     // Cadence, display-time delta and VRR cap (see "Cadence" above; pacer/cadence.hpp).
@@ -412,6 +414,7 @@ private:
     std::uint64_t index_base_ = 0; // frame index of slot 0
     std::int64_t last_deadline_ = 0;
     std::int64_t last_wake_ = 0;
+    std::int64_t handoff_to_ = 0;  // wait() ends with a spin to this time (0: none)
     std::uint64_t frames_ = 0;
     std::uint64_t missed_ = 0;
     bool started_ = false;
@@ -447,5 +450,33 @@ private:
     LatenessEstimator wake_est_{100.0};  // wake-up lateness of the pacer's own waits (VRR cap)
     std::int64_t vrr_period_ = 0;  // VRR: the period in force, slewed; 0 = not on VRR
 };
+
+// Inline so that the last microseconds of the spin run in the caller's code: after a sleep the
+// code of the return path is cold, and walking it after the deadline made wait() return 0.7-1.5 us
+// late on a loaded virtual machine (see HybridWaiter::wait_until_handoff).
+inline FrameTiming FramePacer::wait() noexcept {
+    FrameTiming t = wait_handoff();
+    if (handoff_to_ != 0) finish_handoff(t);
+    return t;
+}
+
+inline void FramePacer::finish_handoff(FrameTiming& t) noexcept {
+    WaitResult r;
+    r.end = t.wake;
+    finish_wait(*ts_, r, clock::from_ns(handoff_to_));
+    handoff_to_ = 0;
+    const std::int64_t end = clock::to_ns(r.end);
+    const std::chrono::nanoseconds extra = r.end - t.wake;
+    t.wake = r.end;
+    t.interval += extra;
+    t.spun += extra;
+    const std::int64_t due = clock::to_ns(t.deadline);
+    t.lateness = std::chrono::nanoseconds(end > due ? end - due : 0);
+    if (!t.missed && t.lateness > cfg_.miss_tolerance) {
+        t.missed = true;
+        ++missed_;
+    }
+    last_wake_ = cur_.start = end;
+}
 
 }  // namespace pacer

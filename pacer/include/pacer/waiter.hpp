@@ -27,6 +27,16 @@
 // compiles ran: with a fixed 4 ms cap a third of the 60 Hz frames came late out of a preempted
 // spin. What the cap has learned survives set_config() unless max_spin itself changes.
 //
+// The quantile is taken over the oversleeps a spin can catch, those below the cap: the margin is
+// the (quantile x F(cap)) quantile, F(cap) being the share of oversleeps below the cap. A wake-up
+// later than the cap misses its deadline whatever the margin; leaving those out, this is the
+// margin of least expected cost, spin time against lateness weighted quantile : 1 - quantile.
+// In a bad spell, when a few per cent of wake-ups come 2-6 ms late and preempted spins hold the
+// cap at 0.25-1 ms, the plain quantile lies beyond the cap, and every frame spun to the cap even
+// when the oversleeps below it ended far short of it; this margin stops where they end. When
+// they reach up to the cap (a tail without a gap) it is still close to the cap. On a calm
+// machine F(cap) = 1: the plain quantile.
+//
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
 // per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
@@ -52,7 +62,7 @@
 namespace pacer {
 
 struct WaiterConfig {
-    // The margin covers this quantile of observed oversleep. In (0.5, 1).
+    // The margin covers this quantile of observed oversleep (of the part below the spin cap). In (0.5, 1).
     double quantile = 0.995;
     // Samples after which an old oversleep counts half. In [8, 1e6].
     double half_life = 500.0;
@@ -89,6 +99,8 @@ public:
     void add(std::int64_t oversleep_ns) noexcept;
     // The p-quantile of the (decayed) samples in ns, interpolated inside a bin; 0 when empty.
     std::int64_t quantile(double p) const noexcept;
+    // The (decayed) share of samples below ns, interpolated inside a bin; 0 when empty.
+    double fraction_below(std::int64_t ns) const noexcept;
     std::int64_t count() const noexcept { return count_; }  // samples ever added
     void reset() noexcept;
 
@@ -108,6 +120,18 @@ public:
     // Waits until the TimeSource's clock reaches deadline, with the given mode (vsync and
     // automatic wait as hybrid: the waiter has no swap to wait on).
     WaitResult wait_until(clock::time_point deadline, WaitMode mode = WaitMode::hybrid) noexcept;
+
+    // wait_until() in two halves, for a caller with bookkeeping of its own after the wait. The
+    // first half stops a spin up to kHandoffNs before the deadline (then r.end < deadline); the
+    // caller does its bookkeeping and then calls finish_wait(), which spins the rest in the
+    // caller's own code. Why: after a sleep of a few ms the code and data of the return path are
+    // cold (other processes ran on the core meanwhile), and walking that path after the deadline
+    // made returns 0.5-1.5 us late on a loaded 2-core virtual machine; a spin that ends in the
+    // caller leaves only warm code between the last clock read and the caller's next statement
+    // (0.07 us there). A preemption in the caller's part is reported (r.spin_preempted) but does
+    // not shrink the spin cap.
+    WaitResult wait_until_handoff(clock::time_point deadline, WaitMode mode = WaitMode::hybrid) noexcept;
+    static constexpr std::int64_t kHandoffNs = 20'000;
 
     // Current margin: what the next hybrid wait would subtract from its deadline.
     std::chrono::nanoseconds margin() const noexcept;
@@ -143,9 +167,44 @@ private:
     std::int64_t preempted_spins_ = 0;
 };
 
-// Drop-in accurate sleeps on the real OS, with a per-thread HybridWaiter.
-WaitResult sleep_until(clock::time_point deadline) noexcept;
-WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept;
-WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept;
+// Completes a wait that HybridWaiter::wait_until_handoff() handed off: spins on ts until its
+// clock reaches deadline and fills in r.end, r.spun, r.lateness (and r.spin_preempted). Does
+// nothing when r.end is already at or past the deadline. Inline on purpose (see above).
+inline void finish_wait(TimeSource& ts, WaitResult& r, clock::time_point deadline) noexcept {
+    const std::int64_t d = clock::to_ns(deadline);
+    std::int64_t now = clock::to_ns(r.end);
+    if (now >= d) return;
+    const std::int64_t from = now;
+    std::int64_t prev = now;
+    while (now < d) {
+        ts.relax();
+        now = ts.now_ns();
+        if (now - prev > HybridWaiter::kPreemptGapNs) r.spin_preempted = true;
+        prev = now;
+    }
+    r.spun += std::chrono::nanoseconds(now - from);
+    r.lateness = std::chrono::nanoseconds(now - d);
+    r.end = clock::from_ns(now);
+}
+
+namespace detail {
+WaitResult sleep_until_handoff(clock::time_point deadline) noexcept;
+}
+
+// Drop-in accurate sleeps on the real OS, with a per-thread HybridWaiter. Inline so that the
+// last microseconds of the spin run in the caller (see wait_until_handoff()).
+inline WaitResult sleep_until(clock::time_point deadline) noexcept {
+    TimeSource& ts = system_time_source();
+    WaitResult r = detail::sleep_until_handoff(deadline);
+    finish_wait(ts, r, deadline);
+    return r;
+}
+inline WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
+    return sleep_until(clock::from_steady(deadline));
+}
+inline WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept {
+    if (duration.count() <= 0) return {};
+    return sleep_until(clock::now() + duration);
+}
 
 }  // namespace pacer
