@@ -139,7 +139,9 @@ std::chrono::nanoseconds Session::target_period() const noexcept {
 }
 
 void Session::simulate() {
-    adv_ = sim_.advance(t_.interval);
+    // The display-time delta (FrameTiming::display_dt): wake-up noise stays out of the motion. A
+    // replayed capture has none: its intervals.
+    adv_ = sim_.advance(t_.display_dt.count() > 0 ? t_.display_dt : t_.interval);
     for (int i = 0; i < adv_.steps; ++i) motion_.step(sim_.step_seconds());
 }
 

@@ -114,7 +114,7 @@ TEST(DisplaySimMetrics, DtErrorIsTheLargestDriftFromTheFirstFrame) {
 
 const char* const kKeys[] = {"frames",          "display_state",  "lock_frames",      "phase_error_p50_us",
                              "phase_error_p99_us", "relock_frames", "missed_vblanks",   "late_share",
-                             "cadence_switches", "cadence_hz",     "dt_error_max_ms",  "dt_shown_error_max_ms", "cpu_share"};
+                             "cadence_switches", "cadence_min_gap_s", "cadence_hz",     "dt_error_max_ms",  "dt_shown_error_max_ms", "cpu_share"};
 
 int count(const std::string& s, const std::string& what) {
     int n = 0;

@@ -115,6 +115,7 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
     bool change_seen = false, counting = false;
     std::int64_t pace_cpu = 0, wall0 = 0, prev_scanout = 0;
     std::uint32_t prev_cadence = 0;
+    std::int64_t last_switch = 0;
     DisplaySimResult res;
     res.baseline = baseline;
     while (os.now_ns() < end) {
@@ -139,7 +140,14 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
                         1e-3 * static_cast<double>(period);
         }
         relocked.push_back(on_period ? 1 : 0);
-        if (i > 0 && t.cadence != prev_cadence) ++res.cadence_switches;
+        if (i > 0 && t.cadence != prev_cadence) {
+            ++res.cadence_switches;
+            if (last_switch != 0) {
+                const double gap = static_cast<double>(wake - last_switch) / 1e9;
+                res.cadence_min_gap_s = res.cadence_min_gap_s ? std::min(*res.cadence_min_gap_s, gap) : gap;
+            }
+            last_switch = wake;
+        }
         prev_cadence = t.cadence;
         // The frame rate in force: the governor's, else the pacer's period.
         const double frame_hz = t.cadence_hz > 0   ? t.cadence_hz
@@ -147,7 +155,9 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
                                                        : pc.target_hz;
         res.cadence_hz = frame_hz;
         (void)sim.advance(baseline ? t.interval : t.display_dt);
-        const double w = std::max(0.0, c.work_ms + (2.0 * work_rng.uniform() - 1.0) * c.work_jitter_ms);
+        const double u = c.sawtooth_s > 0 ? std::fmod(static_cast<double>(wake - t0) / 1e9 / c.sawtooth_s, 1.0)
+                                          : work_rng.uniform();
+        const double w = std::max(0.0, c.work_ms + (2.0 * u - 1.0) * c.work_jitter_ms);
         os.advance(std::llround(w * 1e6));
         const std::int64_t cpu1 = os.cpu_times().thread_ns;
         const PresentResult r = display.present(fp.desired_swap_interval());
@@ -218,6 +228,7 @@ std::string figures(const DisplaySimResult& r) {
            ", \"missed_vblanks\": " + num(static_cast<double>(r.missed_vblanks)) +
            ", \"late_share\": " + num(r.late_share) +
            ", \"cadence_switches\": " + num(static_cast<double>(r.cadence_switches)) +
+           ", \"cadence_min_gap_s\": " + opt(r.cadence_min_gap_s) +
            ", \"cadence_hz\": " + num(r.cadence_hz) + ", \"dt_error_max_ms\": " + num(r.dt_error_max_ms) +
            ", \"dt_shown_error_max_ms\": " + num(r.dt_shown_error_max_ms) +
            ", \"cpu_share\": " + num(r.cpu_share);
@@ -231,6 +242,7 @@ std::string format_display_json(const DisplaySimConfig& c, const DisplaySimResul
     std::string s = "{\n  \"refresh_hz\": " + num(c.refresh_hz) + ", \"skew_ppm\": " + num(c.skew_ppm) +
                     ", \"noise_us\": " + num(c.noise_us) + ", \"queue\": " + num(c.queue) +
                     ", \"work_ms\": " + num(c.work_ms) + ", \"work_jitter_ms\": " + num(c.work_jitter_ms) +
+                    ", \"sawtooth_s\": " + (c.sawtooth_s > 0 ? num(c.sawtooth_s) : std::string("null")) +
                     ",\n  \"refresh_change_hz\": " + (change ? num(c.change_hz) : "null") +
                     ", \"at_s\": " + (change ? num(c.change_at_s) : "null") +
                     ", \"vrr_min_hz\": " + (vrr ? num(c.vrr_min_hz) : "null") +

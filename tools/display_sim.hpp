@@ -45,6 +45,7 @@ struct DisplaySimConfig {
     int queue = 2;                   // presents that may wait for their vblank
     double work_ms = 4.0;            // per frame: mean ...
     double work_jitter_ms = 1.0;     // ... +- uniform jitter (never below 0)
+    double sawtooth_s = 0.0;         // > 0: instead, a ramp over [mean - jitter, mean + jitter] of this period
     double change_hz = 0.0;          // > 0: the refresh changes to this ...
     double change_at_s = 0.0;        // ... at this time
     double vrr_min_hz = 0.0;         // > 0: VRR over [vrr_min_hz, refresh_hz] (LFC when the range allows)
@@ -64,6 +65,7 @@ struct DisplaySimResult {
     std::size_t late_frames = 0, counted_frames = 0;  // counted: shown after the warm-up
     double late_share = 0;
     std::size_t cadence_switches = 0;
+    std::optional<double> cadence_min_gap_s;  // shortest time between two switches (null: < 2)
     double cadence_hz = 0;             // the frame rate in force at the end
     double dt_error_max_ms = 0;
     double dt_shown_error_max_ms = 0;

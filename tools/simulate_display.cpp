@@ -67,6 +67,9 @@ int simulate_display_main(int argc, char** argv) {
     opts.number("--queue", "N", "presents that may wait for their vblank (FIFO depth)", &cfg.queue, 1, 3);
     opts.number("--work-ms", "MS", "the frame's work: mean ...", &cfg.work_ms, 0.0, 1000.0);
     opts.number("--work-jitter-ms", "MS", "... +- uniform jitter (never below 0)", &cfg.work_jitter_ms, 0.0, 1000.0);
+    opts.number("--sawtooth-s", "S", "instead of the jitter, the work ramps from mean - jitter to mean + jitter\n"
+                "over S seconds, again and again (a scene that grows heavier, then resets)", &cfg.sawtooth_s, 0.1, 600.0)
+        .default_text = "off";
     opts.number("--refresh-change-hz", "HZ", "the refresh changes to HZ at --at-s (fixed refresh only)", &change_hz,
                 kMinHz, kMaxHz)
         .default_text = "no change";
@@ -119,6 +122,7 @@ int simulate_display_main(int argc, char** argv) {
     std::printf(" (%+g ppm, report noise +-%g us, queue %d), work %g +- %g ms, %g s, seed %lld, %s wait\n",
                 cfg.skew_ppm, cfg.noise_us, cfg.queue, cfg.work_ms, cfg.work_jitter_ms, cfg.seconds, seed,
                 to_string(cfg.mode));
+    if (cfg.sawtooth_s > 0) std::printf("the work ramps over its +- range every %g s (sawtooth)\n", cfg.sawtooth_s);
     if (cfg.change_hz > 0) std::printf("refresh changes to %g Hz at %g s\n", cfg.change_hz, cfg.change_at_s);
     std::printf("\n%-26s %16s %16s\n", "", "display-aware", "today's pacing");
     const auto row = [](const char* name, const std::string& a, const std::string& b) {
@@ -138,6 +142,10 @@ int simulate_display_main(int argc, char** argv) {
     row("missed vblanks", std::to_string(run.missed_vblanks), std::to_string(base.missed_vblanks));
     row("late frames %", f("%.2f", 100.0 * run.late_share), f("%.2f", 100.0 * base.late_share));
     row("cadence switches", std::to_string(run.cadence_switches), std::to_string(base.cadence_switches));
+    const auto gap = [&f](const std::optional<double>& g) {
+        return g ? f("%.2f", *g) : std::string("-");
+    };
+    row("shortest between switches s", gap(run.cadence_min_gap_s), gap(base.cadence_min_gap_s));
     row("frame rate at end Hz", f("%.2f", run.cadence_hz), f("%.2f", base.cadence_hz));
     row("max |sim - wall| ms", f("%.3f", run.dt_error_max_ms), f("%.3f", base.dt_error_max_ms));
     row("max |sim - shown| ms", f("%.3f", run.dt_shown_error_max_ms), f("%.3f", base.dt_shown_error_max_ms));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "text.hpp"
@@ -68,7 +69,12 @@ bool CadenceGovernor::update(std::int64_t now, std::int64_t cost, std::int64_t b
     if (base <= 0) return false;
     const std::uint32_t old = status_.divisor;
     const bool first = status_.base.count() == 0;
-    const bool rebase = base != status_.base.count() || min_period != min_period_;
+    // A new refresh or target (by more than 0.5 %: 60 -> 59.94 Hz is one) chooses afresh; the
+    // fit's own wobble (60.0004 Hz, then 60.0001 Hz under match_display) is no new base.
+    const auto moved = [](std::int64_t a, std::int64_t b) {
+        return std::llabs(a - b) * 200 > std::max<std::int64_t>(1, b);
+    };
+    const bool rebase = first || moved(base, status_.base.count()) || moved(min_period, min_period_);
     status_.base = std::chrono::nanoseconds(base);
     min_period_ = min_period;
     costs_[static_cast<std::size_t>(next_)] = std::max<std::int64_t>(0, cost);

@@ -96,6 +96,7 @@ void FramePacer::set_time_source(TimeSource* ts) noexcept {
     ts_ = ts ? ts : &system_time_source();
     waiter_.set_time_source(ts_);
     display_.reset();  // its vblanks were on the other clock
+    last_seen_vblank_ = 0;
     reset();
 }
 
@@ -253,15 +254,20 @@ void FramePacer::report_present(const PresentInfo& in) noexcept {
 
 void FramePacer::report_vblank(clock::time_point vblank) noexcept {
     display_.add(vblank, display_.status().reported_hz, VblankSource::displayed);
+    last_seen_vblank_ = clock::to_ns(vblank);
 }
 
 // A displayed time is a vblank, and so is the return of a swap that waited for one: both go to
 // the display's fit.
 void FramePacer::observe_vblank(const PresentInfo& present, std::int64_t displayed, bool waited) noexcept {
-    // With the lock, a torn present's displayed time is when it was torn in, not a vblank: only
-    // a synchronised present's counts (else the fit would follow the pacer's own grid).
+    // A torn present's displayed time is when it was torn in, not a vblank: only a synchronised
+    // present's counts (else the fit would follow the pacer's own grid).
+    // Without the lock, the last one of either kind serves as the vblank reference, as it always
+    // did; the tracker (its status) still takes only what is a vblank.
     const bool synced = present.swap_interval > 0 || (present.swap_interval < 0 && vsync_.status().in_use);
-    if (cfg_.display_lock && !synced) displayed = 0;
+    if (present.ok && displayed != 0) last_seen_vblank_ = displayed;
+    else if (waited) last_seen_vblank_ = clock::to_ns(present.end);
+    if (!synced) displayed = 0;
     if (present.ok && displayed != 0)
         display_.add(clock::from_ns(displayed), present.refresh_hz, VblankSource::displayed);
     else if (waited)
@@ -279,8 +285,8 @@ void FramePacer::mark_input() noexcept {
 // once the timestamps stopped.
 bool FramePacer::vblanks_known() const noexcept {
     const DisplayStatus& s = display_.status();
+    if (!cfg_.display_lock) return last_seen_vblank_ != 0;
     if (s.vblanks == 0) return false;
-    if (!cfg_.display_lock) return true;
     return s.state == DisplayState::locked || s.state == DisplayState::locking;
 }
 
@@ -293,7 +299,7 @@ std::int64_t FramePacer::vblank_period() const noexcept {
 
 std::int64_t FramePacer::vblank_after(std::int64_t t) const noexcept {
     if (use_fit()) return clock::to_ns(display_.next_vblank(clock::from_ns(t)));
-    const std::int64_t ref = clock::to_ns(display_.last_vblank());
+    const std::int64_t ref = cfg_.display_lock ? clock::to_ns(display_.last_vblank()) : last_seen_vblank_;
     const std::int64_t pv = vblank_period();
     std::int64_t n = (t - ref) / pv;
     if ((t - ref) % pv < 0) --n;  // floor division

@@ -28,7 +28,8 @@
 //   * The rate never exceeds the target: the smallest N is the one whose rate is within 0.5 % of
 //     the target or below it (a 144 Hz display with a 60 Hz target: 48 Hz, N = 3, since 72 is
 //     above 60 and 60 is no divisor of 144 - a steady 48 rather than a 2-3-2-3 refresh mix).
-//   * A new base (a refresh change, another target) chooses N afresh at once, from the costs
+//   * A new base (a refresh change, another target: a move of more than 0.5 %, so that the
+//     wobble of a fitted refresh is none) chooses N afresh at once, from the costs
 //     already seen, and counts as a switch for the dwell.
 //
 // Display-time delta (DisplayDelta). The simulation should advance by the time between two

@@ -430,6 +430,7 @@ private:
     FrameTiming present_record_{}; // present sync: the last wait made in before_present()
     std::int64_t last_target_ = 0; // display deadline of the previous frame ...
     bool have_last_target_ = false;  // ... if it had one
+    std::int64_t last_seen_vblank_ = 0;  // display_lock off: the last displayed time or waited swap
     double matched_hz_ = 0;        // match_display: the display's fitted refresh in force, 0 = none
     double swap_rate_hz_ = 0;      // match_display: the swap's own rate taken for the refresh ...
     double swap_rate_reported_ = 0;  // ... while the host reports this refresh
