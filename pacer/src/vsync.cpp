@@ -188,6 +188,12 @@ void VsyncController::fall_back(VsyncReason reason, bool schedule_probe, clock::
 }
 
 void VsyncController::configure(WaitMode mode, double target_hz, clock::time_point now) noexcept {
+    // A new target (by more than 0.5 %: a cadence switch, a matched display rate) is a new
+    // question: probe it now rather than at the backoff set for the old one.
+    if (state_ == State::fallback && std::fabs(target_hz - target_hz_) > 0.005 * target_hz_) {
+        next_probe_ = now;
+        probe_backoff_ = clock::duration(0);
+    }
     mode_ = mode;
     target_hz_ = target_hz;
     decide(now);

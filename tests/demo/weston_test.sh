@@ -60,6 +60,27 @@ else
   fail "auto mode under weston: neither paced by the swap nor fell back for the right reason"
 fi
 
+# 1b. The same with --match-display: the target may follow the compositor's own rate. When the
+#     pacer took that rate ("matching the swap's own rate: X Hz"), the frames are paced at it
+#     (with the swap when its presents verify vsync there, else with hybrid sleep), never at 60.
+out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$demo" --mode auto --refresh-hz 60 \
+      --match-display --seconds 6 2>"$work/match.err")
+code=$?
+echo "$out" | grep '^summary:'
+grep -E 'auto:|matching' "$work/match.err"
+[ $code -eq 0 ] || { cat "$work/match.err"; fail "demo exit status $code under weston with --match-display"; }
+summary=$(echo "$out" | grep '^summary:') || fail "no summary line (--match-display)"
+echo "$summary" | grep -q 'does not wait for vblank' && fail "--match-display: the swap was said not to wait"
+matched=$(sed -n "s/.*matching the swap's own rate: \([0-9.]*\) Hz.*/\1/p" "$work/match.err" | tail -1)
+rate=$(echo "$summary" | sed -n 's/.* cadence_hz=\([0-9.]*\).*/\1/p')
+if [ -n "$matched" ]; then
+  awk -v m="$matched" -v r="$rate" 'BEGIN { d = r - m; if (d < 0) d = -d; exit !(d <= 0.02 * m) }' ||
+    fail "--match-display took the compositor's $matched Hz but paces at $rate Hz"
+  echo "paced at the compositor's rate: $rate Hz (matched $matched Hz)"
+else
+  echo "the compositor's rate was not taken (no steady cadence of its own was measured)"
+fi
+
 # 2. A compositor without a seat.
 start_weston pacer-headless weston --backend=headless-backend.so
 WAYLAND_DISPLAY=pacer-headless SDL_VIDEODRIVER=wayland timeout 60 "$demo" --frames 30 \

@@ -91,7 +91,8 @@
 // then paces with hybrid sleep, vsync off. A swap that does block, but at a steady cadence the
 // reported refresh does not explain (a compositor repainting at 50 Hz while the mode says 60 Hz),
 // is measured and named: VsyncStatus::swap_hz, reason auto_other_rate. Vsync is probed again 10 s after a fallback (doubling
-// up to 160 s while it keeps failing). A probe does not show in the frame times: the loop runs
+// up to 160 s while it keeps failing; at once when the target changes by more than 0.5 %, as a
+// cadence switch or a matched display rate does). A probe does not show in the frame times: the loop runs
 // at most 1/16 faster than the target (FramePacer's floor), enough for a FIFO of up to 3 frames to
 // fill within 48 presents and the swap to block; until then a swap that does not block proves
 // nothing either way, so a driver that ignores the interval costs those 48 slightly short frames
