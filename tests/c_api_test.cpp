@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <thread>
@@ -148,6 +149,35 @@ TEST(CApi, CadenceAndDisplayDeltaFields) {
     EXPECT_GE(t.cadence, 1u);
     EXPECT_GT(t.cadence_hz, 0.0);
     pacer_destroy(p);
+}
+
+// The display through C: vblanks the host saw, the fit, its status; defaults; NULL arguments.
+TEST(CApi, DisplayLockSettingsVblanksAndStatus) {
+    pacer_config c = pacer_config_default();
+    EXPECT_EQ(c.display_lock, 1);
+    EXPECT_EQ(c.match_display, 0);
+    c.match_display = 1;
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    pacer_display_status s;
+    ASSERT_EQ(pacer_get_display_status(p, &s), PACER_OK);
+    EXPECT_EQ(s.state, PACER_DISPLAY_UNKNOWN);
+    // 40 vblanks of a 59.94 Hz display, one report lost.
+    const std::int64_t t0 = 1'000'000'000, period = 16'683'350;
+    for (std::int64_t k = 0; k < 40; ++k)
+        if (k != 17) {
+            ASSERT_EQ(pacer_report_vblank(p, t0 + k * period), PACER_OK);
+        }
+    ASSERT_EQ(pacer_get_display_status(p, &s), PACER_OK);
+    EXPECT_EQ(s.state, PACER_DISPLAY_LOCKED) << s.reason;
+    EXPECT_NEAR(s.refresh_hz, 1e9 / period, 1e-3);
+    EXPECT_EQ((s.vblank_ns - t0) % period, 0) << s.vblank_ns;
+    EXPECT_NE(s.reason, nullptr);
+    EXPECT_EQ(pacer_get_display_status(p, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(pacer_last_error(), "out is NULL"), nullptr);
+    pacer_destroy(p);
+    EXPECT_EQ(pacer_report_vblank(nullptr, 0), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_get_display_status(nullptr, &s), PACER_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(CApi, SyncModesMarkersAndLatency) {

@@ -31,6 +31,12 @@ static_assert(PACER_SOURCE_SLEEP == static_cast<int>(pacer::PacingSource::sleep)
               PACER_SOURCE_VSYNC == static_cast<int>(pacer::PacingSource::vsync));
 static_assert(PACER_CADENCE_FIXED == static_cast<int>(pacer::CadenceMode::fixed) &&
               PACER_CADENCE_AUTO == static_cast<int>(pacer::CadenceMode::automatic));
+static_assert(PACER_DISPLAY_UNKNOWN == static_cast<int>(pacer::DisplayState::unknown) &&
+                  PACER_DISPLAY_LOCKING == static_cast<int>(pacer::DisplayState::locking) &&
+                  PACER_DISPLAY_LOCKED == static_cast<int>(pacer::DisplayState::locked) &&
+                  PACER_DISPLAY_VRR == static_cast<int>(pacer::DisplayState::vrr) &&
+                  PACER_DISPLAY_LOST == static_cast<int>(pacer::DisplayState::lost),
+              "C and C++ display states");
 static_assert(PACER_LOG_DEBUG == static_cast<int>(pacer::LogLevel::debug) &&
               PACER_LOG_INFO == static_cast<int>(pacer::LogLevel::info) &&
               PACER_LOG_WARN == static_cast<int>(pacer::LogLevel::warn) &&
@@ -88,6 +94,8 @@ pacer::PacerConfig to_cpp(const pacer_config& c) noexcept {
     config.sync = static_cast<pacer::SyncMode>(c.sync);
     config.max_late_share = c.max_late_share;
     config.cadence = static_cast<pacer::CadenceMode>(c.cadence);
+    config.display_lock = c.display_lock != 0;
+    config.match_display = c.match_display != 0;
     return config;
 }
 
@@ -126,6 +134,8 @@ pacer_config pacer_config_default(void) {
     c.sync = static_cast<int>(d.sync);
     c.max_late_share = d.max_late_share;
     c.cadence = static_cast<int>(d.cadence);
+    c.display_lock = d.display_lock ? 1 : 0;
+    c.match_display = d.match_display ? 1 : 0;
     return c;
 }
 
@@ -168,6 +178,7 @@ int pacer_wait(pacer_frame_pacer* fp, pacer_frame_timing* timing) {
         timing->cadence = t.cadence;
         timing->cadence_hz = t.cadence_hz;
         timing->display_dt_ns = ns(t.display_dt);
+        timing->display_locked = t.display_locked ? 1 : 0;
     }
     return PACER_OK;
 }
@@ -224,6 +235,27 @@ int pacer_report_present(pacer_frame_pacer* fp, const pacer_present* present) {
     p.ok = present->ok != 0;
     if (present->displayed_ns != 0) p.displayed = pacer::clock::from_ns(present->displayed_ns);
     fp->impl.report_present(p);
+    return PACER_OK;
+}
+
+int pacer_report_vblank(pacer_frame_pacer* fp, int64_t vblank_ns) {
+    if (!fp) return null_pacer("pacer_report_vblank");
+    fp->impl.report_vblank(pacer::clock::from_ns(vblank_ns));
+    return PACER_OK;
+}
+
+int pacer_get_display_status(const pacer_frame_pacer* fp, pacer_display_status* out) {
+    if (!fp) return null_pacer("pacer_get_display_status");
+    if (!out) return fail(PACER_ERROR_INVALID_ARGUMENT, "pacer_get_display_status: out is NULL");
+    const pacer::DisplayStatus& s = fp->impl.display_status();
+    out->state = static_cast<int>(s.state);
+    out->refresh_hz = s.refresh_hz;
+    out->reported_hz = s.reported_hz;
+    out->skew_ppm = s.skew_ppm;
+    out->vblank_ns = pacer::clock::to_ns(s.vblank);
+    out->vrr_min_hz = s.vrr_min_hz;
+    out->vrr_max_hz = s.vrr_max_hz;
+    out->reason = s.reason;
     return PACER_OK;
 }
 

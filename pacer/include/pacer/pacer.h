@@ -25,7 +25,8 @@
  * field added in a later version gets its default. Accepted ranges: target_hz finite in
  * (0, 10000]; mode a PACER_MODE_*; late_policy a PACER_LATE_*; max_catch_up in [0, 1000];
  * miss_tolerance_ns in [0, 1e9]; sync a PACER_SYNC_*; max_late_share in [0.001, 0.5]; cadence a
- * PACER_CADENCE_* (the governor's other settings keep their defaults: pacer/cadence.hpp).
+ * PACER_CADENCE_* (the governor's other settings keep their defaults: pacer/cadence.hpp);
+ * display_lock and match_display 0 or not (pacer/frame_pacer.hpp, "Display lock").
  *
  * Sync modes and latency (pacer/frame_pacer.hpp says where each mode waits). A loop that supports
  * all three marks its input sample and its present besides pacer_wait():
@@ -141,6 +142,8 @@ typedef struct pacer_config {
     int sync;                  /* PACER_SYNC_*; default PACER_SYNC_FRAME_START */
     double max_late_share;     /* just in time: share of frames allowed late, [0.001, 0.5]; default 0.01 */
     int cadence;               /* PACER_CADENCE_*; default PACER_CADENCE_FIXED */
+    int display_lock;          /* != 0: place waits against the fitted vblanks; default 1 */
+    int match_display;         /* != 0: the target follows the display's refresh; default 0 */
 } pacer_config;
 
 /* One frame, as pacer_wait() describes it (pacer::FrameTiming). */
@@ -169,6 +172,7 @@ typedef struct pacer_frame_timing {
     uint32_t cadence;             /* frames every `cadence` refreshes (or target periods); 1 when fixed */
     double cadence_hz;            /* the frame rate in force */
     int64_t display_dt_ns;        /* predicted display interval: the delta for the simulation */
+    int display_locked;           /* the wait was placed against the fitted vblanks */
 } pacer_frame_timing;
 
 /* One present, as the host saw it (pacer::PresentInfo; see pacer/vsync.hpp). Zero it first
@@ -217,6 +221,28 @@ int pacer_before_present(pacer_frame_pacer* pacer);
  * swap interval the pacer asks for: >= 0 (0 = vsync off), or an error code for a NULL pacer. */
 int pacer_report_present(pacer_frame_pacer* pacer, const pacer_present* present);
 int pacer_desired_swap_interval(const pacer_frame_pacer* pacer);
+
+/* A vblank the host saw by other means (a vblank event, DXGI frame statistics), in pacer's clock:
+ * with vsync off it is what lets the pacer place frames against the display (pacer/display.hpp). */
+int pacer_report_vblank(pacer_frame_pacer* pacer, int64_t vblank_ns);
+
+/* The display as the presents show it (pacer::DisplayStatus, pacer/display.hpp). */
+#define PACER_DISPLAY_UNKNOWN 0 /* no vblank seen yet */
+#define PACER_DISPLAY_LOCKING 1 /* vblanks seen, the fit not yet trusted */
+#define PACER_DISPLAY_LOCKED 2  /* refresh period and phase fitted */
+#define PACER_DISPLAY_VRR 3     /* a variable-refresh display: no grid to lock to */
+#define PACER_DISPLAY_LOST 4    /* the timestamps stopped */
+typedef struct pacer_display_status {
+    int state;               /* PACER_DISPLAY_* */
+    double refresh_hz;       /* fitted refresh; 0 unknown */
+    double reported_hz;      /* the refresh the host last reported; 0 unknown */
+    double skew_ppm;         /* fitted against reported: + the display runs fast */
+    int64_t vblank_ns;       /* a fitted vblank (the phase reference) */
+    double vrr_min_hz, vrr_max_hz;  /* state VRR: the range the presents showed */
+    const char* reason;      /* in words, static storage */
+} pacer_display_status;
+/* Fills *out: PACER_OK, or an error for a NULL pacer or out. */
+int pacer_get_display_status(const pacer_frame_pacer* pacer, pacer_display_status* out);
 
 /* pacer's clock in nanoseconds: the clock of every pacer_frame_timing and pacer_present. */
 int64_t pacer_now_ns(void);
