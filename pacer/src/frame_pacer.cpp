@@ -453,18 +453,8 @@ FrameTiming FramePacer::pace(std::int64_t now, bool swap_paces) noexcept {
         } else {
             slot = grid_slot(now + lead);
         }
-        slot.wait_until = slot.deadline - lead;
-        slot.early = true;
         // The learned lead covers the wake-up error: no spin when the target is a vblank.
-        const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until),
-                                                locked ? WaitMode::sleep : active_mode());
-        cur_.start = clock::to_ns(r.end);
-        cur_.target = last_target_ = slot.deadline;
-        cur_.has_target = have_last_target_ = true;
-        cur_.start_target = slot.wait_until;
-        cur_.lead = lead;
-        cur_.locked = locked;
-        FrameTiming t = record(slot, r, now);
+        FrameTiming t = lead_wait(slot, lead, locked ? WaitMode::sleep : active_mode(), locked, now);
         t.display_locked = locked && use_fit();
         return t;
     }
@@ -642,19 +632,26 @@ FrameTiming FramePacer::aligned_frame(std::int64_t now) noexcept {
     Slot slot;
     slot.k = k_ + 1;
     slot.deadline = next_target(now + lead);
+    cur_.aligned = true;
+    FrameTiming t = lead_wait(slot, lead, active_mode(), true, now);
+    t.display_locked = true;
+    return t;
+}
+
+// just_in_time's wait, and vsync-off frames placed before a vblank: wake `lead` before the
+// slot's display deadline; the frame in progress is started for that deadline.
+FrameTiming FramePacer::lead_wait(Slot slot, std::int64_t lead, WaitMode mode, bool locked,
+                                  std::int64_t now) noexcept {
     slot.wait_until = slot.deadline - lead;
     slot.early = true;
-    const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), active_mode());
+    const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), mode);
     cur_.start = clock::to_ns(r.end);
     cur_.target = last_target_ = slot.deadline;
     cur_.has_target = have_last_target_ = true;
     cur_.start_target = slot.wait_until;
     cur_.lead = lead;
-    cur_.locked = true;
-    cur_.aligned = true;
-    FrameTiming t = record(slot, r, now);
-    t.display_locked = true;
-    return t;
+    cur_.locked = locked;
+    return record(slot, r, now);
 }
 
 // match_display with a swap that waits at its own steady rate (VsyncReason::auto_other_rate, a

@@ -382,6 +382,7 @@ private:
     void observe_vblank(const PresentInfo& present, std::int64_t displayed, bool waited) noexcept;
     bool align_torn_frames(bool swap_paces, std::int64_t now) const noexcept;
     FrameTiming aligned_frame(std::int64_t now) noexcept;
+    FrameTiming lead_wait(Slot slot, std::int64_t lead, WaitMode mode, bool locked, std::int64_t now) noexcept;
     void follow_display() noexcept;  // match_display
     PresentInfo swap_rate_present(const PresentInfo& present) noexcept;
     double target_hz() const noexcept { return matched_hz_ > 0 ? matched_hz_ : cfg_.target_hz; }
