@@ -737,7 +737,15 @@ void FramePacer::govern(std::int64_t now, std::int64_t cost) noexcept {
     if (!background_ && on_vrr()) {
         const DisplayStatus& d = display_.status();
         const std::int64_t jitter = wake_est_.count() >= 8 ? wake_est_.quantile(0.99) : 0;
-        const std::int64_t want = vrr_period(target, d.vrr_min_hz, d.vrr_max_hz, jitter);
+        std::int64_t paced = target;
+        // With the governor on, the rate the work sustains: any rate shows evenly on VRR, so the
+        // period follows the cost's quantile (over fit) instead of a divisor.
+        if (cfg_.cadence == CadenceMode::automatic && cost >= 0) vrr_cost_.add(cost);
+        if (cfg_.cadence == CadenceMode::automatic && vrr_cost_.count() >= 16) {
+            const double q = static_cast<double>(vrr_cost_.quantile(cfg_.governor.quantile));
+            paced = std::max<std::int64_t>(paced, std::llround(q / cfg_.governor.fit));
+        }
+        const std::int64_t want = vrr_period(paced, d.vrr_min_hz, d.vrr_max_hz, jitter);
         vrr_period_ = slew_period(vrr_period_ > 0 ? vrr_period_ : period_rounded_.count(), want);
     } else {
         vrr_period_ = 0;

@@ -166,6 +166,9 @@ public:
     std::int64_t next(std::int64_t interval, std::int64_t nominal, std::int64_t bound) noexcept;
     // Wall time given minus deltas returned so far.
     std::int64_t debt() const noexcept { return debt_; }
+    // Real time that belongs to the last interval but came after next() saw it (the end of a
+    // spin finished in the caller): owed to the next delta.
+    void carry(std::int64_t ns) noexcept { debt_ += ns; }
     void reset() noexcept { debt_ = 0; }
 
     // interval rounded to a whole number of refreshes, at least one (0 for an interval <= 0).

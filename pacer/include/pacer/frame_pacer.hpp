@@ -165,7 +165,10 @@
 // 1 / vrr_max_hz + that, at most 1 / vrr_min_hz - that, so no frame comes faster than the panel
 // or slower than its floor; the period in force moves by at most 2 % per frame toward it
 // (pacer/cadence.hpp, vrr_period and slew_period). The cadence governor does not divide a VRR
-// display's rate: any rate is shown evenly there.
+// display's rate: any rate is shown evenly there. With cadence = automatic the period follows the
+// work instead: at least the governor's quantile of the frame cost over its fit (0.9 and 0.95 by
+// default), within the same range, so frames that cannot hold the target come at the rate they
+// can hold, evenly, rather than late against it.
 //
 // Run-time changes (set_target_hz, set_mode, set_late_policy, set_sync, set_config,
 // set_background) take effect at the next wait(): a new rate re-anchors the grid at the last
@@ -452,6 +455,7 @@ private:
     std::int64_t prev_due_ = 0;    // the previous frame's deadline (display_dt's schedule)
     LatenessEstimator wake_est_{100.0};  // wake-up lateness of the pacer's own waits (VRR cap)
     std::int64_t vrr_period_ = 0;  // VRR: the period in force, slewed; 0 = not on VRR
+    LatenessEstimator vrr_cost_{100.0};  // VRR with the governor on: the frames' cost
 };
 
 // Inline so that the last microseconds of the spin run in the caller's code: after a sleep the
@@ -473,6 +477,7 @@ inline void FramePacer::finish_handoff(FrameTiming& t) noexcept {
     t.wake = r.end;
     t.interval += extra;
     t.spun += extra;
+    delta_.carry(extra.count());  // display_dt saw the interval before it: owe it to the next
     const std::int64_t due = clock::to_ns(t.deadline);
     t.lateness = std::chrono::nanoseconds(end > due ? end - due : 0);
     if (!t.missed && t.lateness > cfg_.miss_tolerance) {
