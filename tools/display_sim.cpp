@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "latency_sim.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
@@ -69,14 +70,7 @@ double pct(std::vector<double> v, double p) {
 }  // namespace
 
 DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
-    // A Linux-like scheduler, as in `pacer simulate latency`: 50 us timer slack, exponential
-    // wake-up noise, rare 1 ms preemptions.
-    SimModel model;
-    model.granularity_ns = 50'000;
-    model.jitter_mean_ns = 20'000;
-    model.preempt_probability = 0.002;
-    model.preempt_ns = 1'000'000;
-    SimulatedOs os(model, c.seed);
+    SimulatedOs os(linux_like_os(), c.seed);  // as `pacer simulate latency`
     const std::int64_t t0 = os.now_ns();
     const bool vrr = c.vrr_min_hz > 0;
     DisplayConfig dc;

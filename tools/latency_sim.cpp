@@ -72,14 +72,17 @@ double late_bound(std::size_t n, double b) {
     return nd * b + 1.96 * std::sqrt(nd * b * (1 - b));
 }
 
-LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) {
-    // A Linux-like scheduler: 50 us timer slack, exponential wake-up noise, rare preemptions.
+SimModel linux_like_os() {
     SimModel model;
     model.granularity_ns = 50'000;
     model.jitter_mean_ns = 20'000;
     model.preempt_probability = 0.002;
     model.preempt_ns = 1'000'000;
-    SimulatedOs os(model, cfg.seed);
+    return model;
+}
+
+LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) {
+    SimulatedOs os(linux_like_os(), cfg.seed);
     DisplayConfig dc;
     dc.refresh_hz = cfg.hz;
     dc.queue_depth = 1;

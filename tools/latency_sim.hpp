@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "pacer/frame_pacer.hpp"
+#include "pacer/sim.hpp"
 
 namespace pacer::tools {
 
@@ -62,5 +63,10 @@ double work_quantile_ms(const WorkModel& work, double p);
 double late_bound(std::size_t n, double b);
 
 LatencySimResult run_latency_sim(const LatencySimConfig& config, SyncMode sync);
+
+// The OS model both `pacer simulate latency` and `pacer simulate display` pace on: a Linux-like
+// scheduler, 50 us timer slack, exponential wake-up noise of 20 us mean, 0.2 % of sleeps
+// preempted for 1 ms.
+SimModel linux_like_os();
 
 }  // namespace pacer::tools
