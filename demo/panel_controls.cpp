@@ -89,7 +89,7 @@ void display_controls(Session& s, UiState& ui, float w) {
 
 void waiter_controls(Session& s, UiState& ui) {
     section("Hybrid waiter estimator");
-    ImGui::InputDouble("quantile", &ui.quantile, 0, 0, "%.4f");
+    ImGui::InputDouble("late cost ms", &ui.late_cost_ms, 0, 0, "%.2f");
     ImGui::InputDouble("half-life (sleeps)", &ui.half_life, 0, 0, "%.0f");
     ImGui::InputDouble("initial margin us", &ui.initial_us, 0, 0, "%.0f");
     ImGui::InputDouble("min margin us", &ui.min_us, 0, 0, "%.0f");
@@ -101,7 +101,7 @@ void waiter_controls(Session& s, UiState& ui) {
                                                 ? static_cast<std::int64_t>(us * 1000.0)
                                                 : std::int64_t{-1});
         };
-        wc.quantile = ui.quantile;
+        wc.late_cost = ns(ui.late_cost_ms * 1000.0);
         wc.half_life = ui.half_life;
         wc.initial_margin = ns(ui.initial_us);
         wc.min_margin = ns(ui.min_us);

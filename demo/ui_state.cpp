@@ -25,7 +25,7 @@ UiState::UiState(const Options& o, Session& s) {
     coarse_ms = o.coarse_ms > 0 ? o.coarse_ms : 4;
     vsync = o.vsync;
     const pacer::WaiterConfig& wc = s.pacer().config().waiter;
-    quantile = wc.quantile;
+    late_cost_ms = ms(wc.late_cost);
     half_life = wc.half_life;
     initial_us = ms(wc.initial_margin) * 1000;
     min_us = ms(wc.min_margin) * 1000;

@@ -34,7 +34,7 @@ struct UiState {
     bool match_display = false;
     int cadence = 0;               // index in pacer::kCadenceModeNames
     bool follow_mouse = false;     // the motion-test box follows the mouse instead of the simulation
-    double quantile = 0.995, half_life = 500, initial_us = 1000, min_us = 20, max_spin_us = 4000;
+    double late_cost_ms = 10, half_life = 500, initial_us = 1000, min_us = 20, max_spin_us = 4000;
     double sim_hz = 60.0;
     int max_steps = 8;
     bool interpolate = true;

@@ -73,9 +73,9 @@ TEST(Config, BadWaiterSettingsAreRefused) {
     auto bad = [](pacer::WaiterConfig w) { return !pacer::validate(w).ok(); };
     EXPECT_TRUE(bad({.max_spin = -1ns}));
     EXPECT_TRUE(bad({.max_spin = 2s}));
-    EXPECT_TRUE(bad({.quantile = 1.0}));
-    EXPECT_TRUE(bad({.quantile = kNaN}));
-    EXPECT_TRUE(bad({.quantile = 0.3}));
+    EXPECT_TRUE(bad({.late_cost = -1ns}));
+    EXPECT_TRUE(bad({.late_cost = 2s}));
+    EXPECT_FALSE(bad({.late_cost = 0ns}));
     EXPECT_TRUE(bad({.half_life = 0}));
     EXPECT_TRUE(bad({.half_life = kInf}));
     EXPECT_TRUE(bad({.initial_margin = -5ns}));

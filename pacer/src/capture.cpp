@@ -502,7 +502,7 @@ Status CaptureWriter::write_stats() const {
         kv("SettingLatePolicy", to_string(c.late_policy));
         kv("SettingMaxCatchUp", std::to_string(c.max_catch_up));
         kv("SettingMsMissTolerance", d(static_cast<double>(c.miss_tolerance.count()) * 1e-6));
-        kv("SettingWaiterQuantile", d(c.waiter.quantile));
+        kv("SettingMsWaiterLateCost", d(static_cast<double>(c.waiter.late_cost.count()) * 1e-6));
         kv("SettingWaiterHalfLife", d(c.waiter.half_life));
         kv("SettingMsMinMargin", d(static_cast<double>(c.waiter.min_margin.count()) * 1e-6));
         kv("SettingMsMaxSpin", d(static_cast<double>(c.waiter.max_spin.count()) * 1e-6));

@@ -62,7 +62,7 @@ PacingSource own_source(WaitMode mode) noexcept {
 }
 
 bool same_waiter_config(const WaiterConfig& a, const WaiterConfig& b) noexcept {
-    return a.quantile == b.quantile && a.half_life == b.half_life && a.initial_margin == b.initial_margin &&
+    return a.late_cost == b.late_cost && a.half_life == b.half_life && a.initial_margin == b.initial_margin &&
            a.min_margin == b.min_margin && a.max_spin == b.max_spin;
 }
 

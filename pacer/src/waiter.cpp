@@ -24,8 +24,7 @@ Status duration_in(const char* name, std::chrono::nanoseconds v, std::int64_t lo
 }  // namespace
 
 Status validate(const WaiterConfig& c) {
-    if (!std::isfinite(c.quantile) || c.quantile <= 0.5 || c.quantile >= 1.0)
-        return Status::error("waiter.quantile = " + detail::num(c.quantile) + ": must be in (0.5, 1)");
+    if (Status s = duration_in("waiter.late_cost", c.late_cost, 0, kSecond); !s) return s;
     if (!std::isfinite(c.half_life) || c.half_life < 8.0 || c.half_life > 1e6)
         return Status::error("waiter.half_life = " + detail::num(c.half_life) + ": must be in [8, 1e6] sleeps");
     if (Status s = duration_in("waiter.max_spin", c.max_spin, 0, kSecond); !s) return s;
@@ -86,8 +85,7 @@ void LatenessEstimator::add(std::int64_t ns) noexcept {
 }
 
 double LatenessEstimator::fraction_below(std::int64_t ns) const noexcept {
-    if (total_ <= 0.0) return 0.0;
-    if (ns <= 0) return 0.0;
+    if (total_ <= 0.0 || ns <= 0) return 0.0;
     const int b = bin_of(ns);
     double below = 0.0;
     for (int i = 0; i < b; ++i) below += weight_[static_cast<std::size_t>(i)];
@@ -96,6 +94,28 @@ double LatenessEstimator::fraction_below(std::int64_t ns) const noexcept {
     const double hi = (b == kBins - 1) ? lo : bin_low_ns(b + 1);
     if (hi > lo) below += weight_[static_cast<std::size_t>(b)] * (static_cast<double>(ns) - lo) / (hi - lo);
     return std::clamp(below / total_, 0.0, 1.0);
+}
+
+std::int64_t LatenessEstimator::least_cost(double late_cost_ns, std::int64_t max_ns) const noexcept {
+    if (total_ <= 0.0 || max_ns <= 0) return 0;
+    // Walk up the bins; after bin i, "below" holds the weight of the bins up to i and "moment" its
+    // sum of weight x middle, so the spin of margin m is (below x m - moment) / total.
+    double below = 0.0, moment = 0.0;
+    double best_cost = late_cost_ns;  // m = 0: no spin, late unless the wake-up is on time
+    std::int64_t best = 0;
+    for (int i = 0; i < kBins - 1; ++i) {
+        const double lo = bin_low_ns(i), hi = bin_low_ns(i + 1);
+        if (hi > static_cast<double>(max_ns)) break;
+        const double w = weight_[static_cast<std::size_t>(i)];
+        below += w;
+        moment += w * 0.5 * (lo + hi);
+        const double cost = (below * hi - moment + late_cost_ns * (total_ - below)) / total_;
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = static_cast<std::int64_t>(hi);
+        }
+    }
+    return best;
 }
 
 std::int64_t LatenessEstimator::quantile(double p) const noexcept {
@@ -142,6 +162,7 @@ Status HybridWaiter::set_config(const WaiterConfig& config) {
 void HybridWaiter::set_time_source(TimeSource* ts) noexcept { ts_ = ts ? ts : &system_time_source(); }
 
 void HybridWaiter::note_spin(bool preempted) noexcept {
+    spins_since_preempted_ = preempted ? 0 : spins_since_preempted_ + 1;
     const std::int64_t floor = std::min(cfg_.max_spin.count(), std::max(kMinGuardedCapNs, cfg_.min_margin.count()));
     if (preempted) {
         ++preempted_spins_;
@@ -154,14 +175,23 @@ void HybridWaiter::note_spin(bool preempted) noexcept {
 }
 
 std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
-    // Until a few sleeps are measured, a quantile is a guess; use the configured prior as a floor.
+    // Until a few sleeps are measured, the histogram is a guess; use the configured prior as a floor.
     constexpr std::int64_t kWarmup = 16;
-    // The quantile of the oversleeps a spin can catch: those within the cap (see waiter.hpp).
+    // The margin of least expected cost among those the cap allows (see waiter.hpp).
     const std::int64_t cap = std::max(cfg_.min_margin.count(), cap_ns_);
-    const double catchable = est_.fraction_below(cap - cfg_.min_margin.count());
-    std::int64_t m = est_.quantile(cfg_.quantile * catchable) + cfg_.min_margin.count();
+    const std::int64_t reach = cap - cfg_.min_margin.count();  // the oversleep a spin can catch
+    std::int64_t m = est_.least_cost(static_cast<double>(cfg_.late_cost.count()), reach);
+    if (spins_since_preempted_ >= kCalmSpinsForFloor) {
+        // The floor: kFloorQuantile of the catchable wake-ups, once at least kFloorSamples
+        // wake-ups' weight lies between the least-cost margin and the reach.
+        const double catchable = est_.fraction_below(reach);
+        const double left_late = catchable - est_.fraction_below(m);
+        if (left_late * est_.effective_count() >= kFloorSamples)
+            m = std::max(m, est_.quantile(kFloorQuantile * catchable));
+    }
+    m += cfg_.min_margin.count();
     if (est_.count() < kWarmup) m = std::max(m, cfg_.initial_margin.count());
-    m = std::clamp(m, cfg_.min_margin.count(), std::max(cfg_.min_margin.count(), cap_ns_));
+    m = std::clamp(m, cfg_.min_margin.count(), cap);
     return std::chrono::nanoseconds(m);
 }
 

@@ -237,7 +237,7 @@ TEST(Session, ControlsRefuseBadValuesAndKeepRunning) {
     EXPECT_TRUE(s.set_sim(2.0, 8).ok());  // slow simulations widen the frame-delta clamp
     EXPECT_FALSE(s.set_coarse(11).ok());
     pacer::WaiterConfig w;
-    w.quantile = 2.0;
+    w.late_cost = std::chrono::seconds(2);
     EXPECT_FALSE(s.set_waiter(w).ok());
 
     // Switching the coarse scheduler on keeps the pacer, its settings and what its waiter

@@ -8,14 +8,35 @@
 //
 // How it works. To wait until a deadline D the waiter asks the OS to wake it at D - margin and
 // spins from the wake-up to D. The margin is learned online from the OS's measured oversleep
-// (wake-up time minus requested wake-up time) of every sleep this waiter has made:
-//   * a high quantile (default 99.5 %), not mean + 1 sigma (the usual estimator in hybrid-sleep
-//     code): oversleep has a heavy tail, and a mean-and-sigma margin is late far more often than
-//     its "1 sigma" suggests;
-//   * from a histogram whose old samples fade with a half-life (default 500 sleeps, about 8 s
-//     at 60 Hz), so the margin follows the machine when it gets busy and when it calms down;
+// (wake-up time minus requested wake-up time) of every sleep this waiter has made, kept
+//   * in a histogram whose old samples fade with a half-life (default 500 sleeps, about 8 s at
+//     60 Hz), so the margin follows the machine when it gets busy and when it calms down;
 //   * with logarithmic bins 1/8 octave wide (9 %) from 1 us to 0.26 s: O(1) per sample, no
 //     allocation, ~150 additions per query.
+// The margin is the one of least expected cost: expected spin time plus late_cost times the
+// chance of a wake-up later than the margin (then min_margin on top, for the clock reads and the
+// wake-up path). Spinning 1 us longer pays when the chance of a wake-up in that microsecond
+// outweighs 1 us / late_cost; with the default 10 ms that means: cover the oversleep where it is
+// dense, not a sparse cluster far out.
+//   * Calm machine (oversleep a few tens of us with a tail that thins out): a high quantile, as
+//     high as the 99.5 % quantile used before on the machines measured (mean + 1 sigma, the usual
+//     estimator in hybrid-sleep code, is late far more often: oversleep has a heavy tail).
+//   * Dense coarse oversleep (Windows' 1 ms timer: wake-ups spread over a millisecond) is covered
+//     whole: every microsecond of it holds more than 1/10 000 of the wake-ups.
+//   * Bad spell (some per cent of wake-ups 0.3-5 ms late because other threads hold the CPU): a
+//     quantile lands in that spread, and every frame then spins into it to catch a few, in spins
+//     that long that are preempted too. Recorded on a loaded 2-core virtual machine with two
+//     compilers running at 144 Hz: a 99.5 % quantile spun 540 us per frame and was still late by
+//     more than 0.1 ms on 12 % of the frames; replayed on the same wake-ups, the least-cost margin
+//     spins 90 us per frame with as many late frames.
+// A floor keeps the accuracy a spin can buy: while spins are not being preempted (512 in a row),
+// the margin covers at least 99.5 % of the wake-ups the cap can catch (kFloorQuantile), because
+// a pure spin would then be on time, and so should this waiter. The classic fake scheduler of
+// hybrid-sleep tests (2 % of wake-ups a whole scheduler period late) needs it: its late cluster
+// is too sparse for the cost alone. The floor ignores a cluster of fewer than 6 wake-ups
+// (kFloorSamples): after 4 wake-ups 4 ms late in the first second of a run with one busy thread,
+// a 99.5 % quantile held the margin near 4 ms for 8 s, until hundreds of calm wake-ups outweighed
+// them (1.0 ms of spin per frame at 60 Hz against 0.11 ms, with 7 and 8 late frames of 1800).
 // The margin is clamped to [min_margin, spin cap]: the cap bounds the CPU one wait can burn when
 // the OS is coarse (a 15.6 ms Windows tick must not turn into 15.6 ms of spinning per frame) at
 // the price of lateness on such a machine. The cap starts at max_spin and guards itself: a spin
@@ -25,17 +46,8 @@
 // any earlier. Each preempted spin halves the cap (not below 250 us); 64 spins in a row without
 // preemption double it again, up to max_spin. Measured on a loaded 2-core virtual machine while
 // compiles ran: with a fixed 4 ms cap a third of the 60 Hz frames came late out of a preempted
-// spin. What the cap has learned survives set_config() unless max_spin itself changes.
-//
-// The quantile is taken over the oversleeps a spin can catch, those below the cap: the margin is
-// the (quantile x F(cap)) quantile, F(cap) being the share of oversleeps below the cap. A wake-up
-// later than the cap misses its deadline whatever the margin; leaving those out, this is the
-// margin of least expected cost, spin time against lateness weighted quantile : 1 - quantile.
-// In a bad spell, when a few per cent of wake-ups come 2-6 ms late and preempted spins hold the
-// cap at 0.25-1 ms, the plain quantile lies beyond the cap, and every frame spun to the cap even
-// when the oversleeps below it ended far short of it; this margin stops where they end. When
-// they reach up to the cap (a tail without a gap) it is still close to the cap. On a calm
-// machine F(cap) = 1: the plain quantile.
+// spin. What the cap has learned survives set_config() unless max_spin itself changes. A wake-up
+// later than the cap is late whatever the margin, so it does not pull the margin up either.
 //
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
@@ -62,8 +74,9 @@
 namespace pacer {
 
 struct WaiterConfig {
-    // The margin covers this quantile of observed oversleep (of the part below the spin cap). In (0.5, 1).
-    double quantile = 0.995;
+    // What one late wake-up is weighed as, in spin time: the margin minimizes expected spin +
+    // late_cost x P(wake-up later than the margin). 0: never spin past min_margin. In [0, 1 s].
+    std::chrono::nanoseconds late_cost{10'000'000};
     // Samples after which an old oversleep counts half. In [8, 1e6].
     double half_life = 500.0;
     // Margin used until 16 sleeps have been measured. In [0, 1 s].
@@ -99,8 +112,14 @@ public:
     void add(std::int64_t oversleep_ns) noexcept;
     // The p-quantile of the (decayed) samples in ns, interpolated inside a bin; 0 when empty.
     std::int64_t quantile(double p) const noexcept;
+    // The m in [0, max_ns] that minimizes E[max(0, m - x)] + late_cost x P(x > m) over the
+    // (decayed) samples x: the margin of least expected cost. Candidates are 0 and the bin edges
+    // (9 % apart); a bin's samples count at its middle. 0 when empty.
+    std::int64_t least_cost(double late_cost_ns, std::int64_t max_ns) const noexcept;
     // The (decayed) share of samples below ns, interpolated inside a bin; 0 when empty.
     double fraction_below(std::int64_t ns) const noexcept;
+    // How many samples the histogram holds at the newest sample's weight (sum of 2^(-age/half_life)).
+    double effective_count() const noexcept { return total_ / increment_; }
     std::int64_t count() const noexcept { return count_; }  // samples ever added
     void reset() noexcept;
 
@@ -144,6 +163,12 @@ public:
     // The self-guarded cap never goes below this (or min_margin, if larger).
     static constexpr std::int64_t kMinGuardedCapNs = 250'000;
     static constexpr int kCalmSpinsToGrow = 64;
+    // The margin's floor (see above): this quantile of the wake-ups a spin can catch, when the
+    // least-cost margin leaves at least kFloorSamples of them late, after kCalmSpinsForFloor
+    // spins in a row without preemption.
+    static constexpr double kFloorQuantile = 0.995;
+    static constexpr double kFloorSamples = 6.0;
+    static constexpr std::int64_t kCalmSpinsForFloor = 512;
     const LatenessEstimator& estimator() const noexcept { return est_; }
     const WaiterConfig& config() const noexcept { return cfg_; }
     TimeSource& time_source() const noexcept { return *ts_; }
@@ -164,6 +189,7 @@ private:
     LatenessEstimator est_;
     std::int64_t cap_ns_ = 0;
     int calm_spins_ = 0;
+    std::int64_t spins_since_preempted_ = kCalmSpinsForFloor;
     std::int64_t preempted_spins_ = 0;
 };
 
