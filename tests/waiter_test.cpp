@@ -65,7 +65,8 @@ TEST(HybridWaiter, HybridSleepsToTheMarginThenSpins) {
     EXPECT_TRUE(r.os_slept);
     EXPECT_GT(r.slept, 9ms);
     EXPECT_LE(r.spun, r.margin);
-    // q99.5 of an exponential with mean 30 us is 30 us * ln(200) = 159 us, plus min_margin 20 us.
+    // The least-cost margin of an exponential oversleep with mean t is t x ln(late_cost / t):
+    // 30 us x ln(10 ms / 30 us) = 174 us, plus min_margin 20 us.
     EXPECT_GT(w.margin(), 150us);
     EXPECT_LT(w.margin(), 215us);
 }
@@ -203,8 +204,8 @@ TEST(LatenessEstimator, LeastCostWeighsSpinAgainstLateWakeUps) {
 // exponential 20 us; the spin may last 1 ms. The late ones are late whatever the margin: a spin
 // up to the cap cannot reach them, so they must not move the margin. Of the rest, the least-cost
 // margin covers the tail up to where its density falls below 1 / late_cost: 20 us x ln(10 ms /
-// 20 us) = 124 us, plus min_margin 20 us. A 99.5 % quantile of all wake-ups (the rule before the
-// cost) lay in the 4 ms cluster and spun to the cap every frame: (1000 - 20) us / 16667 us = 5.9 %.
+// 20 us) = 124 us, plus min_margin 20 us. A 99.5 % quantile of all wake-ups lies in the 4 ms
+// cluster: spinning to the cap every frame would cost (1000 - 20) us / 16667 us = 5.9 %.
 TEST(HybridWaiter, OversleepsBeyondTheCapDoNotRaiseTheMargin) {
     pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 20'000, .preempt_probability = 0.03,
                            .preempt_ns = 4'000'000});
