@@ -16,9 +16,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -115,6 +118,46 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     out.wall_ns += static_cast<double>(ts.now_ns() - t0);
 }
 
+// A thread that runs the jobs it is given, one at a time, while its owner waits. pacer::sleep_until
+// keeps its learned state per thread; its chunks run on one of these per rate and load, so that it
+// learns from that setting alone, as each setting's FramePacer does (on the main thread it carried
+// what it learned in the settings before, and then spun up to 2.6x a fresh FramePacer under load).
+class Worker {
+public:
+    Worker() : thread_([this] { loop(); }) {}
+    ~Worker() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            quit_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+    void run(std::function<void()> job) {
+        std::unique_lock<std::mutex> lock(m_);
+        job_ = std::move(job);
+        cv_.notify_all();
+        cv_.wait(lock, [this] { return !job_; });
+    }
+
+private:
+    void loop() {
+        std::unique_lock<std::mutex> lock(m_);
+        for (;;) {
+            cv_.wait(lock, [this] { return quit_ || job_; });
+            if (quit_) return;
+            job_();
+            job_ = nullptr;
+            cv_.notify_all();
+        }
+    }
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::function<void()> job_;
+    bool quit_ = false;
+    std::thread thread_;
+};
+
 }  // namespace
 
 int compare_main(int argc, char** argv, const char* prog) {
@@ -175,12 +218,18 @@ int compare_main(int argc, char** argv, const char* prog) {
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
                 pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid})};
             bench::PreciseSleep seed;
+            Worker sleep_until_thread;
             std::mt19937 order_rng(12345);
             Strategy order[kStrategies];
             for (int k = 0; k < kStrategies; ++k) order[k] = static_cast<Strategy>(k);
             for (int r = 0; r < o.rounds; ++r) {
                 std::shuffle(order, order + kStrategies, order_rng);
-                for (const Strategy st : order) run_chunk(st, hz, o, fp[st], seed, s[st]);
+                for (const Strategy st : order) {
+                    if (st == kSleepUntil)
+                        sleep_until_thread.run([&] { run_chunk(st, hz, o, fp[st], seed, s[st]); });
+                    else
+                        run_chunk(st, hz, o, fp[st], seed, s[st]);
+                }
             }
             std::printf("\n%.0f Hz, %d busy thread%s (CPU: median and quartiles over %d chunks; lateness "
                         "as the caller sees it, over all frames)\n",

@@ -28,7 +28,10 @@
 //     that long that are preempted too. Recorded on a loaded 2-core virtual machine with two
 //     compilers running at 144 Hz: a 99.5 % quantile spun 540 us per frame and was still late by
 //     more than 0.1 ms on 12 % of the frames; replayed on the same wake-ups, the least-cost margin
-//     spins 90 us per frame with as many late frames.
+//     spins 90 us per frame with as many late frames. Side by side in one interleaved run beside
+//     the same compilers (`pacer compare`, the quantile rule as the second pacer): 1.5 % of a core
+//     against 5.7 % at 144 Hz and 0.7 % against 1.6 % at 60 Hz, p99 lateness 3.3-3.8 ms for both,
+//     as for a pure spin (4.0 ms).
 // A floor keeps the accuracy a spin can buy: while spins are not being preempted (512 in a row),
 // the margin covers at least 99.5 % of the wake-ups the cap can catch (kFloorQuantile), because
 // a pure spin would then be on time, and so should this waiter. The classic fake scheduler of
