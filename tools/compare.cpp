@@ -62,6 +62,11 @@ double q(std::vector<double> v, double p) {
     return pacer::percentile_sorted(v, p);
 }
 
+// p25, p50, p75 of v into out[0..2].
+void quartiles(const std::vector<double>& v, double out[3]) {
+    out[0] = q(v, 0.25), out[1] = q(v, 0.5), out[2] = q(v, 0.75);
+}
+
 void busy_work(std::int64_t ns) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
     while (std::chrono::steady_clock::now() < end) {
@@ -269,9 +274,8 @@ int compare_main(int argc, char** argv, const char* prog) {
                 su_ratio.push_back(s[kSleepUntil].cpu_pct[static_cast<std::size_t>(r)] / h);
                 control_ratio.push_back(s[kHybrid2].cpu_pct[static_cast<std::size_t>(r)] / h);
             }
-            row.su_ratio[0] = q(su_ratio, 0.25), row.su_ratio[1] = q(su_ratio, 0.5), row.su_ratio[2] = q(su_ratio, 0.75);
-            row.control_ratio[0] = q(control_ratio, 0.25), row.control_ratio[1] = q(control_ratio, 0.5),
-            row.control_ratio[2] = q(control_ratio, 0.75);
+            quartiles(su_ratio, row.su_ratio);
+            quartiles(control_ratio, row.control_ratio);
             std::printf("sleep_until vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx), p99 lateness "
                         "%.1f us vs %.1f us\n",
                         cpu[kSleepUntil] / std::max(cpu[kHybrid], 1e-9), row.su_ratio[1], row.su_ratio[0],
