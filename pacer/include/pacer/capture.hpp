@@ -117,11 +117,12 @@
 #include <optional>
 #include <string>
 
-#include "pacer/frame_pacer.hpp"
+#include "pacer/config.hpp"
+#include "pacer/frame_timing.hpp"
+#include "pacer/present.hpp"
 #include "pacer/stats.hpp"
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"
-#include "pacer/vsync.hpp"
 
 namespace pacer {
 

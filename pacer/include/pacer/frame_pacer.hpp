@@ -193,6 +193,7 @@
 
 #include "pacer/cadence.hpp"
 #include "pacer/clock.hpp"
+#include "pacer/config.hpp"
 #include "pacer/display.hpp"
 #include "pacer/frame_timing.hpp"
 #include "pacer/names.hpp"
@@ -202,57 +203,6 @@
 #include "pacer/waiter.hpp"
 
 namespace pacer {
-
-enum class LatePolicy {
-    catch_up,  // keep the grid; serve up to max_catch_up passed deadlines at once (default)
-    skip,      // keep the grid; skip every passed slot
-    resync,    // restart the grid at the late wake-up
-};
-inline constexpr EnumName<LatePolicy> kLatePolicyNames[] = {
-    {LatePolicy::catch_up, "catch_up"}, {LatePolicy::skip, "skip"}, {LatePolicy::resync, "resync"},
-};
-inline const char* to_string(LatePolicy policy) noexcept { return name_of(kLatePolicyNames, policy); }
-inline bool parse_late_policy(const char* text, LatePolicy* out) noexcept {
-    return parse_name(kLatePolicyNames, text, out);
-}
-
-// Cadence governor (PacerConfig::cadence; see the manual above).
-enum class CadenceMode {
-    fixed,      // always the target rate
-    automatic,  // the highest whole divisor of the refresh (or target) the frame's work sustains
-};
-inline constexpr EnumName<CadenceMode> kCadenceModeNames[] = {
-    {CadenceMode::fixed, "fixed"}, {CadenceMode::automatic, "auto"},
-};
-inline const char* to_string(CadenceMode mode) noexcept { return name_of(kCadenceModeNames, mode); }
-inline bool parse_cadence_mode(const char* text, CadenceMode* out) noexcept {
-    return parse_name(kCadenceModeNames, text, out);
-}
-
-// Highest accepted rate. Above 10 kHz a period is shorter than one OS wake-up on any desktop OS;
-// such a "frame rate" is a bug in the caller, not a pacing request.
-inline constexpr double kMaxTargetHz = 10'000.0;
-
-struct PacerConfig {
-    double target_hz = 60.0;                   // frames per second, in (0, 10000]
-    WaitMode mode = WaitMode::hybrid;          // how the wait is done
-    LatePolicy late_policy = LatePolicy::catch_up;
-    int max_catch_up = 1;                      // catch_up only: passed deadlines served at once, [0, 1000]
-    // A frame counts as missed when it wakes this much after its deadline or skips a slot.
-    // Default 0.5 ms: 3 % of a 60 Hz frame, 7 % at 144 Hz. In [0, 1 s].
-    std::chrono::nanoseconds miss_tolerance{500'000};
-    WaiterConfig waiter{};                     // hybrid mode's margin learning and spin cap
-    double background_hz = 10.0;               // rate while set_background(true), in (0, 10000]
-    SyncMode sync = SyncMode::frame_start;     // where the frame waits (see above)
-    double max_late_share = 0.01;              // just_in_time: share of frames allowed to be shown
-                                               // late, in [0.001, 0.5]
-    bool display_lock = true;                  // place waits against the fitted vblanks when known
-    bool match_display = false;                // target = the display's fitted refresh (target_hz
-                                               // until the fit locks)
-    CadenceMode cadence = CadenceMode::fixed;  // the cadence governor
-    CadenceConfig governor{};                  // its settings (pacer/cadence.hpp)
-};
-Status validate(const PacerConfig& config);
 
 class FramePacer {
 public:

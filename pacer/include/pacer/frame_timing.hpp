@@ -1,4 +1,4 @@
-// pacer/frame_timing.hpp - what one paced frame looked like: FrameTiming, WaitMode, PacingSource.
+// pacer/frame_timing.hpp - what one paced frame looked like: FrameTiming.
 //
 // The record FramePacer::wait() returns and FrameStats and CaptureWriter consume. Its own header
 // so that statistics and capture code need not see the pacer.
@@ -9,51 +9,9 @@
 
 #include "pacer/cadence.hpp"
 #include "pacer/clock.hpp"
-#include "pacer/names.hpp"
+#include "pacer/modes.hpp"
 
 namespace pacer {
-
-// How a wait is done.
-enum class WaitMode {
-    sleep,      // OS sleep only: no CPU, late by whatever the OS adds
-    spin,       // busy-wait only: exact, burns a core
-    hybrid,     // OS sleep to deadline - learned margin, then spin (default)
-    vsync,      // FramePacer only: the swap paces, the pacer measures (pacer/vsync.hpp)
-    automatic,  // FramePacer only: vsync when verified at the target rate, else hybrid ("auto")
-};
-inline constexpr EnumName<WaitMode> kWaitModeNames[] = {
-    {WaitMode::sleep, "sleep"}, {WaitMode::spin, "spin"},           {WaitMode::hybrid, "hybrid"},
-    {WaitMode::vsync, "vsync"}, {WaitMode::automatic, "auto"},
-};
-inline const char* to_string(WaitMode mode) noexcept { return name_of(kWaitModeNames, mode); }
-inline bool parse_wait_mode(const char* text, WaitMode* out) noexcept {
-    return parse_name(kWaitModeNames, text, out);
-}
-
-// Where a frame's wait sits relative to its work (FramePacer's manual says exactly where each
-// mode waits). The choice users know as RTSS's front edge / back edge sync or MangoHud's early /
-// late limiting, plus the low-latency one.
-enum class SyncMode {
-    frame_start,   // wait at the frame start, on the grid (default): flat frame starts
-    present,       // wait just before the present: flat present times on jittery work
-    just_in_time,  // wait at the frame start until the display deadline - learned work - safety
-};
-inline constexpr EnumName<SyncMode> kSyncModeNames[] = {
-    {SyncMode::frame_start, "frame_start"}, {SyncMode::present, "present"},
-    {SyncMode::just_in_time, "just_in_time"},
-};
-inline const char* to_string(SyncMode sync) noexcept { return name_of(kSyncModeNames, sync); }
-inline bool parse_sync_mode(const char* text, SyncMode* out) noexcept {
-    return parse_name(kSyncModeNames, text, out);
-}
-
-// Which mechanism paced a frame (in WaitMode::automatic: which one won).
-enum class PacingSource { sleep, spin, hybrid, vsync };
-inline constexpr EnumName<PacingSource> kPacingSourceNames[] = {
-    {PacingSource::sleep, "sleep"}, {PacingSource::spin, "spin"},
-    {PacingSource::hybrid, "hybrid"}, {PacingSource::vsync, "vsync"},
-};
-inline const char* to_string(PacingSource source) noexcept { return name_of(kPacingSourceNames, source); }
 
 // One frame, as FramePacer::wait() returns it. Time points are on the pacer's TimeSource clock
 // (pacer/clock.hpp): the real OS clock unless a TimeSource was injected.

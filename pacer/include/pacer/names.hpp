@@ -4,8 +4,8 @@
 //   pacer::WaitMode m;
 //   if (!pacer::parse_name(pacer::kWaitModeNames, "hybrid", &m)) ...
 //
-// The tables themselves sit beside their enums (kWaitModeNames in frame_timing.hpp,
-// kLatePolicyNames in frame_pacer.hpp, ...). Names are part of the stable API: they appear in
+// The tables themselves sit beside their enums (kWaitModeNames, kLatePolicyNames, ... in
+// modes.hpp; kDisplayStateNames in display.hpp, ...). Names are part of the stable API: they appear in
 // capture files and on command lines.
 #pragma once
 

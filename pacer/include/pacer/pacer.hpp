@@ -1,14 +1,18 @@
 // pacer/pacer.hpp - everything. Each header carries its own part of the manual.
 //
-//   frame_pacer.hpp   FramePacer, PacerConfig, LatePolicy: the frame loop's wait
-//   frame_timing.hpp  FrameTiming, WaitMode, PacingSource: what one frame looked like
+//   frame_pacer.hpp   FramePacer: the frame loop's wait
+//   config.hpp        PacerConfig: every setting, its default and range
+//   frame_timing.hpp  FrameTiming: what one frame looked like
+//   modes.hpp         WaitMode, SyncMode, LatePolicy, CadenceMode, PacingSource
+//   present.hpp       PresentInfo: one present as the host saw it
 //   clock.hpp         pacer::clock, the one clock of the API; steady_clock conversion
 //   waiter.hpp        HybridWaiter, pacer::sleep_until / sleep_for
+//   estimator.hpp     LatenessEstimator: fading histogram, quantiles, least-cost margin
 //   fixed_step.hpp    FixedStep: fixed simulation rate, interpolation alpha
 //   cadence.hpp       CadenceGovernor, DisplayDelta, vrr_period: cadence, display time, VRR cap
 //   stats.hpp         FrameStats (window, percentiles, histograms), CpuMeter
 //   display.hpp       DisplayTracker, DisplayStatus: the display's vblanks fitted from presents
-//   vsync.hpp         PresentInfo, VsyncController, VsyncStatus: is vsync really pacing?
+//   vsync.hpp         VsyncController, VsyncStatus: is vsync really pacing?
 //   capture.hpp       CaptureWriter: PresentMon-compatible frame-time capture files
 //   time_source.hpp   the OS seam (clock, sleep, spin, CPU time) and PacingScope
 //   sim.hpp           SimulatedOs: a virtual-time OS for tests and tuning
@@ -28,12 +32,16 @@
 #include "pacer/cadence.hpp"
 #include "pacer/capture.hpp"
 #include "pacer/clock.hpp"
+#include "pacer/config.hpp"
 #include "pacer/display.hpp"
+#include "pacer/estimator.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/frame_pacer.hpp"
 #include "pacer/frame_timing.hpp"
 #include "pacer/log.hpp"
+#include "pacer/modes.hpp"
 #include "pacer/names.hpp"
+#include "pacer/present.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
 #include "pacer/stats.hpp"

@@ -69,7 +69,7 @@
 #include "pacer/clock.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/status.hpp"
-#include "pacer/vsync.hpp"
+#include "pacer/present.hpp"
 
 namespace pacer {
 

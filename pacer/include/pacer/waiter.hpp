@@ -70,7 +70,8 @@
 #include <cstdint>
 
 #include "pacer/clock.hpp"
-#include "pacer/frame_timing.hpp"
+#include "pacer/estimator.hpp"
+#include "pacer/modes.hpp"
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"
 
@@ -101,37 +102,6 @@ struct WaitResult {
     clock::time_point end{};                // when the wait returned (TimeSource clock)
     bool os_slept = false;                  // an OS sleep was made (and measured)
     bool spin_preempted = false;            // the spin lost the CPU (clock reads > 100 us apart)
-};
-
-// Decaying log-binned histogram of oversleep; the waiter's learning half. Allocation-free.
-class LatenessEstimator {
-public:
-    static constexpr int kBinsPerOctave = 8;
-    static constexpr int kOctaves = 18;                          // 1 us .. 262 ms
-    static constexpr int kBins = 2 + kBinsPerOctave * kOctaves;  // + [0,1us) and overflow
-
-    explicit LatenessEstimator(double half_life = 500.0) noexcept;
-    void set_half_life(double half_life) noexcept;
-    void add(std::int64_t oversleep_ns) noexcept;
-    // The p-quantile of the (decayed) samples in ns, interpolated inside a bin; 0 when empty.
-    std::int64_t quantile(double p) const noexcept;
-    // The m in [0, max_ns] that minimizes E[max(0, m - x)] + late_cost x P(x > m) over the
-    // (decayed) samples x: the margin of least expected cost. Candidates are 0 and the bin edges
-    // (9 % apart); a bin's samples count at its middle. 0 when empty.
-    std::int64_t least_cost(double late_cost_ns, std::int64_t max_ns) const noexcept;
-    // The (decayed) share of samples below ns, interpolated inside a bin; 0 when empty.
-    double fraction_below(std::int64_t ns) const noexcept;
-    // How many samples the histogram holds at the newest sample's weight (sum of 2^(-age/half_life)).
-    double effective_count() const noexcept { return total_ / increment_; }
-    std::int64_t count() const noexcept { return count_; }  // samples ever added
-    void reset() noexcept;
-
-private:
-    std::array<double, kBins> weight_{};
-    double increment_ = 1.0;  // grows instead of shrinking every old bin
-    double total_ = 0.0;
-    double growth_ = 1.0;
-    std::int64_t count_ = 0;
 };
 
 class HybridWaiter {

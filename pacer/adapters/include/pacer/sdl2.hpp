@@ -67,7 +67,7 @@
 
 #include "pacer/clock.hpp"
 #include "pacer/frame_pacer.hpp"
-#include "pacer/vsync.hpp"
+#include "pacer/present.hpp"
 
 namespace pacer::sdl2 {
 

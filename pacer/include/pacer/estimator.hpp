@@ -1,0 +1,48 @@
+// pacer/estimator.hpp - LatenessEstimator: a fading histogram of durations, for quantiles and
+// the margin of least expected cost. The learning half of the hybrid waiter (pacer/waiter.hpp);
+// FramePacer also keeps one for the just-in-time lead and one for the wake-up jitter of its waits.
+//
+//   pacer::LatenessEstimator e(500.0);        // old samples count half after 500 new ones
+//   e.add(oversleep_ns);                      // O(1), no allocation
+//   std::int64_t m = e.quantile(0.995);       // ~150 additions
+//
+// Bins are 1/8 octave wide (9 %) from 1 us to 262 ms, plus [0, 1 us) and an overflow bin.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace pacer {
+
+// Decaying log-binned histogram of oversleep; the waiter's learning half. Allocation-free.
+class LatenessEstimator {
+public:
+    static constexpr int kBinsPerOctave = 8;
+    static constexpr int kOctaves = 18;                          // 1 us .. 262 ms
+    static constexpr int kBins = 2 + kBinsPerOctave * kOctaves;  // + [0,1us) and overflow
+
+    explicit LatenessEstimator(double half_life = 500.0) noexcept;
+    void set_half_life(double half_life) noexcept;
+    void add(std::int64_t oversleep_ns) noexcept;
+    // The p-quantile of the (decayed) samples in ns, interpolated inside a bin; 0 when empty.
+    std::int64_t quantile(double p) const noexcept;
+    // The m in [0, max_ns] that minimizes E[max(0, m - x)] + late_cost x P(x > m) over the
+    // (decayed) samples x: the margin of least expected cost. Candidates are 0 and the bin edges
+    // (9 % apart); a bin's samples count at its middle. 0 when empty.
+    std::int64_t least_cost(double late_cost_ns, std::int64_t max_ns) const noexcept;
+    // The (decayed) share of samples below ns, interpolated inside a bin; 0 when empty.
+    double fraction_below(std::int64_t ns) const noexcept;
+    // How many samples the histogram holds at the newest sample's weight (sum of 2^(-age/half_life)).
+    double effective_count() const noexcept { return total_ / increment_; }
+    std::int64_t count() const noexcept { return count_; }  // samples ever added
+    void reset() noexcept;
+
+private:
+    std::array<double, kBins> weight_{};
+    double increment_ = 1.0;  // grows instead of shrinking every old bin
+    double total_ = 0.0;
+    double growth_ = 1.0;
+    std::int64_t count_ = 0;
+};
+
+}  // namespace pacer
