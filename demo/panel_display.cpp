@@ -39,7 +39,8 @@ float offset_getter(void* data, int i) {
 void display_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h) {
     panel("Display", x, y, w, h);
     pacer::FramePacer& fp = s.pacer();
-    const pacer::DisplayStatus& d = fp.display_status();
+    const pacer::PacerStatus st = fp.status();
+    const pacer::DisplayStatus& d = st.display;
     const pacer::PacerConfig& c = fp.config();
     const pacer::FrameTiming& t = s.timing();
 
@@ -53,7 +54,7 @@ void display_panel(Session& s, const Presenter& p, const Options& o, float x, fl
         ImGui::Text("fit %.3f Hz (%+.0f ppm)", d.refresh_hz, d.skew_ppm);
     else
         ImGui::TextColored(kGrey, "not fitted");
-    if (const double swap_hz = fp.vsync_status().swap_hz; swap_hz > 0) {
+    if (const double swap_hz = st.vsync.swap_hz; swap_hz > 0) {
         ImGui::SameLine();
         ImGui::TextColored(kGrey, "swap %.2f Hz", swap_hz);
     }

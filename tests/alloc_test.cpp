@@ -9,6 +9,7 @@
 #include <string>
 
 #include "pacer/pacer.hpp"
+#include "sim_run.hpp"
 
 namespace {
 std::atomic<long> g_allocs{0};
@@ -77,7 +78,7 @@ TEST(Allocations, NoneWithTheCadenceGovernorSwitching) {
         os.advance((i / 300) % 2 == 0 ? 22'000'000 : 5'000'000);
     }
     EXPECT_EQ(g_allocs.load() - before, 0);
-    EXPECT_GE(fp.cadence_status().switches, 4u);
+    EXPECT_GE(fp.status().cadence.switches, 4u);
 }
 
 TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
@@ -105,7 +106,7 @@ TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
     (void)stats.summarize();
     const long before = g_allocs.load();
     for (int i = 0; i < 3000; ++i) {
-        if (i % 1000 == 0) (void)fp.set_sync(modes[i / 1000]);
+        if (i % 1000 == 0) (void)pacer_test::change(fp, [&](pacer::PacerConfig& c) { c.sync = modes[i / 1000]; });
         frame(i);
         if (i % 100 == 0) (void)stats.summarize();
     }

@@ -124,7 +124,7 @@ TEST(FixedStep, DefaultsHoldAtEveryRateThePacerAccepts) {
     // quarter period) and below 4 Hz (a 250 ms clamp shorter than one step).
     for (double hz : {0.01, 0.5, 2.0, 3.9, 60.0, 144.0, 1250.0, 1251.0, 5000.0, 10000.0}) {
         const pacer::FramePacer fp({.target_hz = hz});
-        const pacer::FixedStepConfig c{.step_hz = hz, .snap_period = hz >= 0.1 ? fp.period() : 0ns};
+        const pacer::FixedStepConfig c{.step_hz = hz, .snap_period = hz >= 0.1 ? fp.status().period : 0ns};
         ASSERT_TRUE(pacer::validate(c)) << hz << " Hz: " << pacer::validate(c).message();
         const pacer::FixedStep fs(c);
         EXPECT_GE(fs.max_frame_delta().count(), fs.step_ns()) << hz;

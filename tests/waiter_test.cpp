@@ -131,14 +131,14 @@ TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
     pacer::SimulatedOs os(busy);
     pacer::FramePacer fp({.target_hz = 60.0}, &os);
     const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 3000, 4'000'000);
-    const pacer::HybridWaiter& w = fp.waiter();
-    EXPECT_GT(w.preempted_spins(), 0);
-    EXPECT_LE(w.spin_cap(), 2ms) << "long spins get preempted: the cap must come down";
+    const pacer::WaiterStatus w = fp.status().waiter;
+    EXPECT_GT(w.preempted_spins, 0);
+    EXPECT_LE(w.spin_cap, 2ms) << "long spins get preempted: the cap must come down";
     double mean = 0;
     for (double v : r.lateness_us) mean += v;
     mean /= static_cast<double>(r.lateness_us.size());
     std::printf("guarded: cap %.0f us, spin %.2f %%, lateness mean %.0f us p50 %.0f p90 %.0f p99 %.0f us\n",
-                static_cast<double>(w.spin_cap().count()) / 1e3, 100 * r.spin_share, mean, r.lateness_q(0.5),
+                static_cast<double>(w.spin_cap.count()) / 1e3, 100 * r.spin_share, mean, r.lateness_q(0.5),
                 r.lateness_q(0.9), r.lateness_q(0.99));
     // With the guard switched off (cap fixed at 4 ms) this model gives: spin 23.7 %, lateness
     // mean 1258 us, p50 1260 us, p90 2085 us (the long spins are the ones preempted for 3 ms).
@@ -152,7 +152,7 @@ TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
     calm.spin_preempt_probability = 0;
     os.set_model(calm);
     pacer_test::run_pacer(os, fp, 1000, 4'000'000);
-    EXPECT_EQ(w.spin_cap(), 4ms);
+    EXPECT_EQ(fp.status().waiter.spin_cap, 4ms);
 }
 
 TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
@@ -162,11 +162,11 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
     pacer::SimulatedOs os(busy);
     pacer::FramePacer fp({.target_hz = 60.0}, &os);
     pacer_test::run_pacer(os, fp, 3000, 4'000'000);
-    const std::chrono::nanoseconds shrunk = fp.waiter().spin_cap();
+    const std::chrono::nanoseconds shrunk = fp.status().waiter.spin_cap;
     ASSERT_LT(shrunk, 4ms);
     ASSERT_TRUE(fp.set_target_hz(50.0));
     fp.wait();
-    EXPECT_LE(fp.waiter().spin_cap(), shrunk) << "a rate change restored the spin cap";
+    EXPECT_LE(fp.status().waiter.spin_cap, shrunk) << "a rate change restored the spin cap";
 
     // The waiter's own door: same max_spin keeps the cap, a new max_spin starts at it.
     pacer::HybridWaiter w({}, &os);
@@ -253,7 +253,7 @@ TEST(HybridWaiter, ASparseClusterIsCoveredOnlyWhileSpinsAreNotPreempted) {
         std::printf("long spins preempted: margin %.0f us, spin %.2f %%, lateness p95 %.2f us p99 %.0f us\n",
                     static_cast<double>(r.final_margin_ns) / 1e3, 100 * r.spin_share, r.lateness_q(0.95),
                     r.lateness_q(0.99));
-        EXPECT_GT(fp.waiter().preempted_spins(), 0);
+        EXPECT_GT(fp.status().waiter.preempted_spins, 0);
         EXPECT_LT(r.spin_share, 0.015);
         EXPECT_LT(r.lateness_q(0.95), 0.2) << "the bulk of the wake-ups is still caught";
     }

@@ -122,15 +122,15 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
             change_seen = true;
             change_frame = i;
         }
-        const DisplayTracker& tracker = fp.display();
-        const bool is_locked = tracker.locked();
+        const PacerStatus st = fp.status();  // read at `wake`: next_vblank is the first after it
+        const bool is_locked = st.display.state == DisplayState::locked;
         locked.push_back(is_locked ? 1 : 0);
         bool on_period = false;
         if (is_locked) {
             const std::int64_t period = display.refresh_period_at(wake);
-            const std::int64_t predicted = clock::to_ns(tracker.next_vblank(clock::from_ns(wake)));
+            const std::int64_t predicted = clock::to_ns(st.next_vblank);
             phase_us.push_back(static_cast<double>(phase_error_ns(predicted, display.vblank_after(wake), period)) / 1e3);
-            on_period = std::fabs(static_cast<double>(tracker.period().count() - period)) <=
+            on_period = std::fabs(static_cast<double>(st.display.period.count() - period)) <=
                         1e-3 * static_cast<double>(period);
         }
         relocked.push_back(on_period ? 1 : 0);
@@ -183,7 +183,7 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
         prev_scanout = r.scanout_ns;
     }
     res.frames = locked.size();
-    res.state = fp.display_status().state;
+    res.state = fp.status().display.state;
     res.lock_frames = frames_until_for_good(locked, 0, change_seen ? change_frame : locked.size());
     if (change && change_seen) res.relock_frames = frames_until_for_good(relocked, change_frame, relocked.size());
     if (!phase_us.empty()) {

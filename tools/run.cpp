@@ -84,7 +84,7 @@ int run_main(int argc, char** argv) {
                 s.avg_fps, s.interval_ms.p50, s.interval_ms.p99, s.interval_ms.max, s.lateness_ms.p99 * 1000,
                 s.missed, s.low1_fps, u.thread_pct);
     if (cfg.cadence == CadenceMode::automatic) {
-        const CadenceStatus& c = pacer.cadence_status();
+        const CadenceStatus& c = pacer.status().cadence;
         std::printf("cadence %u at the end (%g Hz; switches %llu; frame cost p90 %.3f ms): %s\n", c.divisor, c.hz,
                     static_cast<unsigned long long>(c.switches), static_cast<double>(c.cost.count()) / 1e6, c.reason);
     }

@@ -190,12 +190,20 @@ int pacer_set_target_hz(pacer_frame_pacer* fp, double target_hz) {
 
 int pacer_set_mode(pacer_frame_pacer* fp, int mode) {
     if (!fp) return null_pacer("pacer_set_mode");
-    return guarded([&] { return status_code(fp->impl.set_mode(static_cast<pacer::WaitMode>(mode))); });
+    return guarded([&] {
+        pacer::PacerConfig c = fp->impl.config();
+        c.mode = static_cast<pacer::WaitMode>(mode);
+        return status_code(fp->impl.set_config(c));
+    });
 }
 
 int pacer_set_sync(pacer_frame_pacer* fp, int sync) {
     if (!fp) return null_pacer("pacer_set_sync");
-    return guarded([&] { return status_code(fp->impl.set_sync(static_cast<pacer::SyncMode>(sync))); });
+    return guarded([&] {
+        pacer::PacerConfig c = fp->impl.config();
+        c.sync = static_cast<pacer::SyncMode>(sync);
+        return status_code(fp->impl.set_config(c));
+    });
 }
 
 int pacer_mark_input(pacer_frame_pacer* fp) {
@@ -219,8 +227,10 @@ int pacer_set_background(pacer_frame_pacer* fp, int on) {
 int pacer_set_late_policy(pacer_frame_pacer* fp, int late_policy, int max_catch_up) {
     if (!fp) return null_pacer("pacer_set_late_policy");
     return guarded([&] {
-        return status_code(
-            fp->impl.set_late_policy(static_cast<pacer::LatePolicy>(late_policy), max_catch_up));
+        pacer::PacerConfig c = fp->impl.config();
+        c.late_policy = static_cast<pacer::LatePolicy>(late_policy);
+        c.max_catch_up = max_catch_up;
+        return status_code(fp->impl.set_config(c));
     });
 }
 
@@ -247,7 +257,7 @@ int pacer_report_vblank(pacer_frame_pacer* fp, int64_t vblank_ns) {
 int pacer_get_display_status(const pacer_frame_pacer* fp, pacer_display_status* out) {
     if (!fp) return null_pacer("pacer_get_display_status");
     if (!out) return fail(PACER_ERROR_INVALID_ARGUMENT, "pacer_get_display_status: out is NULL");
-    const pacer::DisplayStatus& s = fp->impl.display_status();
+    const pacer::DisplayStatus s = fp->impl.status().display;
     out->state = static_cast<int>(s.state);
     out->refresh_hz = s.refresh_hz;
     out->reported_hz = s.reported_hz;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "log_internal.hpp"
+#include "pacer/present_classifier.hpp"
 
 namespace pacer {
 
@@ -53,8 +54,9 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
         const double since = static_cast<double>((p.end - grid_).count());
         const double m = std::round(since / t);
         const double err = since - m * t;
-        const double early = std::max(250'000.0, 0.03 * t);
-        const double late = std::max(early, std::min(0.25 * t, 2'000'000.0));
+        // The window of the one present rule (pacer/present_classifier.hpp).
+        const VblankWindow w = PresentClassifier::window(std::chrono::nanoseconds(std::llround(t)));
+        const double early = static_cast<double>(w.early.count()), late = static_cast<double>(w.late.count());
         // Both ends on the grid: the interval is k periods give or take both windows.
         locked = k >= p.swap_interval && err >= -early && err <= late &&
                  std::fabs(interval - k * t) <= early + late;
@@ -162,6 +164,7 @@ void VsyncController::set(State state, int interval, VsyncReason reason) noexcep
     vs_.swap_interval = interval;
     vs_.requested = interval > 0;
     vs_.detected = detector_.verified();
+    vs_.locked_streak = detector_.locked_streak();
     vs_.in_use = mode_ == WaitMode::vsync || state == State::verified;
     vs_.refresh_hz = refresh_hz_;
     vs_.code = reason;
@@ -306,6 +309,7 @@ void VsyncController::on_present(const PresentInfo& p) noexcept {
     }
     decide(p.end);
     vs_.detected = detector_.verified();
+    vs_.locked_streak = detector_.locked_streak();
 }
 
 bool VsyncController::on_frame() noexcept {

@@ -91,6 +91,16 @@ std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     return std::chrono::nanoseconds(m);
 }
 
+WaiterStatus HybridWaiter::status() const noexcept {
+    WaiterStatus s;
+    s.margin = margin();
+    s.spin_cap = spin_cap();
+    s.preempted_spins = preempted_spins_;
+    s.sleeps_measured = est_.count();
+    s.sleep_primitive = ts_->sleep_primitive();
+    return s;
+}
+
 WaitResult HybridWaiter::wait_until(clock::time_point deadline, WaitMode mode) noexcept {
     WaitResult r = wait_until_handoff(deadline, mode);
     finish_wait(*ts_, r, deadline);

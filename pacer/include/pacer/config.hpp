@@ -18,10 +18,6 @@
 
 namespace pacer {
 
-// Highest accepted rate. Above 10 kHz a period is shorter than one OS wake-up on any desktop OS;
-// such a "frame rate" is a bug in the caller, not a pacing request.
-inline constexpr double kMaxTargetHz = 10'000.0;
-
 struct PacerConfig {
     double target_hz = 60.0;                   // frames per second, in (0, 10000]
     WaitMode mode = WaitMode::hybrid;          // how the wait is done

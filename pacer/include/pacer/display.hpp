@@ -59,6 +59,7 @@
 
 #include "pacer/clock.hpp"
 #include "pacer/names.hpp"
+#include "pacer/present.hpp"
 
 namespace pacer {
 
@@ -75,12 +76,6 @@ inline constexpr EnumName<DisplayState> kDisplayStateNames[] = {
     {DisplayState::vrr, "vrr"},         {DisplayState::lost, "lost"},
 };
 inline const char* to_string(DisplayState state) noexcept { return name_of(kDisplayStateNames, state); }
-
-// What an observed vblank is.
-enum class VblankSource {
-    displayed,    // a displayed time the host reported: noisy both ways
-    swap_return,  // the return of a swap that waited for the vblank: never early, often late
-};
 
 struct DisplayStatus {
     DisplayState state = DisplayState::unknown;

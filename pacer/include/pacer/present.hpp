@@ -26,6 +26,13 @@ struct PresentInfo {
     clock::time_point displayed{};
 };
 
+// What an observed vblank is (DisplayTracker::add, PresentVerdict::observation).
+enum class VblankSource {
+    none,         // no vblank
+    displayed,    // a displayed time the host reported: noisy both ways
+    swap_return,  // the return of a swap that waited for the vblank: never early, often late
+};
+
 // Accepted refresh rates. Outside: treated as unknown (an EDID of 0 Hz, a driver's 1 Hz).
 inline constexpr double kMinRefreshHz = 20.0;
 inline constexpr double kMaxRefreshHz = 1000.0;

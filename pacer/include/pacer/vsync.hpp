@@ -213,6 +213,7 @@ struct VsyncStatus {
     int swap_interval = 0;        // what the pacer asks for
     double refresh_hz = 0;        // last reported refresh rate (0 unknown)
     double swap_hz = 0;           // the swap's measured cadence, when it blocks steadily (0 unknown)
+    int locked_streak = 0;        // presents in a row on the vblank grid (VsyncDetector::kTrustAfter verify)
     VsyncReason code = VsyncReason::off;  // why the pacer does what it does ...
     const char* reason = to_string(VsyncReason::off);  // ... in words (static storage)
 };
