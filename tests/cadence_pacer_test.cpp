@@ -278,7 +278,7 @@ TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
     EXPECT_LE(alpha_moves_display, frames / 20) << alpha_moves_interval;
     EXPECT_GE(alpha_moves_interval, frames / 2);
     // Snapping only moves time between frames: simulated + backlog = the deltas given.
-    EXPECT_NEAR(static_cast<double>(by_display.total_steps()) * by_display.step_ns() + by_display.backlog_ns(),
+    EXPECT_NEAR(static_cast<double>(by_display.total_steps()) * by_display.step().count() + by_display.backlog().count(),
                 static_cast<double>(given), 1.0);
 }
 

@@ -186,18 +186,18 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
 
 TEST(LatenessEstimator, LeastCostWeighsSpinAgainstLateWakeUps) {
     pacer::LatenessEstimator e(1e6);  // a half-life far beyond the 1000 samples: no visible decay
-    EXPECT_EQ(e.least_cost(10e6, 4'000'000), 0);  // empty
-    for (int i = 0; i < 970; ++i) e.add(10'000);     // 97 % at 10 us
-    for (int i = 0; i < 30; ++i) e.add(1'000'000);   // 3 % at 1 ms
+    EXPECT_EQ(e.least_cost(10ms, 4ms).count(), 0);  // empty
+    for (int i = 0; i < 970; ++i) e.add(std::chrono::nanoseconds(10'000));     // 97 % at 10 us
+    for (int i = 0; i < 30; ++i) e.add(std::chrono::nanoseconds(1'000'000));   // 3 % at 1 ms
     // 10 us lies in bin [2^(26/8), 2^(27/8)) us = [9.51, 10.37) us, 1 ms in [2^(79/8), 2^(80/8)) us
     // = [955, 1024) us; the candidates are bin edges.
     const auto edge = [](int k) { return static_cast<std::int64_t>(1000.0 * std::exp2(k / 8.0)); };
     // Covering the 1 ms cluster costs about 0.97 x 1 ms of spin per wait; it saves late_cost x 0.03.
-    EXPECT_EQ(e.least_cost(10e6, 4'000'000), edge(27));   // 0.3 ms saved: not worth it
-    EXPECT_EQ(e.least_cost(100e6, 4'000'000), edge(80));  // 3 ms saved: covered
-    EXPECT_EQ(e.least_cost(100e6, 900'000), edge(27));    // beyond the cap: cannot be covered
-    EXPECT_EQ(e.least_cost(10e6, 9'000), 0);              // not even the bulk fits under 9 us
-    EXPECT_EQ(e.least_cost(0.0, 4'000'000), 0);           // a late wake-up costs nothing: no spin
+    EXPECT_EQ(e.least_cost(10ms, 4ms).count(), edge(27));   // 0.3 ms saved: not worth it
+    EXPECT_EQ(e.least_cost(100ms, 4ms).count(), edge(80));  // 3 ms saved: covered
+    EXPECT_EQ(e.least_cost(100ms, 900us).count(), edge(27));    // beyond the cap: cannot be covered
+    EXPECT_EQ(e.least_cost(10ms, 9us).count(), 0);              // not even the bulk fits under 9 us
+    EXPECT_EQ(e.least_cost(0ns, 4ms).count(), 0);           // a late wake-up costs nothing: no spin
 }
 
 // A bad spell: 3 % of wake-ups come 4 ms late (another thread holds the CPU), the rest after an

@@ -163,7 +163,7 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
         }
         if (counting) {
             pace_cpu += cpu_wait + cpu_present;
-            sim_ns.push_back(static_cast<double>(sim.total_steps()) * sim.step_ns() + sim.backlog_ns());
+            sim_ns.push_back(static_cast<double>(sim.total_steps()) * sim.step().count() + sim.backlog().count());
             shown_ns.push_back(r.displayed_ns);
             wake_ns.push_back(wake);
             if (i > 0) {

@@ -250,7 +250,7 @@ void FramePacer::Impl::set_time_source(TimeSource* ts) noexcept {
 void FramePacer::Impl::settle(detail::Handoff& h) noexcept {
     if (!h.pending) return;
     h.pending = false;
-    delta_.carry(h.extra.count());  // display_dt saw the interval before the spin ended
+    delta_.carry(h.extra);  // display_dt saw the interval before the spin ended
     if (h.missed) ++missed_;
     last_wake_ = h.end;
     latency_.start(clock::from_ns(h.end));
@@ -549,7 +549,7 @@ void FramePacer::Impl::display_delta(FrameTiming& t) noexcept {
     const std::int64_t refresh = vblanks_.known_refresh().count();
     std::int64_t nominal = 0, bound = 0;
     if (refresh > 0) {  // a fixed display: whole refreshes
-        nominal = DisplayDelta::quantize(interval, refresh);
+        nominal = DisplayDelta::quantize(t.interval, std::chrono::nanoseconds(refresh)).count();
         bound = refresh / 2;
     } else {  // unknown or VRR: the schedule, free of wake-up error
         nominal = due > prev_due_ ? due - prev_due_ : interval;
@@ -558,7 +558,7 @@ void FramePacer::Impl::display_delta(FrameTiming& t) noexcept {
         if (rate_.on_vrr() && top > 0) bound = std::min<std::int64_t>(bound, std::llround(1e9 / top) / 2);
     }
     prev_due_ = due;
-    t.display_dt = std::chrono::nanoseconds(delta_.next(interval, nominal, bound));
+    t.display_dt = delta_.next(t.interval, std::chrono::nanoseconds(nominal), std::chrono::nanoseconds(bound));
 }
 
 }  // namespace pacer

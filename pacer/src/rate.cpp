@@ -92,19 +92,20 @@ void RatePlanner::update_vrr(std::optional<std::chrono::nanoseconds> cost, const
         return;
     }
     const std::int64_t target = std::max<std::int64_t>(1, std::llround(1e9 / target_hz()));
-    const std::int64_t jitter = wakes_.count() >= kMinWakes ? wakes_.quantile(kWakeQuantile) : 0;
+    const std::chrono::nanoseconds jitter = wakes_.count() >= kMinWakes ? wakes_.quantile(kWakeQuantile) : std::chrono::nanoseconds(0);
     std::int64_t paced = target;
     // With the governor on, the rate the work sustains: any rate shows evenly on VRR, so the
     // period follows the cost's quantile (over fit) instead of a divisor.
     const bool governed = cfg_.cadence == CadenceMode::automatic;
-    if (governed && cost) vrr_cost_.add(cost->count());
+    if (governed && cost) vrr_cost_.add(*cost);
     if (governed && vrr_cost_.count() >= kMinVrrCosts) {
-        const double q = static_cast<double>(vrr_cost_.quantile(cfg_.governor.quantile));
+        const double q = static_cast<double>(vrr_cost_.quantile(cfg_.governor.quantile).count());
         paced = std::max<std::int64_t>(paced, std::llround(q / cfg_.governor.fit));
     }
     vrr_by_work_ = paced > target;
-    const std::int64_t want = vrr_period(paced, d.vrr_min_hz, d.vrr_max_hz, jitter);
-    vrr_period_ = slew_period(vrr_period_ > 0 ? vrr_period_ : period, want);
+    const std::chrono::nanoseconds want =
+        vrr_period(std::chrono::nanoseconds(paced), d.vrr_min_hz, d.vrr_max_hz, jitter);
+    vrr_period_ = slew_period(std::chrono::nanoseconds(vrr_period_ > 0 ? vrr_period_ : period), want).count();
 }
 
 void RatePlanner::update_cadence(clock::time_point now, std::optional<std::chrono::nanoseconds> cost,
@@ -114,7 +115,8 @@ void RatePlanner::update_cadence(clock::time_point now, std::optional<std::chron
     const std::int64_t target = std::max<std::int64_t>(1, std::llround(1e9 / target_hz()));
     const std::int64_t refresh = d.refresh.count();
     if (cost) cadence_base_hz_ = refresh > 0 ? 1e9 / static_cast<double>(refresh) : target_hz();
-    if (cost && governor_.update(clock::to_ns(now), cost->count(), refresh > 0 ? refresh : target, target)) {
+    if (cost && governor_.update(now, *cost, std::chrono::nanoseconds(refresh > 0 ? refresh : target),
+                                 std::chrono::nanoseconds(target))) {
         const CadenceStatus& g = governor_.status();
         detail::log(LogLevel::info, "cadence: every %u %s, %g Hz (cost %.2f ms): %s", g.divisor,
                     refresh > 0 ? "refreshes" : "target periods", g.hz, static_cast<double>(g.cost.count()) / 1e6,

@@ -69,13 +69,16 @@ public:
     // A negative delta (a clock that went backwards) counts as zero.
     Advance advance(std::chrono::nanoseconds frame_delta) noexcept;
 
-    double step_seconds() const noexcept { return step_ns_ * 1e-9; }
-    double step_ns() const noexcept { return step_ns_; }
+    // One step, exactly (1 / step_hz: a fraction of a nanosecond kept).
+    std::chrono::duration<double, std::nano> step() const noexcept { return std::chrono::duration<double, std::nano>(step_ns_); }
+    double step_seconds() const noexcept { return step_ns_ * 1e-9; }  // the same, in seconds for world.step()
     double alpha() const noexcept { return acc_ns_ / step_ns_; }
     std::uint64_t total_steps() const noexcept { return total_steps_; }
     // Real time given to advance() minus time dropped, minus time simulated: the accumulator
     // plus the snap carry. Always in [-snap_tolerance, step + snap_tolerance).
-    double backlog_ns() const noexcept { return acc_ns_ + carry_ns_; }
+    std::chrono::duration<double, std::nano> backlog() const noexcept {
+        return std::chrono::duration<double, std::nano>(acc_ns_ + carry_ns_);
+    }
 
     // Rejected configs keep the old one. The accumulator is kept (alpha is rescaled naturally).
     Status set_config(const FixedStepConfig& config);

@@ -112,7 +112,7 @@ public:
     PresentInfo as_reported(const PresentInfo& present, bool* moved) noexcept;
 
     // The pacer's own wait was `lateness` late (the VRR cap's jitter).
-    void note_wake(std::chrono::nanoseconds lateness) noexcept { wakes_.add(lateness.count()); }
+    void note_wake(std::chrono::nanoseconds lateness) noexcept { wakes_.add(lateness); }
     // One frame at `now`, its cost (none when unknown), the display, the period in force.
     // Returns true when the rate in force changed (restart the grid at hz()).
     bool update(clock::time_point now, std::optional<std::chrono::nanoseconds> cost, const RateInputs& display,

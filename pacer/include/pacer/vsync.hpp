@@ -236,6 +236,9 @@ public:
 private:
     enum class State { off, waiting, probing, verified, fallback };
     void decide(clock::time_point now) noexcept;
+    void decide_vsync(int n) noexcept;
+    void decide_probing(int n, clock::time_point now) noexcept;
+    void decide_verified(int n, clock::time_point now) noexcept;
     void set(State state, int interval, VsyncReason reason) noexcept;
     void fall_back(VsyncReason reason, bool schedule_probe, clock::time_point now) noexcept;
     bool at_refresh(int swap_interval) const noexcept;
