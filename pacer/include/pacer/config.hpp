@@ -1,5 +1,9 @@
 // pacer/config.hpp - PacerConfig: every setting of a FramePacer, with its default and range.
 //
+//   PacerConfig           every setting: rate, mode, late policy, tolerance, waiter, background,
+//                         sync, late budget, display lock, match display, cadence
+//   validate(config)      Status: the first value out of range, named; no side effects
+//
 //   pacer::PacerConfig c;                 // 60 Hz, hybrid wait, catch-up late policy
 //   c.target_hz = 144.0;
 //   if (pacer::Status s = pacer::validate(c); !s) log(s.message());   // without exceptions

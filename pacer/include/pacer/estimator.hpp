@@ -2,6 +2,13 @@
 // the margin of least expected cost. The learning half of the hybrid waiter (pacer/waiter.hpp);
 // FramePacer also keeps one for the just-in-time lead and one for the wake-up jitter of its waits.
 //
+//   LatenessEstimator     the histogram (one thread; no allocation)
+//     add(d)              one sample, O(1); a negative one counts as 0
+//     quantile(p)         the p-quantile, p in [0, 1]; 0 when empty
+//     least_cost(c, max)  the m in [0, max] minimizing E[spin] + c x P(later than m)
+//     fraction_below(d)   the share of samples below d
+//     count, effective_count, reset
+//
 //   pacer::LatenessEstimator e(500.0);        // old samples count half after 500 new ones
 //   e.add(oversleep);                         // a std::chrono::nanoseconds; O(1), no allocation
 //   std::chrono::nanoseconds m = e.quantile(0.995);   // ~150 additions

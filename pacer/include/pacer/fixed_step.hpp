@@ -1,5 +1,11 @@
 // pacer/fixed_step.hpp - fixed simulation rate with render interpolation ("Fix Your Timestep").
 //
+//   FixedStep             the accumulator: one thread
+//     advance(delta)      a frame's real time in; steps to simulate and the interpolation alpha out
+//     step(), step_seconds()   one step (a chrono duration; seconds for world.step())
+//     alpha, backlog, total_steps, set_config, reset
+//   FixedStepConfig       step_hz, max_steps, max_frame_delta, snap_period, snap_tolerance
+//
 //   pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.period()});
 //   while (running) {
 //       pacer::FrameTiming t = pacer.wait();

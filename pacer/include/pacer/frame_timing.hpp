@@ -1,5 +1,8 @@
 // pacer/frame_timing.hpp - what one paced frame looked like: FrameTiming.
 //
+//   FrameTiming           one frame: deadline, wake, lateness, interval, work, sleep and spin,
+//                         late policy outcome, the previous frame's latency, cadence, display_dt
+//
 // The record FramePacer::wait() returns and FrameStats and CaptureWriter consume. Its own header
 // so that statistics and capture code need not see the pacer.
 #pragma once

@@ -1,6 +1,10 @@
 // pacer/present.hpp - PresentInfo: one present as the host saw it, the record every part that
 // learns from presents takes (FramePacer::report_present, VsyncController, CaptureExtras).
 //
+//   PresentInfo           begin, end, swap interval, refresh, ok, displayed time (pacer::clock)
+//   VblankSource          what an observed vblank is: a displayed time or a waited swap's return
+//   kMinRefreshHz, kMaxRefreshHz   refresh rates taken as known: [20, 1000] Hz
+//
 //   pacer::clock::time_point t0 = pacer.now();
 //   SDL_GL_SwapWindow(window);
 //   pacer.report_present({t0, pacer.now(), swap_interval_in_effect, refresh_hz});

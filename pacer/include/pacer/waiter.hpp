@@ -1,5 +1,15 @@
 // pacer/waiter.hpp - accurate sleep: OS sleep as far as it can be trusted, then spin.
 //
+//   sleep_until(t), sleep_for(d)   drop-in accurate sleeps on the real OS; any thread (state per thread)
+//   HybridWaiter          the waiter: one thread at a time
+//     wait_until(t, mode)       sleeps and spins until t (pacer::clock); returns WaitResult
+//     wait_until_handoff, finish_wait   the same in two halves (the spin's end in the caller)
+//     margin, spin_cap, status  what it learned
+//     set_config, set_time_source
+//   WaiterConfig          late_cost, half_life, initial_margin, min_margin, max_spin
+//   WaitResult            slept, spun, oversleep, lateness, margin, end
+//   WaiterStatus          margin, spin cap, preempted spins, sleeps measured, the OS primitive
+//
 //   pacer::sleep_for(std::chrono::microseconds(1500));       // drop-in, per-thread state
 //   pacer::sleep_until(next_deadline);                        // absolute: nothing drifts
 //
