@@ -8,6 +8,7 @@
 #include <string>
 
 #include "log_internal.hpp"
+#include "pacer/present_classifier.hpp"
 #include "pacer_impl.hpp"
 #include "text.hpp"
 
@@ -210,6 +211,7 @@ PacerStatus FramePacer::Impl::status() const noexcept {
     s.lead.lead = std::chrono::nanoseconds(lead_ns());
     s.lead.offset = lead_.offset();
     s.lead.learned = lead_.learned();
+    s.presents = presents_;
     if (vblanks_.tracker().locked()) s.next_vblank = vblanks_.tracker().next_vblank(now());
     return s;
 }
@@ -360,6 +362,10 @@ void FramePacer::Impl::describe(FrameTiming& t, const LatencyFigures& previous) 
     t.input_to_present = previous.input_to_present;
     t.latency_measured = previous.measured;
     t.shown_late = previous.shown_late;
+    t.presents_shown = shown_since_;
+    t.presents_dropped = dropped_since_;
+    t.present_feedback = presents_.feedback;
+    shown_since_ = dropped_since_ = 0;
     display_delta(t);
 }
 
@@ -376,6 +382,9 @@ FrameTiming FramePacer::Impl::first_frame(std::int64_t now) noexcept {
     t.source = own_source(active_mode());
     t.period = grid_.period();
     t.background = rate_.background();
+    PaceSlot slot;
+    slot.grid.deadline = t.deadline;
+    t.display_target = clock::from_ns(display_target(slot));
     return t;
 }
 
@@ -424,6 +433,7 @@ FrameTiming FramePacer::Impl::lead_wait(PaceSlot slot, std::int64_t lead, WaitMo
                                         std::int64_t now) noexcept {
     slot.wait_until = clock::to_ns(slot.grid.deadline) - lead;
     slot.early = true;
+    slot.aim = clock::to_ns(slot.grid.deadline);
     const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), mode);
     latency_.start(r.end);
     latency_.aim_early(slot.grid.deadline, clock::from_ns(slot.wait_until), std::chrono::nanoseconds(lead), locked,
@@ -492,12 +502,24 @@ FrameTiming FramePacer::Impl::record(const PaceSlot& slot, const WaitResult& r, 
                                             : PacingSource::hybrid;
     t.missed = t.skipped > 0 || t.lateness > cfg_.miss_tolerance;
     if (t.missed) ++missed_;
+    t.display_target = clock::from_ns(display_target(slot));
     grid_.take(slot.grid);
     last_wake_ = wake;
     return t;
 }
 
 // ---- Vblank targets ---------------------------------------------------------------------------------
+
+// The display time a frame is for: where it was aimed (a vblank, or the present deadline), else
+// the next slot after its start, on the first predicted vblank at or after it (the early window
+// before: the prediction's error) while the vblanks are predicted.
+std::int64_t FramePacer::Impl::display_target(const PaceSlot& slot) const noexcept {
+    if (slot.aim != 0) return slot.aim;
+    const std::int64_t next = clock::to_ns(slot.grid.deadline) + grid_.period().count();
+    if (!vblanks_.use_fit()) return next;
+    const std::int64_t early = PresentClassifier::window(vblanks_.period()).early.count();
+    return vblank_after(next - early);
+}
 
 std::int64_t FramePacer::Impl::vblank_after(std::int64_t t) const noexcept {
     return clock::to_ns(vblanks_.next_after(clock::from_ns(t)));

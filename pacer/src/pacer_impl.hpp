@@ -10,6 +10,7 @@
 // and hands what it says to vsync, the display's fit and the latency marks.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -53,7 +54,14 @@ private:
         std::int64_t wait_until = 0;  // the floor when the swap paces; deadline - lead when early
         bool swap_paces = false;
         bool early = false;  // just_in_time: due at wait_until, ahead of the display deadline
+        std::int64_t aim = 0;  // the display time it is aimed at; 0: the next slot
     };
+    // A present reported, kept until its feedback (PresentInfo::id) can no longer come.
+    struct Sent {
+        PresentInfo info{};
+        bool settled = false;  // its outcome was counted
+    };
+    static constexpr int kSentKept = 16;  // presents in flight: feedback comes 1-3 frames late
 
     // The steps of wait(), in order.
     void enter_thread() noexcept;
@@ -75,6 +83,13 @@ private:
     PaceSlot swap_slot() noexcept;
     PaceSlot grid_slot(std::int64_t now) const noexcept;
     FrameTiming record(const PaceSlot& slot, const WaitResult& r, std::int64_t now) noexcept;
+    std::int64_t display_target(const PaceSlot& slot) const noexcept;
+
+    // Presents and their feedback (pacer_present.cpp).
+    Sent* sent(std::uint64_t id) noexcept;
+    void remember(const PresentInfo& present) noexcept;
+    void feedback(Sent& sent, const PresentInfo& in) noexcept;
+    void count_outcome(Sent& sent, PresentOutcome outcome) noexcept;
 
     // Helpers.
     void apply_config() noexcept;
@@ -117,6 +132,11 @@ private:
     bool second_call_ = false;      // before_present() was called in the frame in progress
     bool host_presents_ = false;    // ... and in the previous one: present sync waits there
     FrameTiming present_record_{};  // present sync: the last wait made in before_present()
+    // Presentation feedback.
+    std::array<Sent, kSentKept> sent_{};
+    int sent_next_ = 0;
+    PresentCounts presents_{};
+    std::uint32_t shown_since_ = 0, dropped_since_ = 0;  // since the last wait()
 };
 
 }  // namespace pacer

@@ -34,10 +34,12 @@ FrameTiming FramePacer::Impl::present_wait(std::int64_t now) noexcept {
         slot.grid = grid_.after(clock::from_ns(next_target(now + lead) - lead));
         slot.swap_paces = true;
         mode = WaitMode::hybrid;
+        slot.aim = clock::to_ns(slot.grid.deadline) + lead;
         latency_.aim(slot.grid.deadline + std::chrono::nanoseconds(lead), true);
     } else {
         leave_swap_grid(now);
         slot = grid_slot(now);
+        slot.aim = clock::to_ns(slot.grid.deadline);
         latency_.aim(slot.grid.deadline, false);
     }
     slot.wait_until = clock::to_ns(slot.grid.deadline);
@@ -48,8 +50,12 @@ FrameTiming FramePacer::Impl::present_wait(std::int64_t now) noexcept {
     return t;
 }
 
-// One present: vsync's evidence, the display's fit, and the frame's latency marks.
+// One present: vsync's evidence, the display's fit, and the frame's latency marks. A present with
+// the id of one reported before is its feedback.
 void FramePacer::Impl::report_present(const PresentInfo& in) noexcept {
+    if (in.id != 0) {
+        if (Sent* s = sent(in.id)) return feedback(*s, in);
+    }
     bool moved = false;
     const PresentInfo present = rate_.as_reported(in, &moved);
     if (moved) pending_ = true;
@@ -57,8 +63,62 @@ void FramePacer::Impl::report_present(const PresentInfo& in) noexcept {
     vblanks_.set_reported_hz(present.refresh_hz);
     const PresentVerdict v = PresentClassifier::classify(present, vsync_.status().in_use, vblanks_);
     vblanks_.observe(present, v);
+    remember(present);
     if (!grid_.started() || !latency_.is_open()) return;
     latency_.on_present(present.begin, present.end, v.displayed, v.shown, v.shown_known);
+}
+
+FramePacer::Impl::Sent* FramePacer::Impl::sent(std::uint64_t id) noexcept {
+    for (Sent& s : sent_)
+        if (s.info.id == id) return &s;
+    return nullptr;
+}
+
+void FramePacer::Impl::remember(const PresentInfo& present) noexcept {
+    ++presents_.submitted;
+    Sent& s = sent_[static_cast<std::size_t>(sent_next_)];
+    sent_next_ = (sent_next_ + 1) % kSentKept;
+    s.info = present;
+    s.settled = false;
+    if (present.outcome != PresentOutcome::unknown) count_outcome(s, present.outcome);
+}
+
+void FramePacer::Impl::count_outcome(Sent& s, PresentOutcome outcome) noexcept {
+    presents_.feedback = true;
+    if (s.settled) return;  // a present's outcome counts once
+    s.settled = true;
+    if (outcome == PresentOutcome::shown) {
+        ++presents_.shown;
+        ++shown_since_;
+    } else {
+        ++presents_.dropped;
+        ++dropped_since_;
+    }
+}
+
+// Feedback for a present reported before: its outcome; a shown frame's displayed time goes to
+// the display's fit (by what the flags say) and, while its frame is open, to its latency.
+void FramePacer::Impl::feedback(Sent& s, const PresentInfo& in) noexcept {
+    PresentInfo p = s.info;
+    if (in.outcome != PresentOutcome::unknown) {
+        p.outcome = in.outcome;
+        count_outcome(s, in.outcome);
+    }
+    if (in.displayed.time_since_epoch().count() != 0) p.displayed = in.displayed;
+    if (in.has_msc) {
+        p.msc = in.msc;
+        p.has_msc = true;
+    }
+    if (in.flags.known) p.flags = in.flags;
+    if (in.completion != CompletionMode::unknown) p.completion = in.completion;
+    if (in.refresh_hz > 0) p.refresh_hz = in.refresh_hz;
+    s.info = p;
+    if (p.outcome != PresentOutcome::shown && p.outcome != PresentOutcome::unknown) return;
+    vblanks_.set_reported_hz(p.refresh_hz);
+    const PresentVerdict v = PresentClassifier::classify_feedback(p, vsync_.status().in_use);
+    vblanks_.observe(p, v);
+    if (!grid_.started() || !latency_.is_open()) return;
+    latency_.on_present(p.begin, p.end, v.displayed, v.shown, v.shown_known);
 }
 
 void FramePacer::Impl::report_vblank(clock::time_point vblank) noexcept { vblanks_.add_vblank(vblank); }

@@ -22,6 +22,35 @@ clock::time_point PresentClassifier::displayed_time(const PresentInfo& p) noexce
     return p.displayed;
 }
 
+namespace {
+// What a present's displayed time (or a waited return) says about the display.
+void observe(PresentVerdict& v, const PresentInfo& p) noexcept {
+    const bool has_displayed = p.ok && v.displayed.time_since_epoch().count() != 0;
+    if (has_displayed && p.flags.known) {
+        v.observation = p.flags.vsync ? VblankSource::displayed : VblankSource::unsynced;
+        v.vblank = v.displayed;
+    } else if (has_displayed && v.synced) {
+        v.observation = VblankSource::displayed;
+        v.vblank = v.displayed;
+    } else if (v.waited) {
+        v.observation = VblankSource::swap_return;
+        v.vblank = p.end;
+    }
+}
+}  // namespace
+
+PresentVerdict PresentClassifier::classify_feedback(const PresentInfo& p, bool vsync_in_use) noexcept {
+    PresentVerdict v;
+    v.synced = synchronised(p, vsync_in_use);
+    v.displayed = displayed_time(p);
+    if (v.displayed.time_since_epoch().count() != 0) {
+        v.shown = v.displayed;
+        v.shown_known = true;
+    }
+    observe(v, p);
+    return v;
+}
+
 PresentVerdict PresentClassifier::classify(const PresentInfo& p, bool vsync_in_use,
                                            const VblankModel& vblanks) noexcept {
     PresentVerdict v;
@@ -46,14 +75,7 @@ PresentVerdict PresentClassifier::classify(const PresentInfo& p, bool vsync_in_u
     }
     v.shown = clock::from_ns(shown);
     v.shown_known = shown != 0 || v.waited;
-    if (p.ok && v.synced && v.displayed.time_since_epoch().count() != 0) {
-        v.observation = VblankSource::displayed;
-        v.vblank = v.displayed;
-    } else if (v.waited) {
-        v.observation = VblankSource::swap_return;
-        v.vblank = p.end;
-    }
+    observe(v, p);
     return v;
 }
-
 }  // namespace pacer

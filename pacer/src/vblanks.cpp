@@ -47,7 +47,8 @@ bool Vblanks::renewed(clock::time_point now) const noexcept {
 void Vblanks::observe(const PresentInfo& present, const PresentVerdict& v) noexcept {
     if (present.ok && v.displayed.time_since_epoch().count() != 0) last_seen_ = clock::to_ns(v.displayed);
     else if (v.waited) last_seen_ = clock::to_ns(present.end);
-    if (v.observation != VblankSource::none) tracker_.add(v.vblank, present.refresh_hz, v.observation);
+    if (v.observation == VblankSource::displayed || v.observation == VblankSource::swap_return)
+        tracker_.add(v.vblank, present.refresh_hz, v.observation);
 }
 
 void Vblanks::add_vblank(clock::time_point vblank) noexcept {

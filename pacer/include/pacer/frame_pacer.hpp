@@ -136,6 +136,14 @@
 
 namespace pacer {
 
+// Presents reported, and what their feedback said (PresentInfo::id, outcome).
+struct PresentCounts {
+    std::uint64_t submitted = 0;  // presents reported (feedback for an earlier one not counted)
+    std::uint64_t shown = 0;      // ... that feedback said reached the screen
+    std::uint64_t dropped = 0;    // ... that feedback said never did (skipped, discarded)
+    bool feedback = false;        // outcomes are reported at all: without, shown is unknown
+};
+
 // Everything a FramePacer can tell, read at once (FramePacer::status()).
 struct PacerStatus {
     std::chrono::nanoseconds period{0};  // of the rate in force, rounded
@@ -148,6 +156,7 @@ struct PacerStatus {
     DisplayStatus display{};             // the display's fit (pacer/display.hpp)
     CadenceStatus cadence{};             // the cadence in force (pacer/cadence.hpp)
     LeadStatus lead{};                   // just_in_time's lead (pacer/lead.hpp)
+    PresentCounts presents{};            // submitted, shown, dropped
     clock::time_point next_vblank{};     // the first vblank after the call, while the display is
                                          // locked (epoch otherwise)
 };

@@ -4,6 +4,7 @@
 //   PresentClassifier        the one rule, used by FramePacer and VsyncDetector alike
 //     window(period)         how far before and after a predicted vblank a present counts as on it
 //     classify(present, ...) the verdict on one present
+//     classify_feedback      the verdict on a present's later feedback (its displayed time)
 //   PresentVerdict           synchronised, waited, shown, the vblank observation it gives
 //   VblankModel              where the caller believes the vblanks are (the classifier asks it)
 //
@@ -29,8 +30,11 @@
 // a late return, and the window is [0, early] after it, the rule from before vblanks were fitted.
 //
 // What it says about the display (PresentVerdict::observation): the host's displayed time of a
-// synchronised present is a vblank (a torn present's is only when it was torn in); failing that,
-// the return of a present that waited is one (never early, often late: VblankSource::swap_return).
+// synchronised present is a vblank (a torn present's is only when it was torn in); when the source
+// gives flags (PresentFlags::known) they decide instead: vsync, a vblank; no vsync, a displayed
+// time on the compositor's own timer (VblankSource::unsynced: weston 10 reports flags 0). Failing
+// a displayed time, the return of a present that waited is a vblank (never early, often late:
+// VblankSource::swap_return).
 // A displayed time before the call or more than 1 s after its return is no time (an uninitialised
 // field): unknown.
 //
@@ -88,6 +92,9 @@ struct PresentClassifier {
     // The verdict on one present (see the rule). vsync_in_use: the swap paces the frames now.
     static PresentVerdict classify(const PresentInfo& present, bool vsync_in_use,
                                    const VblankModel& vblanks) noexcept;
+    // Feedback for a present classified before (its id, outcome, displayed time, flags): what its
+    // displayed time says about the display, and when it was shown. No waiting is judged again.
+    static PresentVerdict classify_feedback(const PresentInfo& present, bool vsync_in_use) noexcept;
 };
 
 }  // namespace pacer
