@@ -76,7 +76,7 @@ void FramePacer::report_present(const PresentInfo& present) noexcept {
     impl_->settle(handoff_);
     impl_->report_present(present);
 }
-void FramePacer::report_vblank(clock::time_point vblank) noexcept {
+void FramePacer::report_vblank(const VblankInfo& vblank) noexcept {
     impl_->settle(handoff_);
     impl_->report_vblank(vblank);
 }

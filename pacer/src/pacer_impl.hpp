@@ -36,7 +36,7 @@ public:
     void mark_input() noexcept;
     void before_present() noexcept;
     void report_present(const PresentInfo& present) noexcept;
-    void report_vblank(clock::time_point vblank) noexcept;
+    void report_vblank(const VblankInfo& vblank) noexcept;
     int desired_swap_interval() const noexcept { return vsync_.desired_swap_interval(); }
     Status set_config(const PacerConfig& config);
     void set_background(bool on) noexcept;

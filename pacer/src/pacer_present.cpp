@@ -121,6 +121,9 @@ void FramePacer::Impl::feedback(Sent& s, const PresentInfo& in) noexcept {
     latency_.on_present(p.begin, p.end, v.displayed, v.shown, v.shown_known);
 }
 
-void FramePacer::Impl::report_vblank(clock::time_point vblank) noexcept { vblanks_.add_vblank(vblank); }
+void FramePacer::Impl::report_vblank(const VblankInfo& vblank) noexcept {
+    if (vblank.refresh_hz > 0) vblanks_.set_reported_hz(vblank.refresh_hz);
+    vblanks_.add_vblank(vblank.time);
+}
 
 }  // namespace pacer

@@ -12,7 +12,7 @@
 //   mark_input()             the input is sampled now (optional: latency runs from here)
 //   before_present()         the present call comes next (sync present waits here)
 //   report_present(p)        how a present went (vsync, vblanks, latency; pacer/present.hpp)
-//   report_vblank(t)         a vblank the host saw by other means (a vblank event)
+//   report_vblank(v)         a vblank the host saw by other means (X11 Present, a vblank event)
 //   desired_swap_interval()  the swap interval to set: 0 vsync off, N every N-th vblank
 //   set_config(c)            new settings, effective at the next wait(); same config: no-op
 //   set_target_hz(hz)        set_config with a new target_hz
@@ -186,7 +186,7 @@ public:
     void mark_input() noexcept;                             // input sampled now
     void before_present() noexcept;                         // the present comes next
     void report_present(const PresentInfo& present) noexcept;
-    void report_vblank(clock::time_point vblank) noexcept;
+    void report_vblank(const VblankInfo& vblank) noexcept;
     int desired_swap_interval() const noexcept;             // 0 off, N every N-th vblank
 
     Status set_config(const PacerConfig& config);           // refused: message, old settings stay
