@@ -17,6 +17,7 @@ int simulate_main(int argc, char** argv);
 int simulate_latency_main(int argc, char** argv);  // `pacer simulate latency`
 int simulate_display_main(int argc, char** argv);  // `pacer simulate display`
 int run_main(int argc, char** argv);
+int display_main(int argc, char** argv);  // display_cmd.cpp
 int report_main(int argc, char** argv);  // report.cpp
 
 // A target rate as the library accepts it (validate), for the tools' --hz.

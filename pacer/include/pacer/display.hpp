@@ -89,6 +89,7 @@ struct DisplayStatus {
     std::uint64_t vblanks = 0;           // observations taken
     std::uint64_t locks = 0;             // times the tracker locked (1 + re-locks)
     double vrr_min_hz = 0, vrr_max_hz = 0;  // state vrr: the range the presents showed
+    double shown_hz = 0;      // the rate frames were shown at (displayed times, also unsynced); 0 unknown
 };
 
 class DisplayTracker {
