@@ -9,6 +9,7 @@
 #include "pacer/present_classifier.hpp"
 #include "pacer/rate.hpp"
 #include "pacer/vblanks.hpp"
+#include "log_capture.hpp"
 
 namespace {
 
@@ -136,6 +137,29 @@ TEST(RatePlanner, VrrCapsTheTargetInsideThePanelsRange) {
     // The cost's 0.9 quantile (in 11 ms's 9 % bin) over the fit 0.95: 11.6-12.2 ms.
     EXPECT_GT(heavy.hz(), 1e9 / 12.2e6);
     EXPECT_LT(heavy.hz(), 1e9 / 11.6e6);
+}
+
+// A change of the rate in force is never silent: one line per new reason or a move beyond 1 %.
+TEST(RatePlanner, ARateChangeIsLoggedWithItsReason) {
+    pacer_test::LogCapture log(pacer::LogLevel::info);
+    pacer::RatePlanner r = planner(144.0);
+    EXPECT_TRUE(r.log_change());
+    EXPECT_EQ(log.count("rate in force"), 0) << "the configured target is said elsewhere";
+    pacer::RateInputs in;
+    in.vrr = true;
+    in.vrr_min_hz = 48;
+    in.vrr_max_hz = 120;  // below the target: capped
+    std::chrono::nanoseconds period = 6'944'444ns;
+    for (int i = 0; i < 100; ++i) {
+        if (r.update(at(i * 8ms), 3ms, in, period)) period = std::chrono::nanoseconds(std::llround(1e9 / r.hz()));
+        r.settle(period);
+        r.log_change();
+    }
+    EXPECT_EQ(log.count("rate in force"), 1) << log.text();
+    EXPECT_EQ(log.count("variable refresh: the target, kept inside the panel's range"), 1) << log.text();
+    (void)r.set_background(true);
+    r.log_change();
+    EXPECT_EQ(log.count("in the background"), 1) << log.text();
 }
 
 // ---- Vblanks ------------------------------------------------------------------------------------

@@ -333,6 +333,7 @@ void FramePacer::Impl::govern(std::int64_t now, std::optional<std::chrono::nanos
         }
     }
     rate_.settle(grid_.period());
+    rate_.log_change();
 }
 
 // The wait of wait(), by sync mode; starts the frame's latency marks.

@@ -105,6 +105,7 @@ void RatePlanner::update_vrr(std::optional<std::chrono::nanoseconds> cost, const
     vrr_by_work_ = paced > target;
     const std::chrono::nanoseconds want =
         vrr_period(std::chrono::nanoseconds(paced), d.vrr_min_hz, d.vrr_max_hz, jitter);
+    vrr_want_ = want.count();
     vrr_period_ = slew_period(std::chrono::nanoseconds(vrr_period_ > 0 ? vrr_period_ : period), want).count();
 }
 
@@ -145,6 +146,19 @@ void RatePlanner::settle(std::chrono::nanoseconds period) noexcept {
         cadence_.hz = hz();
         cadence_.base = period;
     }
+}
+
+bool RatePlanner::log_change() noexcept {
+    const RateStatus s = status();
+    // On VRR the rate slews toward where it is going: that destination is what is said.
+    const double hz = vrr_period_ > 0 && vrr_want_ > 0 ? 1e9 / static_cast<double>(vrr_want_) : s.hz;
+    if (logged_hz_ > 0 && s.code == logged_code_ && std::fabs(hz - logged_hz_) <= 0.01 * logged_hz_) return false;
+    const bool first = logged_hz_ == 0;
+    logged_hz_ = hz;
+    logged_code_ = s.code;
+    if (!first || s.code != RateReason::target)  // the first target is in the "pacing at" line
+        detail::log(LogLevel::info, "rate in force: %.3f Hz, %s", hz, s.reason);
+    return true;
 }
 
 RateStatus RatePlanner::status() const noexcept {

@@ -126,6 +126,11 @@ public:
     bool on_vrr() const noexcept { return vrr_period_ > 0; }
     const CadenceStatus& cadence() const noexcept { return cadence_; }
     RateStatus status() const noexcept;
+    // Logs the rate in force and its reason (info level) when the reason changed or the rate
+    // moved by more than 1 % since the last line: a change of the rate is never silent. On VRR the
+    // line names the rate the period slews toward (2 % a frame): one line, not one per step.
+    // Returns true when it logged.
+    bool log_change() noexcept;
 
 private:
     double wanted_hz() const noexcept;
@@ -143,8 +148,11 @@ private:
     double swap_rate_reported_ = 0;  // ... while the host reports this refresh
     LatenessEstimator wakes_{100.0};   // wake-up lateness of the pacer's own waits (VRR cap)
     std::int64_t vrr_period_ = 0;      // VRR: the period in force, slewed; 0 = not on VRR
+    std::int64_t vrr_want_ = 0;        // ... and the one it moves toward
     bool vrr_by_work_ = false;         // ... raised by the work's cost
     LatenessEstimator vrr_cost_{100.0};  // VRR with the governor on: the frames' cost
+    double logged_hz_ = 0;               // the rate and reason of the last log line
+    RateReason logged_code_ = RateReason::target;
 };
 
 }  // namespace pacer
