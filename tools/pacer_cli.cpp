@@ -25,7 +25,7 @@ int usage(FILE* to) {
                  "  compare          interleaved pacing comparison: sleep, spin, preciseSleep, hybrid\n"
                  "  simulate         relative-error heatmap of the waiter on the virtual-time OS model\n"
                  "  simulate latency input latency of the sync modes on a simulated vsync display\n"
-                 "  simulate display display lock and cadence against today's pacing, simulated\n"
+                 "  simulate display display-aware pacing against the fixed grid without display lock\n"
                  "  run              a paced loop without a window, optionally captured\n"
                  "  display          the current display's clock through X11 Present, wp_presentation or\n"
                  "                   the swap, as the pacer's display fit sees it; present at a time\n"

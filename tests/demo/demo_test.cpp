@@ -397,7 +397,7 @@ public:
     int swaps = 0;
     bool set_interval(int interval, std::string* why) override {
         intervals.push_back(interval);
-        if (refuse) *why = "not today";
+        if (refuse) *why = "refused by the test";
         return !refuse;
     }
     void swap() override { ++swaps; }
