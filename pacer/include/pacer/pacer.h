@@ -83,10 +83,11 @@
  * library: the reasons and the version are static, the last error is valid until the same
  * thread's next failing call, a capture's error until the capture is closed.
  *
- * Allocation and cost per frame. pacer_wait, the setters, pacer_report_present,
+ * Allocation and cost per frame. pacer_wait, the setters given valid values, pacer_report_present,
  * pacer_capture_add, pacer_stats_add and the status functions allocate nothing (the objects
  * allocate what they need when created; pacer_capture_get_status copies a write error's message
- * once); a failing call formats its message into a fixed per-thread buffer.
+ * once). A refused setting allocates for its message (in the C++ layer); the last error itself is
+ * a fixed per-thread buffer.
  *
  * Thread safety. Each function's comment ends with the threads it may be called from:
  *   [pacing thread]  the thread that calls pacer_wait() on that pacer; the pacer's other
@@ -102,7 +103,7 @@
  * C++ runtime. With CMake, link pacer::pacer (find_package(pacer) or add_subdirectory): it brings
  * the C++ runtime itself when a C compiler links, in a project(game C) as well. Without CMake,
  * `cc game.c $(pkg-config --cflags --libs pacer)`: pkg-config lists it (-lstdc++ -lm with GCC on
- * glibc; libc++: -lc++; MinGW also -lwinmm).
+ * glibc, -lc++ with libc++); a MinGW link by hand also needs -lwinmm.
  */
 #ifndef PACER_PACER_H
 #define PACER_PACER_H
