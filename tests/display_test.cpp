@@ -189,7 +189,8 @@ TEST(DisplayTracker, AnUnreportedChangeLeavesTheLock) {
     EXPECT_EQ(b.status().state, DisplayState::locking) << b.status().reason;
 }
 
-// Presents on a variable-refresh display land whenever the frames are ready.
+// Presents on a variable-refresh display land whenever the frames are ready: each shown a steady
+// 0.3 ms after its submit.
 TEST(DisplayTracker, VariableRefreshNeverLocks) {
     Quiet quiet;
     Rng rng{11};
@@ -197,7 +198,8 @@ TEST(DisplayTracker, VariableRefreshNeverLocks) {
     std::int64_t t = kMs;
     for (int i = 0; i < 500; ++i) {
         t += static_cast<std::int64_t>(1e9 / 144 + rng.uniform() * (1e9 / 48 - 1e9 / 144));
-        add(d, t, 144);
+        d.add(pacer::VblankSample{clock::from_ns(t), VblankSource::displayed, 0, false, clock::from_ns(t - 300'000)},
+              144);
         EXPECT_FALSE(d.locked()) << i;
     }
     EXPECT_EQ(d.status().state, DisplayState::vrr) << d.status().reason;
@@ -206,6 +208,89 @@ TEST(DisplayTracker, VariableRefreshNeverLocks) {
     EXPECT_LE(d.status().vrr_max_hz, 144.0);
     EXPECT_GE(d.status().vrr_min_hz, 48.0);
     EXPECT_LT(d.status().vrr_min_hz, d.status().vrr_max_hz);
+}
+
+// The same irregular shown times, but frames submitted at a steady 60 Hz and shown anywhere up
+// to a repaint later (a compositor repainting on its own timer, as weston does): no grid, and no
+// variable refresh either: unsynced, never vrr, never locked. Without submit times (vblank events
+// alone) there is no evidence of a variable refresh at all: unsynced as well.
+TEST(DisplayTracker, IrregularTimesThatDoNotFollowTheFramesAreNoVariableRefresh) {
+    Quiet quiet;
+    for (bool with_submits : {true, false}) {
+        Rng rng{12};
+        DisplayTracker d;
+        std::int64_t submit = kMs;
+        std::int64_t shown = kMs;
+        for (int i = 0; i < 500; ++i) {
+            submit += 16'666'667;
+            shown = std::max(shown + 5 * kMs, submit + static_cast<std::int64_t>(rng.uniform() * 19.5e6));
+            pacer::VblankSample s{clock::from_ns(shown), VblankSource::displayed, 0, false, {}};
+            if (with_submits) s.submitted = clock::from_ns(submit);
+            d.add(s, 60);
+            ASSERT_FALSE(d.locked()) << i;
+            ASSERT_NE(d.status().state, DisplayState::vrr) << i << " " << d.status().reason;
+        }
+        EXPECT_EQ(d.status().state, DisplayState::unsynced) << d.status().reason;
+        EXPECT_EQ(d.status().locks, 0u);
+        if (with_submits) EXPECT_NEAR(d.status().shown_hz, 60.0, 3.0);
+        else EXPECT_EQ(d.status().shown_hz, 0.0) << "vblank events are no frames";
+    }
+}
+
+// A source that says its frames are not vsynced (wp_presentation without the vsync flag) gives
+// the unsynced state at once, with the shown rate, and a vsynced sample after it starts a new fit.
+TEST(DisplayTracker, UnsyncedSamplesGiveTheirOwnStateAndTheShownRate) {
+    pacer_test::LogCapture log(pacer::LogLevel::info);
+    DisplayTracker d;
+    std::int64_t t = kMs;
+    for (int i = 0; i < 100; ++i) {
+        t += i % 3 == 0 ? 25'300'000 : 19'500'000;
+        d.add(pacer::VblankSample{clock::from_ns(t), VblankSource::unsynced, 0, false, clock::from_ns(t - kMs)}, 60);
+        ASSERT_EQ(d.status().state, DisplayState::unsynced);
+    }
+    EXPECT_STREQ(d.status().reason, "the compositor presents on its own timer, no vblank grid");
+    EXPECT_NEAR(d.status().shown_hz, 1e9 / ((25.3e6 + 2 * 19.5e6) / 3), 0.5);
+    EXPECT_EQ(d.status().locks, 0u);
+    EXPECT_NE(log.text().find("display unsynced"), std::string::npos) << log.text();
+    for (int n = 1; n <= 20; ++n) add(d, t + vblank(60, 0, 0, n), 60);
+    EXPECT_TRUE(d.locked()) << d.status().reason;
+}
+
+// Vblanks known by their counter: indexed by it, so a gap of missed events needs no guess and a
+// noisy time cannot shift a vblank into its neighbour's index; the counter of any fitted vblank.
+TEST(DisplayTracker, CountedVblanksAreIndexedByTheirCounter) {
+    Quiet quiet;
+    Rng rng{13};
+    DisplayTracker d;
+    const double hz = 60.0024;  // an X server's fake 16667 us vblank
+    std::uint64_t msc = 1000;
+    int locked_at = 0;
+    for (int i = 0; i < 600; ++i) {
+        msc += i % 10 == 9 ? 3 : 1;  // lost events now and then
+        // UST: the server's timer fires 0.1-1.5 ms late (never early), sometimes 6 ms late.
+        const double late = i % 37 == 0 ? 6e6 : 1e5 + 1.4e6 * rng.uniform();
+        const auto t = static_cast<std::int64_t>(static_cast<double>(msc) * 1e9 / hz + late);
+        d.add(pacer::VblankSample{clock::from_ns(t), VblankSource::displayed, msc, true, {}}, 0);
+        if (d.locked() && locked_at == 0) locked_at = i + 1;
+    }
+    EXPECT_TRUE(d.status().by_counter);
+    EXPECT_GT(locked_at, 0);
+    EXPECT_LE(locked_at, 20);
+    EXPECT_EQ(d.status().locks, 1u);
+    EXPECT_NEAR(d.status().refresh_hz, hz, hz * 5e-4);  // 0.05 %: a 2 s window of this noise
+    std::uint64_t m = 0;
+    const auto at = clock::from_ns(static_cast<std::int64_t>(static_cast<double>(msc + 5) * 1e9 / hz));
+    ASSERT_TRUE(d.msc_at(d.next_vblank(at - std::chrono::milliseconds(8)), &m));
+    EXPECT_EQ(m, msc + 5);
+    // The same counter again adds nothing; a counter that goes back starts a new fit.
+    const std::uint64_t before = d.status().vblanks;
+    d.add(pacer::VblankSample{d.last_vblank() + std::chrono::microseconds(50), VblankSource::displayed, msc, true,
+                              {}},
+          0);
+    EXPECT_EQ(d.status().vblanks, before);
+    d.add(pacer::VblankSample{d.last_vblank() + std::chrono::milliseconds(16), VblankSource::displayed, 3, true, {}},
+          0);
+    EXPECT_FALSE(d.locked());
 }
 
 TEST(DisplayTracker, LostWhenTimestampsStopAndLocksAgainWhenTheyResume) {
@@ -264,7 +349,9 @@ TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, doubl
         }
         os.advance(static_cast<std::int64_t>((work_ms + work_jitter_ms * os.uniform()) * 1e6));
         const pacer::PresentResult r = display.present(1);
-        for (int k = 0; k < r.reports; ++k) d.add(r.info().displayed, r.refresh_hz);
+        const pacer::PresentInfo info = r.info();
+        for (int k = 0; k < r.reports; ++k)
+            d.add(pacer::VblankSample{info.displayed, VblankSource::displayed, 0, false, info.begin}, r.refresh_hz);
         if (d.locked() && out.locked_at < 0) out.locked_at = i + 1;
         out.ever_locked = out.ever_locked || d.locked();
         if (change_at >= 0 && !changed && r.begin_ns - display.start_ns() >= change_at) changed = true;

@@ -17,12 +17,45 @@ constexpr double kHintTolerance = 0.02;  // a fitted period this far from the re
 
 double valid_hz(double hz) noexcept { return std::isfinite(hz) && hz >= kMinHz && hz <= kMaxHz ? hz : 0.0; }
 
+// The k-th smallest of v[0..n), reordering v: what std::nth_element finds, in a quarter to a half
+// of its time on 128 residuals (its partition's branches mispredict on noise; these are
+// branchless). A quickselect on the median of three; a pass that gathers the values equal to the
+// pivot keeps runs of equal values (exact vblanks: residuals all 0) linear.
+double select_kth(double* v, int n, int k) noexcept {
+    int lo = 0, hi = n;  // the k-th is in v[lo, hi)
+    while (hi - lo > 8) {
+        const double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+        const double pivot = std::max(std::min(a, b), std::min(std::max(a, b), c));
+        int lt = lo;  // v[lo, lt) < pivot
+        for (int j = lo; j < hi; ++j) {
+            const double x = v[j];
+            v[j] = v[lt];
+            v[lt] = x;
+            lt += x < pivot ? 1 : 0;
+        }
+        if (k < lt) {
+            hi = lt;
+            continue;
+        }
+        int eq = lt;  // v[lt, eq) == pivot
+        for (int j = lt; j < hi; ++j) {
+            const double x = v[j];
+            v[j] = v[eq];
+            v[eq] = x;
+            eq += x <= pivot ? 1 : 0;
+        }
+        if (k < eq) return pivot;
+        lo = eq;
+    }
+    for (int i = lo + 1; i < hi; ++i)
+        for (int j = i; j > lo && v[j] < v[j - 1]; --j) std::swap(v[j], v[j - 1]);
+    return v[k];
+}
+
 // The p-quantile (lower) of v[0..n), reordering v.
 double quantile(double* v, int n, double p) noexcept {
     if (n <= 0) return 0.0;
-    const int k = std::clamp(static_cast<int>(p * (n - 1)), 0, n - 1);
-    std::nth_element(v, v + k, v + n);
-    return v[k];
+    return select_kth(v, n, std::clamp(static_cast<int>(p * (n - 1)), 0, n - 1));
 }
 
 }  // namespace
@@ -43,6 +76,11 @@ void DisplayTracker::set_state(DisplayState state, const char* reason) noexcept 
 
 double DisplayTracker::hint_period() const noexcept {
     if (status_.reported_hz > 0) return 1e9 / status_.reported_hz;
+    if (status_.by_counter && count_ >= 2) {  // counted vblanks: time over counts, first to last
+        const int last = (head_ + count_ - 1) % kWindow;
+        const std::int64_t n = msc_[last] - msc_[head_];
+        return n > 0 ? static_cast<double>(t_[last] - t_[head_]) / static_cast<double>(n) : 0.0;
+    }
     // No refresh reported: the median interval between observations.
     return median_interval();
 }
@@ -65,7 +103,12 @@ void DisplayTracker::restart(const char* reason, int keep) noexcept {
     ref_ = keep > 0 ? last_t_ : 0;
     band_ = 0;
     vrr_ = false;
+    firm_ = false;
+    told_unsynced_ = false;
     off_fit_ = 0;
+    since_fit_ = 0;
+    if (keep == 0) last_msc_ = -1;
+    ref_msc_ = keep > 0 ? msc_[(head_ + count_ - 1) % kWindow] : 0;
     status_.period = std::chrono::nanoseconds(0);
     status_.refresh_hz = 0;
     status_.skew_ppm = 0;
@@ -80,121 +123,238 @@ void DisplayTracker::set_reported_hz(double hz) noexcept {
     if (change) restart("the reported refresh changed: fitting again", 0);
 }
 
-void DisplayTracker::add(clock::time_point vblank, double reported_hz, VblankSource source) noexcept {
+void DisplayTracker::add(const VblankSample& s, double reported_hz) noexcept {
     set_reported_hz(reported_hz);
-    const std::int64_t t = clock::to_ns(vblank);
+    const std::int64_t t = clock::to_ns(s.time);
     if (count_ > 0 && t == last_t_) return;  // the same report twice
+    if (!take_counter(s)) return;
+    note_frame(s);
+    if (s.source == VblankSource::unsynced) {
+        // The source says its frames are shown on no vblank: nothing to fit, the shown rate only.
+        if (!told_unsynced_) restart("the source shows frames on no vblank", 0);
+        told_unsynced_ = true;
+        push(s, t);
+        set_state(DisplayState::unsynced, "the compositor presents on its own timer, no vblank grid");
+        return;
+    }
     if (status_.state == DisplayState::lost) restart("vblank timestamps resumed: fitting again", 0);
+    if (told_unsynced_) restart("the source shows vblanks again: fitting", 0);
     // A locked fit that the observations leave, several in a row: the display changed (a refresh
     // change the host did not report); fit again from those observations.
     bool moved = false;
     if (status_.state == DisplayState::locked && period_ > 0) {
-        const double x = std::round(static_cast<double>(t - ref_) / period_);
+        push(s, t);
+        const int slot = (head_ + count_ - 1) % kWindow;
+        const double x = index(slot, period_, ref_, ref_msc_);
         const double r = static_cast<double>(t - ref_) - x * period_;
-        const bool off = source == VblankSource::swap_return ? (r < -band_ || r > 4 * band_) : std::fabs(r) > band_;
+        const bool off = s.source == VblankSource::swap_return ? (r < -band_ || r > 4 * band_) : std::fabs(r) > band_;
         off_fit_ = ((off_fit_ << 1) | (off ? 1 : 0)) & 0xff;
         moved = std::popcount(static_cast<unsigned>(off_fit_)) >= kMovedAfter;
+        // A firm lock over a full window is fitted again every kRefitEvery samples only.
+        if (!moved && firm_ && count_ == kWindow && ++since_fit_ < kRefitEvery) return follow(slot);
+    } else {
+        push(s, t);
     }
-    const int slot = (head_ + count_) % kWindow;
-    if (count_ == kWindow) head_ = (head_ + 1) % kWindow;
-    else ++count_;
-    t_[slot] = t;
-    swap_[slot] = source == VblankSource::swap_return;
-    last_t_ = t;
-    frames_since_ = 0;
-    ++status_.vblanks;
     if (moved) restart("the vblanks left the fit (a refresh change?): fitting again", 8);
     refit();
 }
 
-void DisplayTracker::fit_once(double period, std::int64_t ref, double* out_period, std::int64_t* out_ref,
-                              double* spread, int* inliers) noexcept {
+// The counter: a sample without one in a fit by counter (or the reverse) starts a new fit; a
+// counter seen before is the same vblank again; one that went back is a new counter (a new
+// window or output).
+bool DisplayTracker::take_counter(const VblankSample& s) noexcept {
+    if (count_ > 0 && s.has_msc != status_.by_counter) restart("the vblank counter came or went: fitting again", 0);
+    status_.by_counter = s.has_msc;
+    if (!s.has_msc) return true;
+    const auto m = static_cast<std::int64_t>(s.msc & 0x7fff'ffff'ffff'ffffULL);
+    if (last_msc_ >= 0 && m == last_msc_) return false;
+    if (last_msc_ >= 0 && m < last_msc_) restart("the vblank counter went back: fitting again", 0);
+    last_msc_ = m;
+    return true;
+}
+
+void DisplayTracker::push(const VblankSample& s, std::int64_t t) noexcept {
+    const int slot = (head_ + count_) % kWindow;
+    if (count_ == kWindow) {
+        if (in_[slot]) sums_.add(x_[slot], y_[slot], -1.0);  // the oldest leaves the followed fit
+        head_ = (head_ + 1) % kWindow;
+    } else {
+        ++count_;
+    }
+    in_[slot] = false;
+    t_[slot] = t;
+    swap_[slot] = s.source == VblankSource::swap_return;
+    msc_[slot] = last_msc_;
+    sub_[slot] = clock::to_ns(s.submitted);
+    last_t_ = t;
+    frames_since_ = 0;
+    ++status_.vblanks;
+}
+
+// Shown frames (samples with a submit time): their rate over the last kFrames. A pause of a
+// second starts the count again.
+void DisplayTracker::note_frame(const VblankSample& s) noexcept {
+    if (s.submitted.time_since_epoch().count() == 0) return;
+    const std::int64_t t = clock::to_ns(s.time);
+    const std::int64_t last = frame_count_ > 0 ? frame_t_[(frame_head_ + frame_count_ - 1) % kFrames] : 0;
+    if (frame_count_ > 0 && (t <= last || t - last > 1'000'000'000)) frame_count_ = 0;
+    const int slot = (frame_head_ + frame_count_) % kFrames;
+    if (frame_count_ == kFrames) frame_head_ = (frame_head_ + 1) % kFrames;
+    else ++frame_count_;
+    frame_t_[slot] = t;
+    const std::int64_t span = t - frame_t_[frame_head_];
+    status_.shown_hz = frame_count_ >= 8 && span > 0 ? (frame_count_ - 1) * 1e9 / static_cast<double>(span) : 0.0;
+}
+
+// A sample's vblank index from the line (period, ref): its counter's distance when counted, else
+// its time's, rounded.
+double DisplayTracker::index(int slot, double period, std::int64_t ref, std::int64_t ref_msc) const noexcept {
+    if (status_.by_counter) return static_cast<double>(msc_[slot] - ref_msc);
+    return std::round(static_cast<double>(t_[slot] - ref) / period);
+}
+
+void DisplayTracker::Sums::add(double px, double py, double w) noexcept {
+    n += w;
+    x += w * px;
+    y += w * py;
+    xx += w * px * px;
+    xy += w * px * py;
+}
+
+// The least-squares line through the points: residual = *da + *db index. False: no points.
+bool DisplayTracker::Sums::line(double* da, double* db) const noexcept {
+    if (n < 0.5) return false;
+    const double mx = x / n, my = y / n;
+    const double sxx = xx - x * mx, sxy = xy - x * my;
+    *db = sxx > 0 ? sxy / sxx : 0.0;
+    *da = my - *db * mx;
+    return true;
+}
+
+// The robust fit of the window, indexed from the line (period, ref): the residuals' median and
+// median absolute deviation pick the inliers, a least-squares line goes through them (for swap
+// returns, their early envelope), and the fit's vblank nearest the last sample is *out_ref.
+// record: this fit is the one follow() continues (its inliers' sums are kept).
+void DisplayTracker::fit_once(double period, std::int64_t ref, std::int64_t ref_msc, double* out_period,
+                              std::int64_t* out_ref, double* spread, int* inliers, bool record) noexcept {
     double x[kWindow], r[kWindow], tmp[kWindow];
-    bool sw[kWindow];
+    bool in[kWindow];
     const int n = count_;
     for (int i = 0; i < n; ++i) {
         const int k = (head_ + i) % kWindow;
-        const double dt = static_cast<double>(t_[k] - ref);
-        x[i] = std::round(dt / period);
-        r[i] = dt - x[i] * period;
-        sw[i] = swap_[k];
+        x[i] = index(k, period, ref, ref_msc);
+        r[i] = static_cast<double>(t_[k] - ref) - x[i] * period;
     }
     // Robust centre and spread of the residuals: median and 1.4826 x median absolute deviation.
     std::copy(r, r + n, tmp);
     const double m = quantile(tmp, n, 0.5);
     for (int i = 0; i < n; ++i) tmp[i] = std::fabs(r[i] - m);
     const double band = std::max(3.5 * 1.4826 * quantile(tmp, n, 0.5), kMinBand);
-    // Least squares through the inliers: residual = da + db x.
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int ni = 0, nsw = 0;
+    Sums sums;
+    int nsw = 0;
     for (int i = 0; i < n; ++i) {
-        if (std::fabs(r[i] - m) > band) continue;
-        sx += x[i];
-        sy += r[i];
-        ++ni;
-        nsw += sw[i] ? 1 : 0;
+        in[i] = std::fabs(r[i] - m) <= band;
+        if (in[i]) sums.add(x[i], r[i], 1.0);
+        nsw += in[i] && swap_[(head_ + i) % kWindow] ? 1 : 0;
     }
     double da = m, db = 0;
-    if (ni > 0) {
-        const double mx = sx / ni, my = sy / ni;
-        for (int i = 0; i < n; ++i) {
-            if (std::fabs(r[i] - m) > band) continue;
-            sxx += (x[i] - mx) * (x[i] - mx);
-            sxy += (x[i] - mx) * (r[i] - my);
-        }
-        db = sxx > 0 ? sxy / sxx : 0.0;
-        da = my - db * mx;
+    sums.line(&da, &db);
+    const double xl = status_.by_counter ? static_cast<double>(last_msc_ - ref_msc)
+                                         : std::round(static_cast<double>(last_t_ - ref) / period);
+    double shift = 0;  // envelope - least squares, at the last sample
+    if (2 * nsw > sums.n) {
+        const double ls_at = da + db * xl;
+        envelope(x, r, in, &da, &db);
+        shift = da + db * xl - ls_at;
     }
-    // Swap returns come late, never early: the vblank is their early envelope. The line through
-    // the earlier half of the inliers (their late tail is noise only), then its 10th percentile.
-    if (ni > 0 && 2 * nsw > ni) {
-        int k = 0;
-        for (int i = 0; i < n; ++i)
-            if (std::fabs(r[i] - m) <= band) tmp[k++] = r[i] - (da + db * x[i]);
-        const double half = quantile(tmp, k, 0.5);
-        double lx = 0, ly = 0, lxx = 0, lxy = 0;
-        int nl = 0;
-        for (int i = 0; i < n; ++i) {
-            if (std::fabs(r[i] - m) > band || r[i] - (da + db * x[i]) > half) continue;
-            lx += x[i];
-            ly += r[i];
-            ++nl;
-        }
-        if (nl >= 4) {
-            const double mx = lx / nl, my = ly / nl;
-            for (int i = 0; i < n; ++i) {
-                if (std::fabs(r[i] - m) > band || r[i] - (da + db * x[i]) > half) continue;
-                lxx += (x[i] - mx) * (x[i] - mx);
-                lxy += (x[i] - mx) * (r[i] - my);
-            }
-            if (lxx > 0) {
-                db = lxy / lxx;
-                da = my - db * mx;
-            }
-        }
-        k = 0;
-        for (int i = 0; i < n; ++i)
-            if (std::fabs(r[i] - m) <= band) tmp[k++] = r[i] - (da + db * x[i]);
-        da += quantile(tmp, k, 0.1);
+    if (record) keep_fit(x, r, in, sums, {period, ref, ref_msc, m, band, shift});
+    judge(x, r, da, db, spread, inliers);
+    *out_period = period + db;
+    *out_ref = ref + std::llround(da + xl * period + db * xl);
+}
+
+// Swap returns come late, never early: the vblank is their early envelope. The line through the
+// earlier half of the inliers (their late tail is noise only), then its 10th percentile.
+void DisplayTracker::envelope(const double* x, const double* r, const bool* in, double* da,
+                              double* db) const noexcept {
+    double tmp[kWindow];
+    const int n = count_;
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+        if (in[i]) tmp[k++] = r[i] - (*da + *db * x[i]);
+    const double half = quantile(tmp, k, 0.5);
+    Sums early;
+    for (int i = 0; i < n; ++i)
+        if (in[i] && r[i] - (*da + *db * x[i]) <= half) early.add(x[i], r[i], 1.0);
+    double ea = 0, eb = 0;
+    if (early.n >= 4 && early.line(&ea, &eb) && early.xx * early.n > early.x * early.x) {
+        *da = ea;
+        *db = eb;
     }
-    const double p = period + db;
-    // The spread and inliers against the new line, and its vblank nearest the last observation.
-    for (int i = 0; i < n; ++i) tmp[i] = r[i] - (da + db * x[i]);
-    double* res = r;
-    std::copy(tmp, tmp + n, res);
-    const double m2 = quantile(tmp, n, 0.5);
-    for (int i = 0; i < n; ++i) tmp[i] = std::fabs(res[i] - m2);
+    k = 0;
+    for (int i = 0; i < n; ++i)
+        if (in[i]) tmp[k++] = r[i] - (*da + *db * x[i]);
+    *da += quantile(tmp, k, 0.1);
+}
+
+// The spread and inliers of the window against the line (da, db), and the residual it shows.
+void DisplayTracker::judge(const double* x, const double* r, double da, double db, double* spread,
+                           int* inliers) noexcept {
+    double res[kWindow], tmp[kWindow];
+    const int n = count_;
+    for (int i = 0; i < n; ++i) tmp[i] = res[i] = r[i] - (da + db * x[i]);
+    const double m = quantile(tmp, n, 0.5);
+    for (int i = 0; i < n; ++i) tmp[i] = std::fabs(res[i] - m);
     const double mad = quantile(tmp, n, 0.5);
-    const double band2 = std::max(3.5 * 1.4826 * mad, kMinBand);
-    int in = 0;
-    for (int i = 0; i < n; ++i) in += std::fabs(res[i] - m2) <= band2 ? 1 : 0;
+    const double band = std::max(3.5 * 1.4826 * mad, kMinBand);
+    int count = 0;
+    for (int i = 0; i < n; ++i) count += std::fabs(res[i] - m) <= band ? 1 : 0;
     for (int i = 0; i < n; ++i) tmp[i] = std::fabs(res[i]);
     status_.residual = std::chrono::nanoseconds(std::llround(quantile(tmp, n, 0.5)));
-    const double xl = std::round(static_cast<double>(last_t_ - ref) / period);
-    *out_period = p;
-    *out_ref = ref + std::llround(da + xl * period + db * xl);
     *spread = 1.4826 * mad;
-    *inliers = in;
+    *inliers = count;
+}
+
+// The fit follow() continues: each sample's index and residual from its line, whether it was an
+// inlier, and the inliers' sums.
+void DisplayTracker::keep_fit(const double* x, const double* r, const bool* in, const Sums& sums,
+                              const Anchor& anchor) noexcept {
+    for (int i = 0; i < count_; ++i) {
+        const int k = (head_ + i) % kWindow;
+        x_[k] = x[i];
+        y_[k] = r[i];
+        in_[k] = in[i];
+    }
+    sums_ = sums;
+    anchor_ = anchor;
+}
+
+// Between robust fits (a firm lock over a full window) a sample is followed at O(1): it joins the
+// inliers' sums when the last robust fit's band takes it (the oldest one left them in push()),
+// and the least-squares line through them is the fit, moved by that fit's envelope shift. Over
+// the same points this is the robust fit's line; the band and the shift wait for the next one.
+void DisplayTracker::follow(int slot) noexcept {
+    const Anchor& a = anchor_;
+    const double x = index(slot, a.period, a.ref, a.ref_msc);
+    const double y = static_cast<double>(t_[slot] - a.ref) - x * a.period;
+    x_[slot] = x;
+    y_[slot] = y;
+    in_[slot] = std::fabs(y - a.centre) <= a.band;
+    if (in_[slot]) sums_.add(x, y, 1.0);
+    double da = 0, db = 0;
+    if (!sums_.line(&da, &db)) return;
+    set_fit(a.period + db, a.ref + std::llround(da + a.shift + x * a.period + db * x),
+            status_.by_counter ? last_msc_ : 0);
+}
+
+void DisplayTracker::set_fit(double period, std::int64_t ref, std::int64_t ref_msc) noexcept {
+    period_ = period;
+    ref_ = ref;
+    ref_msc_ = ref_msc;
+    status_.period = std::chrono::nanoseconds(std::llround(period));
+    status_.refresh_hz = 1e9 / period;
+    status_.skew_ppm = status_.reported_hz > 0 ? (1e9 / status_.reported_hz / period - 1.0) * 1e6 : 0.0;
+    status_.vblank = clock::from_ns(ref);
 }
 
 void DisplayTracker::refit() noexcept {
@@ -207,22 +367,22 @@ void DisplayTracker::refit() noexcept {
         return;
     }
     std::int64_t ref = ref_ != 0 ? ref_ : last_t_;
+    std::int64_t ref_msc = ref_ != 0 ? ref_msc_ : last_msc_;
     double spread = 0;
     int inliers = 0;
+    since_fit_ = 0;
     // Once locked the estimate indexes the window right: one round suffices.
     const int rounds = status_.state == DisplayState::locked ? 1 : 2;
-    for (int round = 0; round < rounds; ++round) fit_once(p, ref, &p, &ref, &spread, &inliers);
+    for (int round = 0; round < rounds; ++round) {
+        fit_once(p, ref, ref_msc, &p, &ref, &spread, &inliers, round + 1 == rounds);
+        ref_msc = last_msc_;  // the fit's vblank is the one nearest the last sample
+    }
     if (hint > 0 && std::fabs(p - hint) > kHintTolerance * hint) {
         // No grid near the expected period: keep the expected one, and let the spread say so.
         p = hint;
         spread = std::max(spread, p);
     }
-    period_ = p;
-    ref_ = ref;
-    status_.period = std::chrono::nanoseconds(std::llround(p));
-    status_.refresh_hz = 1e9 / p;
-    status_.skew_ppm = status_.reported_hz > 0 ? (1e9 / status_.reported_hz / p - 1.0) * 1e6 : 0.0;
-    status_.vblank = clock::from_ns(ref);
+    set_fit(p, ref, status_.by_counter ? last_msc_ : 0);
     decide(spread, inliers);
 }
 
@@ -243,6 +403,7 @@ void DisplayTracker::vrr_range() noexcept {
 
 void DisplayTracker::decide(double spread, int inliers) noexcept {
     const double p = period_;
+    firm_ = false;
     if (vrr_) {  // kept (see the manual); the range follows the presents
         vrr_range();
         return;
@@ -254,33 +415,61 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
             ++status_.locks;
             status_.vrr_min_hz = status_.vrr_max_hz = 0;
         }
+        firm_ = true;
         set_state(DisplayState::locked, "period and phase fitted from the presents");
         return;
     }
     // Locked: some slack before giving up (a burst of late wake-ups).
     if (status_.state == DisplayState::locked && spread <= p / 8 && 2 * inliers >= count_) return;
-    if (count_ >= kVrrMin && spread > p / 8) {
-        // A steady grid at another period than the reported one (a compositor that repaints at
-        // its own rate) is not a variable refresh.
-        const double other = median_interval();
+    if (count_ >= kVrrMin && spread > p / 8) return no_grid();
+    set_state(DisplayState::locking, status_.state == DisplayState::locked
+                                         ? "the vblanks stopped fitting: fitting again"
+                                         : "fitting the vblanks");
+}
+
+// The samples fit no grid at the expected period. A steady grid at another period (a compositor
+// that repaints at its own rate) is no variable refresh; neither are times that do not follow the
+// frames (a compositor's timer). A variable-refresh display shows each frame as it comes.
+void DisplayTracker::no_grid() noexcept {
+    const double other = status_.by_counter ? 0.0 : median_interval();
+    if (other > 0) {
         double q = 0, other_spread = 0;
         std::int64_t ref = last_t_;
         int in = 0;
         const std::chrono::nanoseconds residual = status_.residual;
-        if (other > 0) fit_once(other, ref, &q, &ref, &other_spread, &in);
+        fit_once(other, ref, 0, &q, &ref, &other_spread, &in, false);
         status_.residual = residual;
-        if (other > 0 && other_spread <= std::min(other / 16, kMaxLockSpread) && 4 * in >= 3 * count_) {
-            set_state(DisplayState::locking, "the presents keep a steady rate other than the reported refresh");
-            return;
-        }
-        vrr_range();
-        vrr_ = true;
-        set_state(DisplayState::vrr, "the presents fit no fixed refresh: a variable-refresh display");
-        return;
+        if (other_spread <= std::min(other / 16, kMaxLockSpread) && 4 * in >= 3 * count_)
+            return set_state(DisplayState::locking, "the presents keep a steady rate other than the reported refresh");
     }
-    set_state(DisplayState::locking, status_.state == DisplayState::locked
-                                         ? "the vblanks stopped fitting: fitting again"
-                                         : "fitting the vblanks");
+    if (!follows_frames())
+        return set_state(DisplayState::unsynced,
+                         "the shown times fit no vblank grid and do not follow the frames: frames shown on a "
+                         "timer of their own, not a variable refresh");
+    vrr_range();
+    vrr_ = true;
+    set_state(DisplayState::vrr, "the presents fit no fixed refresh and follow the frames: a variable-refresh display");
+}
+
+// Evidence of a variable refresh: the samples' frames were submitted at known times, and at least
+// half of them were shown a steady delay after their submit (within an eighth of the period, and
+// 0.5 ms): the display waits for the frames. A timer-driven compositor shows them anywhere from 0
+// to a whole repaint period after their submit (weston's delays spread over 0-19 ms).
+bool DisplayTracker::follows_frames() const noexcept {
+    double d[kWindow];
+    int n = 0;
+    for (int i = 0; i < count_; ++i) {
+        const int k = (head_ + i) % kWindow;
+        if (sub_[k] != 0) d[n++] = static_cast<double>(t_[k] - sub_[k]);
+    }
+    if (4 * n < 3 * count_) return false;
+    double tmp[kWindow];
+    std::copy(d, d + n, tmp);
+    const double m = quantile(tmp, n, 0.5);
+    const double band = std::max(period_ / 8, 500'000.0);
+    int steady = 0;
+    for (int i = 0; i < n; ++i) steady += std::fabs(d[i] - m) <= band ? 1 : 0;
+    return 2 * steady >= n;
 }
 
 void DisplayTracker::on_frame(clock::time_point now) noexcept {
@@ -288,7 +477,7 @@ void DisplayTracker::on_frame(clock::time_point now) noexcept {
     // A variable-refresh verdict is about the display, not the timestamps: it stays when they stop
     // (the pacer turns vsync off on such a display, and torn presents show no vblanks).
     if (status_.state == DisplayState::unknown || status_.state == DisplayState::lost ||
-        status_.state == DisplayState::vrr)
+        status_.state == DisplayState::vrr || status_.state == DisplayState::unsynced)
         return;
     ++frames_since_;
     double p = period_ > 0 ? period_ : hint_period();
@@ -305,6 +494,19 @@ clock::time_point DisplayTracker::next_vblank(clock::time_point t) const noexcep
     while (v <= tn) v = ref_ + std::llround(++n * period_);
     while (ref_ + std::llround((n - 1) * period_) > tn) v = ref_ + std::llround(--n * period_);
     return clock::from_ns(v);
+}
+
+}  // namespace pacer
+
+namespace pacer {
+
+bool DisplayTracker::msc_at(clock::time_point vblank, std::uint64_t* msc) const noexcept {
+    if (!locked() || !status_.by_counter || period_ <= 0) return false;
+    const double x = std::round(static_cast<double>(clock::to_ns(vblank) - ref_) / period_);
+    const double m = static_cast<double>(ref_msc_) + x;
+    if (m < 0) return false;
+    *msc = static_cast<std::uint64_t>(m);
+    return true;
 }
 
 }  // namespace pacer

@@ -61,7 +61,10 @@ void FramePacer::Impl::report_present(const PresentInfo& in) noexcept {
     if (moved) pending_ = true;
     vsync_.on_present(present);
     vblanks_.set_reported_hz(present.refresh_hz);
-    const PresentVerdict v = PresentClassifier::classify(present, vsync_.status().in_use, vblanks_);
+    PresentVerdict v = PresentClassifier::classify(present, vsync_.status().in_use, vblanks_);
+    // A swap's return is a vblank only where the swap is verified to wait for one: else it is the
+    // pacer's own wake-up (a swap that does not block), and a fit of those is the pacer's pacing.
+    if (v.observation == VblankSource::swap_return && !vsync_.status().detected) v.observation = VblankSource::none;
     vblanks_.observe(present, v);
     remember(present);
     if (!grid_.started() || !latency_.is_open()) return;
@@ -123,7 +126,7 @@ void FramePacer::Impl::feedback(Sent& s, const PresentInfo& in) noexcept {
 
 void FramePacer::Impl::report_vblank(const VblankInfo& vblank) noexcept {
     if (vblank.refresh_hz > 0) vblanks_.set_reported_hz(vblank.refresh_hz);
-    vblanks_.add_vblank(vblank.time);
+    vblanks_.add_vblank(vblank);
 }
 
 }  // namespace pacer

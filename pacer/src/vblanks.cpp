@@ -11,7 +11,7 @@ void Vblanks::set_fallback_period(std::chrono::nanoseconds period) noexcept {
 
 bool Vblanks::known() const noexcept {
     const DisplayStatus& s = tracker_.status();
-    if (!lock_) return last_seen_ != 0;
+    if (!lock_) return last_seen_ != 0 && !unsynced();
     if (s.vblanks == 0) return false;
     return s.state == DisplayState::locked || s.state == DisplayState::locking;
 }
@@ -47,13 +47,16 @@ bool Vblanks::renewed(clock::time_point now) const noexcept {
 void Vblanks::observe(const PresentInfo& present, const PresentVerdict& v) noexcept {
     if (present.ok && v.displayed.time_since_epoch().count() != 0) last_seen_ = clock::to_ns(v.displayed);
     else if (v.waited) last_seen_ = clock::to_ns(present.end);
-    if (v.observation == VblankSource::displayed || v.observation == VblankSource::swap_return)
-        tracker_.add(v.vblank, present.refresh_hz, v.observation);
+    if (v.observation == VblankSource::none) return;
+    VblankSample s{v.vblank, v.observation, present.msc, present.has_msc, present.begin};
+    if (v.observation == VblankSource::swap_return) s.has_msc = false;  // the counter is the shown one
+    tracker_.add(s, present.refresh_hz);
 }
 
-void Vblanks::add_vblank(clock::time_point vblank) noexcept {
-    tracker_.add(vblank, tracker_.status().reported_hz, VblankSource::displayed);
-    last_seen_ = clock::to_ns(vblank);
+void Vblanks::add_vblank(const VblankInfo& vblank) noexcept {
+    tracker_.add(VblankSample{vblank.time, VblankSource::displayed, vblank.msc, vblank.has_msc, {}},
+                 tracker_.status().reported_hz);
+    last_seen_ = clock::to_ns(vblank.time);
 }
 
 void Vblanks::reset() noexcept {

@@ -10,18 +10,22 @@
 //   d.on_frame(now);                             // once per frame
 //   if (d.locked()) wake_at(d.next_vblank(now) - lead);
 //
-// The fit. The last 128 observations are kept. Each is given its vblank index from the current
-// estimate (index = round((t - reference) / period)), so lost reports (a gap of k periods),
-// duplicates and missed refreshes need no special case. A robust line through (index, time)
-// gives period and phase: the residuals' median and median absolute deviation pick the inliers
-// (within 3.5 robust sigmas, at least 100 us), and a least-squares line through the inliers is
-// the fit; two rounds, each re-indexing with the previous one's estimate. Displayed times are
-// noisy both ways and the line is their centre. Swap returns are never early but often late (a
-// wake-up on a loaded machine comes 0.5-2 ms late), so their line is the early envelope: the line
-// through the earlier half of the inliers, moved to their 10th percentile. The period starts from
-// the reported refresh (or, when none is reported, the median interval between observations) and
-// a fit more than 2 % away from it is no fit; within that the fitted period follows the display's
-// clock: skew_ppm is the difference, + when the display runs fast.
+// The fit. The last 128 observations are kept. Each has a vblank index: its vblank counter when
+// the source gives one (X11 Present's MSC, wp_presentation's sequence, DXGI's SyncRefreshCount:
+// VblankSample::msc), so lost events and noisy times need no guess; else its index from the
+// current estimate (round((t - reference) / period)), so lost reports (a gap of k periods),
+// duplicates and missed refreshes need no special case either. A counter seen again is the same
+// vblank (ignored); one that goes back, or counted samples mixed with uncounted ones, start a new
+// fit. A robust line through (index, time) gives period and phase: the residuals' median and
+// median absolute deviation pick the inliers (within 3.5 robust sigmas, at least 100 us), and a
+// least-squares line through the inliers is the fit; two rounds, each re-indexing with the
+// previous one's estimate. Displayed times are noisy both ways and the line is their centre. Swap
+// returns are never early but often late (a wake-up on a loaded machine comes 0.5-2 ms late), so
+// their line is the early envelope: the line through the earlier half of the inliers, moved to
+// their 10th percentile. The period starts from the reported refresh (or, when none is reported,
+// the counted vblanks' time over their count, or the median interval between observations) and
+// a fit more than 2 % away from it is no fit; within that the fitted period follows the
+// display's clock: skew_ppm is the difference, + when the display runs fast.
 //
 // States (status().state, with a reason in words; each change is logged once at info level):
 //   unknown   no vblank seen yet.
@@ -29,21 +33,31 @@
 //   locked    at least 12 observations, three quarters of them inliers, and a robust spread
 //             under period / 16 (and 1 ms): next_vblank() predicts the display. A locked fit
 //             holds through bursts of outliers as long as the spread stays under period / 8.
-//   vrr       16 or more observations that fit no grid (robust spread over period / 8): the
-//             presents show a variable-refresh display (or a compositor that shows frames
-//             whenever they come), and no steady grid at another period either (a compositor
-//             that repaints at its own rate stays locking, with that reason). vrr_min_hz /
-//             vrr_max_hz give the range of the intervals seen (the shortest one and the 90th
-//             percentile). Kept until the reported refresh changes (also when the timestamps stop): a
-//             variable-refresh panel fed frames at a steady rate shows a steady grid, which is
-//             the pacer's, not the display's (locking to it would drop the VRR cap that made it
-//             steady, and the next uneven frames would show VRR again). A VRR display run at its
-//             top rate from the start is a fixed grid, and locks.
+//   vrr       16 or more observations that fit no grid (robust spread over period / 8) and that
+//             follow the frames: at least half of them shown a steady delay (within period / 8
+//             and 0.5 ms) after their frame was submitted (VblankSample::submitted). That is a
+//             variable-refresh display, which shows each frame as it comes; no steady grid at
+//             another period either (a compositor that repaints at its own rate stays locking,
+//             with that reason). vrr_min_hz / vrr_max_hz give the range of the intervals seen
+//             (the shortest one and the 90th percentile). Kept until the reported refresh
+//             changes (also when the timestamps stop): a variable-refresh panel fed frames at a
+//             steady rate shows a steady grid, which is the pacer's, not the display's (locking
+//             to it would drop the VRR cap that made it steady, and the next uneven frames would
+//             show VRR again). A VRR display run at its top rate from the start is a fixed grid,
+//             and locks.
+//   unsynced  frames are shown on no vblank grid: the source says so (VblankSource::unsynced:
+//             wp_presentation feedback without the vsync flag, "the compositor presents on its
+//             own timer"), or 16 observations fit no grid and do not follow the frames (shown
+//             anywhere up to a repaint period after their submit: a compositor's timer, not a
+//             variable refresh; without submit times there is no evidence of one either). No
+//             vblank is known: no lock, no VRR cap; shown_hz is the rate to match.
 //   lost      no vblank observed for 30 frames (on_frame) and 30 periods: the timestamps
 //             stopped. The next observation starts a new fit.
 // A refresh change the host reports (a new reported refresh) starts a new fit at once; one it
 // does not report shows as observations that leave the fit (6 of the last 8 outside its band),
 // and the fit restarts from the last 8. A change within 2 % (60 -> 59.94 Hz) is followed as skew.
+// shown_hz counts the samples that carry a submit time (frames, not vblank events) over the last
+// 64 of them.
 //
 // Measured (tests/display_test.cpp on SimulatedDisplay: 50 us uniform report noise, 50 ppm skew,
 // 5 % of reports lost, 5 % repeated, 2-3 ms frames): locked after 14 presents at 60 and 144 Hz;
@@ -51,7 +65,12 @@
 // at p50; 60 -> 59.94 Hz and 144 -> 60 Hz re-locked 13 presents after the change; VRR 48-144 Hz
 // with 7-25 ms frames, with and without low-framerate compensation: never locked, state vrr.
 // Swap returns late by 30 us typically and 0.5-2 ms one time in five: within 12 us at p99.
-// add() costs about 10 us (robust fits over the window, one round once locked); no allocation.
+// Cost: a robust fit takes about 10 us. A firm lock over a full window runs one every 32nd
+// sample and follows the others at O(1) (the least-squares sums of the last fit's inliers, the
+// oldest sample leaving them): bench_bookkeeping's BM_DisplayAdd, once locked, 0.2 us (CPU) a
+// displayed time and 0.7 us a swap return, against 8-12 us with a robust fit at every sample;
+// `pacer simulate display` prints the same figures either way (ten scenarios: fixed 60-240 Hz,
+// noise, skew, refresh changes, VRR, swap-paced). No allocation.
 #pragma once
 
 #include <chrono>
@@ -70,10 +89,11 @@ enum class DisplayState {
     locked,   // period and phase fitted: next_vblank() predicts the display
     vrr,      // presents show a variable-refresh display: no vblank grid to lock to
     lost,     // timestamps stopped or stopped fitting: the last fit is no longer trusted
+    unsynced, // frames are shown on no vblank grid (a compositor's own timer): nothing to lock to
 };
 inline constexpr EnumName<DisplayState> kDisplayStateNames[] = {
     {DisplayState::unknown, "unknown"}, {DisplayState::locking, "locking"}, {DisplayState::locked, "locked"},
-    {DisplayState::vrr, "vrr"},         {DisplayState::lost, "lost"},
+    {DisplayState::vrr, "vrr"},         {DisplayState::lost, "lost"},       {DisplayState::unsynced, "unsynced"},
 };
 inline const char* to_string(DisplayState state) noexcept { return name_of(kDisplayStateNames, state); }
 
@@ -89,7 +109,18 @@ struct DisplayStatus {
     std::uint64_t vblanks = 0;           // observations taken
     std::uint64_t locks = 0;             // times the tracker locked (1 + re-locks)
     double vrr_min_hz = 0, vrr_max_hz = 0;  // state vrr: the range the presents showed
-    double shown_hz = 0;      // the rate frames were shown at (displayed times, also unsynced); 0 unknown
+    double shown_hz = 0;      // frames shown per second (samples with a submit time); 0 = unknown
+    bool by_counter = false;  // the fit indexes vblanks by their counter (MSC), not by their times
+};
+
+// One observation: a vblank's time and what it is, with the vblank counter (MSC) and the time
+// its frame was submitted when known.
+struct VblankSample {
+    clock::time_point time{};
+    VblankSource source = VblankSource::displayed;
+    std::uint64_t msc = 0;        // the vblank counter, when has_msc
+    bool has_msc = false;
+    clock::time_point submitted{};  // the frame's present call (PresentInfo::begin); zero: no frame
 };
 
 class DisplayTracker {
@@ -99,11 +130,18 @@ public:
     static constexpr int kVrrMin = 16;      // observations before a vrr verdict
     static constexpr int kMovedAfter = 6;   // of the last 8 observations off a locked fit: refit
     static constexpr int kLostFrames = 30;  // frames (and periods) without a vblank: lost
+    // A firm lock over a full window gets a robust fit every 32nd sample and follows the others
+    // at O(1) (see the manual above).
+    static constexpr int kRefitEvery = 32;
 
     // One observed vblank (a displayed time, or the return of a swap that waited for one), with
     // the refresh the host reported then (0 = unknown; outside [20, 1000] Hz taken as unknown).
     void add(clock::time_point vblank, double reported_hz,
-             VblankSource source = VblankSource::displayed) noexcept;
+             VblankSource source = VblankSource::displayed) noexcept {
+        add(VblankSample{vblank, source, 0, false, {}}, reported_hz);
+    }
+    // The same with the counter and the submit time (see the manual: counters, unsynced, vrr).
+    void add(const VblankSample& sample, double reported_hz) noexcept;
     // The refresh the host reports, on presents that show no vblank (0 = unknown). A change
     // starts a new fit.
     void set_reported_hz(double hz) noexcept;
@@ -118,12 +156,37 @@ public:
     const DisplayStatus& status() const noexcept { return status_; }
     // The last observation, raw (meaningful once status().vblanks > 0).
     clock::time_point last_vblank() const noexcept { return clock::from_ns(last_t_); }
+    // The counter of the fitted vblank nearest `vblank`: locked on counted vblanks only, else false.
+    bool msc_at(clock::time_point vblank, std::uint64_t* msc) const noexcept;
 
 private:
+    void push(const VblankSample& s, std::int64_t t) noexcept;
+    bool take_counter(const VblankSample& s) noexcept;  // false: the sample adds nothing
+    void note_frame(const VblankSample& s) noexcept;
+    double index(int slot, double period, std::int64_t ref, std::int64_t ref_msc) const noexcept;
+    bool follows_frames() const noexcept;
     void refit() noexcept;
-    void fit_once(double period, std::int64_t ref, double* out_period, std::int64_t* out_ref,
-                  double* spread, int* inliers) noexcept;
+    // Running sums of a least-squares line through (index, residual) points.
+    struct Sums {
+        double n = 0, x = 0, y = 0, xx = 0, xy = 0;
+        void add(double px, double py, double weight) noexcept;  // weight -1: remove the point
+        bool line(double* da, double* db) const noexcept;
+    };
+    // The line a robust fit indexed the window from, its inlier band and its envelope shift (ns).
+    struct Anchor {
+        double period = 0;
+        std::int64_t ref = 0, ref_msc = 0;
+        double centre = 0, band = 0, shift = 0;
+    };
+    void fit_once(double period, std::int64_t ref, std::int64_t ref_msc, double* out_period, std::int64_t* out_ref,
+                  double* spread, int* inliers, bool record) noexcept;
+    void envelope(const double* x, const double* r, const bool* in, double* da, double* db) const noexcept;
+    void judge(const double* x, const double* r, double da, double db, double* spread, int* inliers) noexcept;
+    void keep_fit(const double* x, const double* r, const bool* in, const Sums& sums, const Anchor& anchor) noexcept;
+    void follow(int slot) noexcept;
+    void set_fit(double period, std::int64_t ref, std::int64_t ref_msc) noexcept;
     void decide(double spread, int inliers) noexcept;
+    void no_grid() noexcept;
     void set_state(DisplayState state, const char* reason) noexcept;
     void restart(const char* reason, int keep) noexcept;
     double hint_period() const noexcept;
@@ -133,6 +196,14 @@ private:
     DisplayStatus status_{};
     std::int64_t t_[kWindow] = {};    // observations, a ring (oldest at head_)
     bool swap_[kWindow] = {};         // ... swap returns
+    std::int64_t msc_[kWindow] = {};  // ... their counters (by_counter)
+    std::int64_t sub_[kWindow] = {};  // ... their frames' submit times, 0 unknown
+    static constexpr int kFrames = 64;  // shown frames kept for shown_hz
+    std::int64_t frame_t_[kFrames] = {};
+    int frame_head_ = 0, frame_count_ = 0;
+    std::int64_t ref_msc_ = 0;        // by_counter: the counter of ref_
+    std::int64_t last_msc_ = -1;      // the last sample's counter, -1 none
+    int since_fit_ = 0;               // samples since the last robust fit (kRefitEvery)
     int head_ = 0, count_ = 0;
     std::int64_t last_t_ = 0;
     double period_ = 0;               // fitted period, ns (0 = none yet)
@@ -141,6 +212,14 @@ private:
     int off_fit_ = 0;                 // the last 8 observations off a locked fit (bits)
     int frames_since_ = 0;            // on_frame() calls since the last observation
     bool vrr_ = false;                // vrr seen since the last restart: kept
+    bool firm_ = false;
+    bool told_unsynced_ = false;      // the source said its frames are on no vblank (unsynced)
+    // The last robust fit, as follow() continues it between robust fits:
+    double x_[kWindow] = {};          // each sample's index from the anchor line
+    double y_[kWindow] = {};          // ... and its residual from it, ns
+    bool in_[kWindow] = {};           // ... an inlier: in sums_
+    Sums sums_{};
+    Anchor anchor_{};               // locked within the lock's own limits (not on slack)
 };
 
 }  // namespace pacer

@@ -49,6 +49,8 @@ public:
     // zero on a variable-refresh display or when unknown.
     std::chrono::nanoseconds known_refresh() const noexcept;
     bool on_vrr() const noexcept { return tracker_.status().state == DisplayState::vrr; }
+    // Frames are shown on no vblank grid (DisplayState::unsynced): no vblank is known.
+    bool unsynced() const noexcept { return tracker_.status().state == DisplayState::unsynced; }
     // The tracker is locked and saw a vblank within the last 4 fitted periods before `now`.
     bool renewed(clock::time_point now) const noexcept;
 
@@ -56,8 +58,9 @@ public:
     void set_reported_hz(double hz) noexcept { tracker_.set_reported_hz(hz); }
     // One present and its verdict: its vblank, if any, goes to the fit (and is the last one seen).
     void observe(const PresentInfo& present, const PresentVerdict& verdict) noexcept;
-    // A vblank known by other means (a vblank event, DXGI frame statistics).
-    void add_vblank(clock::time_point vblank) noexcept;
+    // A vblank known by other means (a vblank event, DXGI frame statistics), with its counter
+    // when known.
+    void add_vblank(const VblankInfo& vblank) noexcept;
     void on_frame(clock::time_point now) noexcept { tracker_.on_frame(now); }
     // Forget every vblank (a new clock).
     void reset() noexcept;
