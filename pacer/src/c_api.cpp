@@ -57,6 +57,8 @@ void fill(pacer_display_status& out, const DisplayStatus& s) noexcept {
     out.locks = s.locks;
     out.vrr_min_hz = s.vrr_min_hz;
     out.vrr_max_hz = s.vrr_max_hz;
+    out.shown_hz = s.shown_hz;
+    out.by_counter = s.by_counter ? 1 : 0;
 }
 
 void fill(pacer_cadence_status& out, const CadenceStatus& s) noexcept {

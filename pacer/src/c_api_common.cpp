@@ -43,7 +43,11 @@ static_assert(PACER_DISPLAY_UNKNOWN == static_cast<int>(pacer::DisplayState::unk
               PACER_DISPLAY_LOCKING == static_cast<int>(pacer::DisplayState::locking) &&
               PACER_DISPLAY_LOCKED == static_cast<int>(pacer::DisplayState::locked) &&
               PACER_DISPLAY_VRR == static_cast<int>(pacer::DisplayState::vrr) &&
-              PACER_DISPLAY_LOST == static_cast<int>(pacer::DisplayState::lost));
+              PACER_DISPLAY_LOST == static_cast<int>(pacer::DisplayState::lost) &&
+              PACER_DISPLAY_UNSYNCED == static_cast<int>(pacer::DisplayState::unsynced));
+static_assert(PACER_PRESENT_SHOWN == static_cast<int>(pacer::PresentOutcome::shown) &&
+              PACER_PRESENT_SKIPPED == static_cast<int>(pacer::PresentOutcome::skipped) &&
+              PACER_PRESENT_DISCARDED == static_cast<int>(pacer::PresentOutcome::discarded));
 static_assert(PACER_VSYNC_OFF == static_cast<int>(pacer::VsyncReason::off) &&
               PACER_VSYNC_VERIFIED == static_cast<int>(pacer::VsyncReason::vsync_verified) &&
               PACER_VSYNC_UNVERIFIED == static_cast<int>(pacer::VsyncReason::vsync_unverified) &&
@@ -192,6 +196,12 @@ pacer_frame_timing to_c(const FrameTiming& t) noexcept {
     c.cadence_reason = static_cast<int>(t.cadence_reason);
     c.display_dt_ns = ns(t.display_dt);
     c.display_locked = t.display_locked ? 1 : 0;
+    c.display_target_ns = clock::to_ns(t.display_target);
+    c.display_target_msc = t.display_target_msc;
+    c.has_display_target_msc = t.has_display_target_msc ? 1 : 0;
+    c.presents_shown = t.presents_shown;
+    c.presents_dropped = t.presents_dropped;
+    c.present_feedback = t.present_feedback ? 1 : 0;
     return c;
 }
 
@@ -223,6 +233,12 @@ FrameTiming to_cpp(const pacer_frame_timing& c) noexcept {
     t.cadence_reason = static_cast<CadenceReason>(c.cadence_reason);
     t.display_dt = dur(c.display_dt_ns);
     t.display_locked = c.display_locked != 0;
+    t.display_target = clock::from_ns(c.display_target_ns);
+    t.display_target_msc = c.display_target_msc;
+    t.has_display_target_msc = c.has_display_target_msc != 0;
+    t.presents_shown = c.presents_shown;
+    t.presents_dropped = c.presents_dropped;
+    t.present_feedback = c.present_feedback != 0;
     return t;
 }
 
@@ -234,6 +250,17 @@ PresentInfo to_cpp(const pacer_present& p) noexcept {
     info.refresh_hz = p.refresh_hz;
     info.ok = p.ok != 0;
     if (p.displayed_ns != 0) info.displayed = clock::from_ns(p.displayed_ns);
+    info.id = p.id;
+    info.outcome = p.outcome >= PACER_PRESENT_UNKNOWN && p.outcome <= PACER_PRESENT_DISCARDED
+                       ? static_cast<PresentOutcome>(p.outcome)
+                       : PresentOutcome::unknown;
+    info.msc = p.msc;
+    info.has_msc = p.has_msc != 0;
+    info.flags.known = (p.flags & PACER_PRESENT_FLAGS_KNOWN) != 0;
+    info.flags.vsync = (p.flags & PACER_PRESENT_FLAG_VSYNC) != 0;
+    info.flags.hw_clock = (p.flags & PACER_PRESENT_FLAG_HW_CLOCK) != 0;
+    info.flags.hw_completion = (p.flags & PACER_PRESENT_FLAG_HW_COMPLETION) != 0;
+    info.flags.zero_copy = (p.flags & PACER_PRESENT_FLAG_ZERO_COPY) != 0;
     return info;
 }
 

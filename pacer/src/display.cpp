@@ -125,10 +125,10 @@ void DisplayTracker::set_reported_hz(double hz) noexcept {
 
 void DisplayTracker::add(const VblankSample& s, double reported_hz) noexcept {
     set_reported_hz(reported_hz);
+    note_frame(s);  // a frame shown at a vblank already seen is still a frame
     const std::int64_t t = clock::to_ns(s.time);
     if (count_ > 0 && t == last_t_) return;  // the same report twice
     if (!take_counter(s)) return;
-    note_frame(s);
     if (s.source == VblankSource::unsynced) {
         // The source says its frames are shown on no vblank: nothing to fit, the shown rate only.
         if (!told_unsynced_) restart("the source shows frames on no vblank", 0);

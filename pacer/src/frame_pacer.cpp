@@ -385,7 +385,7 @@ FrameTiming FramePacer::Impl::first_frame(std::int64_t now) noexcept {
     t.background = rate_.background();
     PaceSlot slot;
     slot.grid.deadline = t.deadline;
-    t.display_target = clock::from_ns(display_target(slot));
+    aim_display(t, slot);
     return t;
 }
 
@@ -503,7 +503,7 @@ FrameTiming FramePacer::Impl::record(const PaceSlot& slot, const WaitResult& r, 
                                             : PacingSource::hybrid;
     t.missed = t.skipped > 0 || t.lateness > cfg_.miss_tolerance;
     if (t.missed) ++missed_;
-    t.display_target = clock::from_ns(display_target(slot));
+    aim_display(t, slot);
     grid_.take(slot.grid);
     last_wake_ = wake;
     return t;
@@ -520,6 +520,16 @@ std::int64_t FramePacer::Impl::display_target(const PaceSlot& slot) const noexce
     if (!vblanks_.use_fit()) return next;
     const std::int64_t early = PresentClassifier::window(vblanks_.period()).early.count();
     return vblank_after(next - early);
+}
+
+// The frame's display target, and its vblank counter when the fit counts the vblanks.
+void FramePacer::Impl::aim_display(FrameTiming& t, const PaceSlot& slot) noexcept {
+    t.display_target = clock::from_ns(display_target(slot));
+    t.has_display_target_msc =
+        vblanks_.use_fit() && vblanks_.tracker().msc_at(t.display_target, &t.display_target_msc);
+    aimed_.display_target = t.display_target;
+    aimed_.display_target_msc = t.display_target_msc;
+    aimed_.has_display_target_msc = t.has_display_target_msc;
 }
 
 std::int64_t FramePacer::Impl::vblank_after(std::int64_t t) const noexcept {

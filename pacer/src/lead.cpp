@@ -31,6 +31,15 @@ void LeadController::learn(std::chrono::nanoseconds work, std::chrono::nanosecon
     offset_ = std::clamp(offset_, -0.5 * q, p);
 }
 
+void LeadController::late_feedback(std::chrono::nanoseconds period, double max_late_share) noexcept {
+    const double p = static_cast<double>(period.count());
+    const double step = p / 64.0, b = max_late_share;
+    // The frame was learned as on time (it fell by step b / (1 - b)): undo that, take the late step.
+    offset_ += step + step * b / (1.0 - b);
+    const double q = static_cast<double>(work_.quantile(1.0 - b).count());
+    offset_ = std::clamp(offset_, -0.5 * q, p);
+}
+
 std::chrono::nanoseconds LeadController::offset() const noexcept {
     return std::chrono::nanoseconds(static_cast<std::int64_t>(offset_));
 }

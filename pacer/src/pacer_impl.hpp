@@ -60,6 +60,11 @@ private:
     struct Sent {
         PresentInfo info{};
         bool settled = false;  // its outcome was counted
+        bool judged = false;   // its feedback told the lead whether it was late
+        std::int64_t target = 0;       // its frame's display target (FrameTiming::display_target), 0 none
+        std::uint64_t target_msc = 0;  // ... and counter, when has_target_msc
+        bool has_target_msc = false;
+        bool lead_used = false;        // its frame was started a learned lead before its target
     };
     static constexpr int kSentKept = 16;  // presents in flight: feedback comes 1-3 frames late
 
@@ -84,6 +89,8 @@ private:
     PaceSlot grid_slot(std::int64_t now) const noexcept;
     FrameTiming record(const PaceSlot& slot, const WaitResult& r, std::int64_t now) noexcept;
     std::int64_t display_target(const PaceSlot& slot) const noexcept;
+    void aim_display(FrameTiming& t, const PaceSlot& slot) noexcept;
+    void judge_late(Sent& s) noexcept;
 
     // Presents and their feedback (pacer_present.cpp).
     Sent* sent(std::uint64_t id) noexcept;
@@ -135,6 +142,7 @@ private:
     // Presentation feedback.
     std::array<Sent, kSentKept> sent_{};
     int sent_next_ = 0;
+    FrameTiming aimed_{};  // the last frame's display target (aim_display): its presents are for it
     PresentCounts presents_{};
     std::uint32_t shown_since_ = 0, dropped_since_ = 0;  // since the last wait()
 };

@@ -83,6 +83,11 @@ void FramePacer::Impl::remember(const PresentInfo& present) noexcept {
     sent_next_ = (sent_next_ + 1) % kSentKept;
     s.info = present;
     s.settled = false;
+    s.judged = false;
+    s.target = clock::to_ns(aimed_.display_target);
+    s.target_msc = aimed_.display_target_msc;
+    s.has_target_msc = aimed_.has_display_target_msc;
+    s.lead_used = sync_ == SyncMode::just_in_time || latency_.aligned();
     if (present.outcome != PresentOutcome::unknown) count_outcome(s, present.outcome);
 }
 
@@ -116,12 +121,30 @@ void FramePacer::Impl::feedback(Sent& s, const PresentInfo& in) noexcept {
     if (in.completion != CompletionMode::unknown) p.completion = in.completion;
     if (in.refresh_hz > 0) p.refresh_hz = in.refresh_hz;
     s.info = p;
+    if (p.outcome != PresentOutcome::unknown) judge_late(s);
     if (p.outcome != PresentOutcome::shown && p.outcome != PresentOutcome::unknown) return;
     vblanks_.set_reported_hz(p.refresh_hz);
     const PresentVerdict v = PresentClassifier::classify_feedback(p, vsync_.status().in_use);
     vblanks_.observe(p, v);
     if (!grid_.started() || !latency_.is_open()) return;
     latency_.on_present(p.begin, p.end, v.displayed, v.shown, v.shown_known);
+}
+
+// A frame started a learned lead before its display target, shown after it by the feedback that
+// came once the frame was closed (and learned as on time): the lead takes the late step it missed.
+// Late: never shown (skipped or discarded: a newer present took its place), shown at a later vblank
+// counter than its target, or, without counters, more than half a period after it.
+void FramePacer::Impl::judge_late(Sent& s) noexcept {
+    if (s.judged || !s.lead_used || s.target == 0) return;
+    const PresentInfo& p = s.info;
+    bool late = false;
+    if (p.outcome != PresentOutcome::shown) late = true;
+    else if (p.has_msc && s.has_target_msc) late = p.msc > s.target_msc;
+    else if (p.displayed.time_since_epoch().count() != 0)
+        late = clock::to_ns(p.displayed) > s.target + vblank_period() / 2;
+    else return;
+    s.judged = true;
+    if (late) lead_.late_feedback(grid_.period(), cfg_.max_late_share);
 }
 
 void FramePacer::Impl::report_vblank(const VblankInfo& vblank) noexcept {

@@ -61,10 +61,17 @@ bool RatePlanner::follow_display(const VsyncStatus& vs, const DisplayStatus& dis
     double hz = display.state == DisplayState::locked ? display.refresh_hz : 0.0;
     if (hz == 0.0 && matched_hz_ > 0 && reported > 0 && std::fabs(reported - matched_hz_) > 5e-3 * matched_hz_)
         hz = reported;
+    // No vblank grid: the rate the frames are shown at. It is a count over the last 64 frames, so
+    // it is followed only when it moves by more than 0.5 % (its own noise is about 0.2 %).
+    const bool shown = hz == 0.0 && display.state == DisplayState::unsynced && display.shown_hz > 0;
+    if (shown) hz = display.shown_hz;
     if (hz == 0.0) return false;
-    if (matched_hz_ > 0 && std::fabs(hz - matched_hz_) <= 2e-4 * matched_hz_) return false;
+    const double keep = shown ? 5e-3 : 2e-4;
+    if (matched_hz_ > 0 && shown == matched_shown_ && std::fabs(hz - matched_hz_) <= keep * matched_hz_) return false;
     matched_hz_ = std::clamp(hz, 1e-3, kMaxTargetHz);
-    detail::log(LogLevel::info, "matching the display: %.4f Hz", matched_hz_);
+    matched_shown_ = shown;
+    detail::log(LogLevel::info, shown ? "matching the shown rate (no vblank grid): %.4f Hz" : "matching the display: %.4f Hz",
+                matched_hz_);
     return true;
 }
 
@@ -170,7 +177,7 @@ RateStatus RatePlanner::status() const noexcept {
     else if (vrr_period_ > 0) s.code = vrr_by_work_ ? RateReason::vrr_work : RateReason::vrr_cap;
     else if (cfg_.cadence == CadenceMode::automatic && cadence_.divisor > 1) s.code = RateReason::cadence;
     else if (swap_rate_hz_ > 0) s.code = RateReason::swap_rate;
-    else if (matched_hz_ > 0) s.code = RateReason::display;
+    else if (matched_hz_ > 0) s.code = matched_shown_ ? RateReason::shown_rate : RateReason::display;
     s.reason = describe(s.code);
     return s;
 }

@@ -58,6 +58,8 @@ public:
     void start(clock::time_point wake) noexcept { start_ = clock::to_ns(wake); }  // the wake that starts it
     void open() noexcept { open_ = true; }      // marks and presents count from now on
     bool is_open() const noexcept { return open_; }
+    // The open frame was placed so that a torn present lands before its vblank (a learned lead).
+    bool aligned() const noexcept { return open_ && aligned_; }
     // The display deadline the frame is started for; locked: it is a vblank.
     void aim(clock::time_point target, bool locked) noexcept;
     // Just in time: started `lead` before target, at wake_target; aligned: placed so that a torn

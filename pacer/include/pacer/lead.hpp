@@ -55,6 +55,9 @@ public:
     // with, and whether it was shown after its display deadline.
     void learn(std::chrono::nanoseconds work, std::chrono::nanoseconds lead_used, bool shown_late,
                std::chrono::nanoseconds period, double max_late_share) noexcept;
+    // Presentation feedback that arrives after its frame was learned (1-3 frames later) and says
+    // it was shown after its display deadline: the late step that frame should have taken.
+    void late_feedback(std::chrono::nanoseconds period, double max_late_share) noexcept;
     std::chrono::nanoseconds offset() const noexcept;
     std::int64_t learned() const noexcept { return work_.count(); }
 

@@ -183,7 +183,8 @@ typedef enum pacer_display_state {
     PACER_DISPLAY_LOCKING = 1, /* vblanks seen, the fit not yet trusted */
     PACER_DISPLAY_LOCKED = 2,  /* refresh period and phase fitted */
     PACER_DISPLAY_VRR = 3,     /* a variable-refresh display: no grid to lock to */
-    PACER_DISPLAY_LOST = 4     /* the timestamps stopped */
+    PACER_DISPLAY_LOST = 4,    /* the timestamps stopped */
+    PACER_DISPLAY_UNSYNCED = 5 /* frames shown on no vblank grid (a compositor's own timer) */
 } pacer_display_state;
 
 /* Why vsync is or is not pacing (pacer::VsyncReason; pacer/vsync.hpp). */
@@ -298,6 +299,16 @@ typedef struct pacer_frame_timing {
     int cadence_reason;           /* pacer_cadence_reason: why */
     int64_t display_dt_ns;        /* predicted display interval: the delta for the simulation */
     int display_locked;           /* the wait was placed against the fitted vblanks */
+    /* The display time this frame is for, and its vblank counter when has_display_target_msc:
+     * what a present-at-a-time API takes (pacer/frame_pacer.hpp, "Presenting at a time"). */
+    int64_t display_target_ns;
+    uint64_t display_target_msc;
+    int has_display_target_msc;
+    /* Presentation feedback since the previous pacer_wait(): presents shown and dropped;
+     * present_feedback 0: the host reports no outcomes (shown frames unknown). */
+    uint32_t presents_shown;
+    uint32_t presents_dropped;
+    int present_feedback;
 } pacer_frame_timing;
 
 /* One present, as the host saw it (pacer::PresentInfo; see pacer/vsync.hpp). Zero it first
@@ -309,7 +320,33 @@ typedef struct pacer_present {
     double refresh_hz;  /* display refresh rate; 0 = unknown */
     int ok;             /* nonzero: the swap call succeeded */
     int64_t displayed_ns; /* when it reached the screen, if known (presentation feedback); 0 = unknown */
+    /* Presentation feedback (pacer::PresentInfo): id, the host's present serial (0 none; a report
+     * with an earlier present's id is its feedback); outcome, a pacer_present_outcome; msc, the
+     * vblank counter it was shown at when has_msc; flags, pacer_present_flag bits (0 with
+     * PACER_PRESENT_FLAGS_KNOWN: the source says none of them, a compositor's own timer). */
+    uint64_t id;
+    int outcome;
+    uint64_t msc;
+    int has_msc;
+    unsigned flags;
 } pacer_present;
+
+/* What became of a present (pacer::PresentOutcome). */
+typedef enum pacer_present_outcome {
+    PACER_PRESENT_UNKNOWN = 0,  /* no feedback (yet) */
+    PACER_PRESENT_SHOWN = 1,    /* it reached the screen */
+    PACER_PRESENT_SKIPPED = 2,  /* a newer present replaced it before it was shown */
+    PACER_PRESENT_DISCARDED = 3 /* the compositor dropped it */
+} pacer_present_outcome;
+
+/* pacer_present.flags bits (pacer::PresentFlags). */
+typedef enum pacer_present_flag {
+    PACER_PRESENT_FLAGS_KNOWN = 1,  /* the source gives flags: the other bits are its word */
+    PACER_PRESENT_FLAG_VSYNC = 2,   /* shown at a vblank */
+    PACER_PRESENT_FLAG_HW_CLOCK = 4,
+    PACER_PRESENT_FLAG_HW_COMPLETION = 8,
+    PACER_PRESENT_FLAG_ZERO_COPY = 16
+} pacer_present_flag;
 
 typedef struct pacer_frame_pacer pacer_frame_pacer;
 
@@ -393,6 +430,8 @@ typedef struct pacer_display_status {
     uint64_t vblanks;         /* observations taken */
     uint64_t locks;           /* times the fit locked (1 + re-locks) */
     double vrr_min_hz, vrr_max_hz; /* state PACER_DISPLAY_VRR: the range the presents showed */
+    double shown_hz;          /* frames shown per second (presentation feedback); 0 unknown */
+    int by_counter;           /* 1: the fit indexes vblanks by their counter (MSC) */
 } pacer_display_status;
 
 /* The cadence in force and why (pacer::CadenceStatus). */

@@ -47,12 +47,13 @@ enum class RateReason {
     vrr_cap,     // a variable-refresh display: the target kept inside the panel's range
     vrr_work,    // a variable-refresh display: the rate the work sustains, inside the panel's range
     background,  // set_background(true): background_hz (or the target when lower)
+    shown_rate,  // match_display on no vblank grid (DisplayState::unsynced): the rate frames are shown at
 };
 inline constexpr EnumName<RateReason> kRateReasonNames[] = {
     {RateReason::target, "target"},       {RateReason::display, "display"},
     {RateReason::swap_rate, "swap_rate"}, {RateReason::cadence, "cadence"},
     {RateReason::vrr_cap, "vrr_cap"},     {RateReason::vrr_work, "vrr_work"},
-    {RateReason::background, "background"},
+    {RateReason::background, "background"}, {RateReason::shown_rate, "shown_rate"},
 };
 inline constexpr EnumName<RateReason> kRateReasonText[] = {
     {RateReason::target, "the target rate"},
@@ -62,6 +63,7 @@ inline constexpr EnumName<RateReason> kRateReasonText[] = {
     {RateReason::vrr_cap, "variable refresh: the target, kept inside the panel's range"},
     {RateReason::vrr_work, "variable refresh: the rate the work sustains, inside the panel's range"},
     {RateReason::background, "in the background: background_hz, OS sleep only"},
+    {RateReason::shown_rate, "the rate the compositor shows frames at: no vblank grid (match_display)"},
 };
 inline const char* to_string(RateReason reason) noexcept { return name_of(kRateReasonNames, reason); }
 inline const char* describe(RateReason reason) noexcept { return name_of(kRateReasonText, reason); }
@@ -144,6 +146,7 @@ private:
     double rate_hz_ = 0;          // the rate in force outside the background (0: the target)
     double cadence_base_hz_ = 0;  // the governor's base as a rate (refresh, or target)
     double matched_hz_ = 0;       // match_display: the display's rate in force, 0 = none
+    bool matched_shown_ = false;  // match_display: matched_hz_ is the shown rate (no vblank grid)
     double swap_rate_hz_ = 0;     // match_display: the swap's own rate taken for the refresh ...
     double swap_rate_reported_ = 0;  // ... while the host reports this refresh
     LatenessEstimator wakes_{100.0};   // wake-up lateness of the pacer's own waits (VRR cap)
