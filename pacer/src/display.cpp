@@ -117,7 +117,9 @@ void DisplayTracker::restart(const char* reason, int keep) noexcept {
 
 void DisplayTracker::set_reported_hz(double hz) noexcept {
     hz = valid_hz(hz);
-    if (hz == 0.0 || hz == status_.reported_hz) return;
+    // The same refresh in other words (60 Hz from a display mode, 1e9 / 16666667 ns from a
+    // presentation-feedback API) is no change: 10 ppm apart at most. 59.94 from 60 is 1000 ppm.
+    if (hz == 0.0 || std::fabs(hz - status_.reported_hz) <= 1e-5 * hz) return;
     const bool change = status_.reported_hz != 0.0;
     status_.reported_hz = hz;
     if (change) restart("the reported refresh changed: fitting again", 0);
@@ -408,7 +410,11 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
         vrr_range();
         return;
     }
-    const bool fits = count_ >= kLockMin && 4 * inliers >= 3 * count_ && spread <= std::min(p / 16, kMaxLockSpread);
+    // Counted vblanks need no index guessed from their times: their spread may reach a quarter
+    // period (Xvfb's timer stamps vblanks 0.1-1.5 ms late on a busy machine: a spread of 0.6 ms,
+    // over period / 16 at 120 Hz) before the fit is in doubt; a guessed index, a sixteenth.
+    const double limit = status_.by_counter ? p / 4 : p / 16;
+    const bool fits = count_ >= kLockMin && 4 * inliers >= 3 * count_ && spread <= std::min(limit, kMaxLockSpread);
     if (fits) {
         band_ = std::clamp(5 * spread, 3 * kMinBand, p / 4);
         if (status_.state != DisplayState::locked) {
@@ -420,8 +426,8 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
         return;
     }
     // Locked: some slack before giving up (a burst of late wake-ups).
-    if (status_.state == DisplayState::locked && spread <= p / 8 && 2 * inliers >= count_) return;
-    if (count_ >= kVrrMin && spread > p / 8) return no_grid();
+    if (status_.state == DisplayState::locked && spread <= 2 * limit && 2 * inliers >= count_) return;
+    if (count_ >= kVrrMin && spread > 2 * std::max(limit, p / 16)) return no_grid();
     set_state(DisplayState::locking, status_.state == DisplayState::locked
                                          ? "the vblanks stopped fitting: fitting again"
                                          : "fitting the vblanks");

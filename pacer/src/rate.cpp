@@ -59,7 +59,9 @@ bool RatePlanner::follow_display(const VsyncStatus& vs, const DisplayStatus& dis
     // A new refresh the host reports voids the fit: follow it at once, then its fit.
     const double reported = display.reported_hz;
     double hz = display.state == DisplayState::locked ? display.refresh_hz : 0.0;
-    if (hz == 0.0 && matched_hz_ > 0 && reported > 0 && std::fabs(reported - matched_hz_) > 5e-3 * matched_hz_)
+    // (Not on no vblank grid: there the reported refresh is not the rate frames are shown at.)
+    if (hz == 0.0 && display.state != DisplayState::unsynced && matched_hz_ > 0 && reported > 0 &&
+        std::fabs(reported - matched_hz_) > 5e-3 * matched_hz_)
         hz = reported;
     // No vblank grid: the rate the frames are shown at. It is a count over the last 64 frames, so
     // it is followed only when it moves by more than 0.5 % (its own noise is about 0.2 %).

@@ -8,11 +8,17 @@
 #     another rate, never "the swap does not wait for vblank".
 #  2. weston's headless backend offers no seat, on which SDL 2.26's Wayland driver crashes inside
 #     SDL_Init: the demo must notice first, say why and run headless.
+#  3. With PACER_CLI: `pacer display --source wayland` reads wp_presentation feedback on the X11
+#     backend. weston 10 gives flags 0 (no vsync: it repaints on its own timer): the state must be
+#     unsynced, never vrr or locked; the compositor drops frames, so fewer are shown than
+#     submitted; with --match-display the rate in force is within 1 % of the shown rate.
+# weston runs with --idle-time=0: it would otherwise go idle (and stop repainting) after 300 s.
 #
-# usage: weston_test.sh PACER_DEMO WORK_DIR
+# usage: weston_test.sh PACER_DEMO WORK_DIR [PACER_CLI]
 set -u
 demo=$1
 work=$2
+pacer=${3:-}
 mkdir -p "$work"
 export XDG_RUNTIME_DIR
 XDG_RUNTIME_DIR=$(mktemp -d "$work/xdg.XXXXXX")
@@ -39,7 +45,7 @@ start_weston() {  # socket, then the command
 }
 
 # 1. A compositor with a seat, paced by its own repaint clock.
-start_weston pacer-x11 xvfb-run -a weston --backend=x11-backend.so --use-pixman
+start_weston pacer-x11 xvfb-run -a weston --backend=x11-backend.so --use-pixman --idle-time=0
 out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$demo" --mode auto --refresh-hz 60 \
       --seconds 4 2>"$work/x11.err")
 code=$?
@@ -81,8 +87,40 @@ else
   echo "the compositor's rate was not taken (no steady cadence of its own was measured)"
 fi
 
+# 3. The compositor's own word on each frame (wp_presentation), read by `pacer display`.
+if [ -n "$pacer" ]; then
+  json() {  # field of the JSON object in $1
+    python3 -c 'import json, sys; v = json.loads(sys.argv[1])[sys.argv[2]]; print("null" if v is None else v)' "$1" "$2"
+  }
+  out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$pacer" display --source wayland \
+        --seconds 6 --json 2>"$work/display.err") || { cat "$work/display.err"; fail "pacer display --source wayland"; }
+  echo "$out"
+  state=$(json "$out" state)
+  [ "$state" = unsynced ] || fail "weston's flags 0: state $state ($(json "$out" reason)), not unsynced"
+  [ "$(json "$out" locks)" = 0 ] || fail "locked onto a timer-driven compositor"
+  shown=$(json "$out" shown_fps)
+  submitted=$(json "$out" submitted_fps)
+  dropped=$(json "$out" dropped)
+  [ "$shown" != null ] || fail "no shown rate from wp_presentation feedback"
+  awk -v s="$shown" -v u="$submitted" -v d="$dropped" 'BEGIN { exit !(s <= u && (d == 0 || s < u)) }' ||
+    fail "shown $shown fps, submitted $submitted fps, dropped $dropped"
+  echo "shown $shown fps of $submitted submitted ($dropped dropped)"
+  out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$pacer" display --source wayland \
+        --match-display --seconds 8 --json 2>"$work/display_match.err") ||
+    { cat "$work/display_match.err"; fail "pacer display --source wayland --match-display"; }
+  echo "$out"
+  state=$(json "$out" state)
+  [ "$state" = unsynced ] || fail "--match-display: state $state, not unsynced"
+  rate=$(json "$out" rate_hz)
+  shown_hz=$(json "$out" shown_hz)
+  [ "$(json "$out" rate_reason)" = shown_rate ] || fail "--match-display: rate reason $(json "$out" rate_reason)"
+  awk -v r="$rate" -v s="$shown_hz" 'BEGIN { d = r - s; if (d < 0) d = -d; exit !(s > 0 && d <= 0.01 * s) }' ||
+    fail "--match-display paces at $rate Hz, the compositor shows $shown_hz Hz"
+  echo "matched the shown rate: $rate Hz (shown $shown_hz Hz)"
+fi
+
 # 2. A compositor without a seat.
-start_weston pacer-headless weston --backend=headless-backend.so
+start_weston pacer-headless weston --backend=headless-backend.so --idle-time=0
 WAYLAND_DISPLAY=pacer-headless SDL_VIDEODRIVER=wayland timeout 60 "$demo" --frames 30 \
   >"$work/headless.out" 2>"$work/headless.err"
 code=$?

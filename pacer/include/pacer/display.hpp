@@ -33,6 +33,9 @@
 //   locked    at least 12 observations, three quarters of them inliers, and a robust spread
 //             under period / 16 (and 1 ms): next_vblank() predicts the display. A locked fit
 //             holds through bursts of outliers as long as the spread stays under period / 8.
+//             Counted vblanks need no index guessed from their times: period / 4 and period / 2
+//             (and 1 ms) there (an X server's timer stamps its vblanks 0.1-1.5 ms late on a busy
+//             machine, a spread over period / 16 at 120 Hz).
 //   vrr       16 or more observations that fit no grid (robust spread over period / 8) and that
 //             follow the frames: at least half of them shown a steady delay (within period / 8
 //             and 0.5 ms) after their frame was submitted (VblankSample::submitted). That is a

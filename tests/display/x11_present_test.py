@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""`pacer display` on real X servers: Xvfb with -fakescreenfps runs a vblank clock that X11
+Present reports (vblank counter and its time, UST). Checks, for the fake refresh rates given:
+
+  lock    --source x11-present for 20 s: locked within 20 vblanks, exactly one lock, the fitted
+          rate within 0.05 % of the server's (Xvfb ticks every floor(1e6 / N) us), the next
+          vblank predicted within 1 ms at p99, the counter advancing by 1 (99 % of the steps).
+  target  --present-at-time --hz N for 10 s: at least 99 % of the frames shown at exactly the
+          vblank counter of their display target.
+
+usage: x11_present_test.py PACER_BINARY lock|target HZ...   (exit 0 ok, 1 failed, 77 skipped)
+Each server is started here and stopped at the end; nothing is left behind.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def start_xvfb(hz, display):
+    """Xvfb on :display at hz; under SCHED_FIFO when allowed, so that the server's vblank timer
+    (the display clock under test) is not delayed by the other tests on a busy machine."""
+    cmd = ["Xvfb", f":{display}", "-screen", "0", "320x240x24", "-fakescreenfps", str(hz), "-nolisten", "tcp"]
+    chrt = shutil.which("chrt")
+    if chrt and subprocess.run([chrt, "-f", "10", "true"], capture_output=True).returncode == 0:
+        cmd = [chrt, "-f", "10"] + cmd
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):  # wait for its socket
+        if os.path.exists(f"/tmp/.X11-unix/X{display}"):
+            return p
+        time.sleep(0.05)
+    p.kill()
+    raise RuntimeError(f"Xvfb :{display} did not start")
+
+
+def free_display():
+    for d in range(140, 400):
+        if not os.path.exists(f"/tmp/.X11-unix/X{d}") and not os.path.exists(f"/tmp/.X{d}-lock"):
+            return d
+    raise RuntimeError("no free X display number")
+
+
+def run(pacer, display, args):
+    env = dict(os.environ, DISPLAY=f":{display}")
+    r = subprocess.run([pacer, "display", "--source", "x11-present", "--json"] + args, env=env,
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise AssertionError(f"pacer display {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def check_lock(hz, out, errors):
+    server_hz = 1e6 / (1000000 // hz)
+    name = f"{hz} Hz lock"
+    steps = {int(k): v for k, v in out["msc_step_counts"].items()}
+    total = sum(steps.values())
+    checks = [
+        (out["state"] == "locked", f"state {out['state']} ({out['reason']})"),
+        (out["lock_vblanks"] is not None and out["lock_vblanks"] <= 20, f"locked after {out['lock_vblanks']} vblanks"),
+        (out["locks"] == 1, f"{out['locks']} locks"),
+        (out["fitted_hz"] is not None and abs(out["fitted_hz"] - server_hz) <= 5e-4 * server_hz,
+         f"fitted {out['fitted_hz']} Hz, server {server_hz:.4f} Hz"),
+        (out["next_vblank_error_p99_us"] is not None and out["next_vblank_error_p99_us"] < 1000,
+         f"next vblank error p99 {out['next_vblank_error_p99_us']} us"),
+        (total > 0 and steps.get(1, 0) >= 0.99 * total, f"counter steps {steps}"),
+    ]
+    for ok, what in checks:
+        print(f"{name}: {'ok  ' if ok else 'FAIL'} {what}")
+        if not ok:
+            errors.append(f"{name}: {what}")
+
+
+def check_target(hz, out, errors):
+    name = f"{hz} Hz present at time"
+    share = out.get("on_target_share")
+    ok = share is not None and share >= 0.99 and out.get("presented", 0) >= 4 * hz
+    print(f"{name}: {'ok  ' if ok else 'FAIL'} on target {share} of {out.get('presented')} "
+          f"(late {out.get('late_frames')}, skipped {out.get('skipped_frames')})")
+    if not ok:
+        errors.append(f"{name}: on target {share} of {out.get('presented')}")
+
+
+def main():
+    if len(sys.argv) < 4 or sys.argv[2] not in ("lock", "target"):
+        print(__doc__)
+        return 2
+    pacer, what, rates = sys.argv[1], sys.argv[2], [int(a) for a in sys.argv[3:]]
+    if shutil.which("Xvfb") is None:
+        print("Xvfb not found: skipped")
+        return 77
+    errors = []
+    servers = []
+    try:
+        if what == "lock":  # the servers side by side: each run mostly waits for its vblanks
+            displays = []
+            for hz in rates:
+                d = free_display()
+                servers.append(start_xvfb(hz, d))
+                displays.append(d)
+            env_runs = []
+            for hz, d in zip(rates, displays):
+                env = dict(os.environ, DISPLAY=f":{d}")
+                env_runs.append(subprocess.Popen([pacer, "display", "--source", "x11-present", "--seconds", "20",
+                                                  "--json"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                 text=True))
+            for hz, p in zip(rates, env_runs):
+                out, err = p.communicate(timeout=120)
+                if p.returncode != 0:
+                    errors.append(f"{hz} Hz: exit {p.returncode}: {err.strip()}")
+                    continue
+                check_lock(hz, json.loads(out), errors)
+        else:  # one at a time: each paces frames with a spin at the end of its waits
+            for hz in rates:
+                d = free_display()
+                servers.append(start_xvfb(hz, d))
+                check_target(hz, run(pacer, d, ["--present-at-time", "--hz", str(hz), "--seconds", "10"]), errors)
+    finally:
+        for s in servers:
+            s.send_signal(signal.SIGTERM)
+            s.wait(timeout=10)
+    for e in errors:
+        print("FAILED:", e)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
