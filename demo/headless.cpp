@@ -29,10 +29,19 @@ void StatusLine::print(Session& s) {
     std::fflush(stdout);
 }
 
-void print_summary(Session& s, const char* ui) {
+void print_summary(Session& s, const char* ui, const char* vblank_source) {
     const double cpu = s.run_process_pct();
     const pacer::StatsSummary m = s.stats().summarize();  // the window (last 4096 frames)
-    const pacer::VsyncStatus vs = s.pacer().status().vsync;
+    const pacer::PacerStatus st = s.pacer().status();
+    const pacer::VsyncStatus& vs = st.vsync;
+    // The display's fitted refresh once locked; frames shown and dropped where presentation
+    // feedback says so, else unknown (never the submitted rate).
+    char fitted[32] = "NA", shown[32] = "unknown", dropped[32] = "unknown";
+    if (st.display.state == pacer::DisplayState::locked) std::snprintf(fitted, sizeof fitted, "%.2f", st.display.refresh_hz);
+    if (st.presents.feedback && s.elapsed_s() > 0) {
+        std::snprintf(shown, sizeof shown, "%.2f", static_cast<double>(st.presents.shown) / s.elapsed_s());
+        std::snprintf(dropped, sizeof dropped, "%llu", static_cast<unsigned long long>(st.presents.dropped));
+    }
     // Latency needs presents (--fake-vsync or the window): NA without them.
     const bool lat = m.latency_frames > 0;
     char p50[32], p99[32], late[32];
@@ -44,7 +53,8 @@ void print_summary(Session& s, const char* ui) {
                 "p50_interval_ms=%.3f p99_interval_ms=%.3f p99_lateness_ms=%.3f max_lateness_ms=%.3f "
                 "missed=%llu stutters=%llu cpu_pct=%.1f vsync_requested=%d vsync_detected=%d "
                 "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f sync=%s latency_p50_ms=%s "
-                "latency_p99_ms=%s late_share=%s display_state=%s cadence_hz=%.2f\n",
+                "latency_p99_ms=%s late_share=%s display_state=%s cadence_hz=%.2f vblank_source=%s fitted_hz=%s "
+                "shown_fps=%s dropped=%s\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, m.interval_ms.p50,
@@ -53,7 +63,7 @@ void print_summary(Session& s, const char* ui) {
                 static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
                 pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", lat ? late : "NA",
-                pacer::to_string(s.pacer().status().display.state), s.timing().cadence_hz);
+                pacer::to_string(st.display.state), s.timing().cadence_hz, vblank_source, fitted, shown, dropped);
     std::fflush(stdout);
 }
 
@@ -105,7 +115,7 @@ int run_headless(const Options& o) {
         if (o.frames != 0 && s.frames() >= o.frames) break;
         if (seconds > 0 && t >= seconds) break;
     }
-    print_summary(s, "headless");
+    print_summary(s, "headless", "none");
     return finish_capture(s);
 }
 

@@ -17,7 +17,8 @@ int run_headless(const Options& o);
 //   summary: frames=1440 seconds=10.00 hz=144 mode=hybrid avg_fps=143.99 p99_interval_ms=7.01
 //            p99_lateness_ms=0.041 missed=0 stutters=0 cpu_pct=23.5 (one line)
 class Session;
-void print_summary(Session& s, const char* ui);
+// The summary line; vblank_source: where the display's vblanks came from (demo/vblank_source.hpp).
+void print_summary(Session& s, const char* ui, const char* vblank_source);
 // Closes a running capture and prints "capture: rows=N written=N dropped=N file=... stats=...";
 // returns 1 (and says why on stderr) if the capture lost rows or could not be written, else 0.
 int finish_capture(Session& s);

@@ -99,6 +99,11 @@ void add_display_options(pacer::cli::Parser& p, Options* o) {
              "0 asks the display", &o->refresh_hz, pacer::cli::kNoLow, pacer::cli::kNoHigh, check_refresh)
         .range = "0 or in [" + format_number(pacer::kMinRefreshHz) + ", " +
                  format_number(pacer::kMaxRefreshHz) + "]";
+    p.choice("--vblank-source", "where the display's vblanks come from: auto (what the window\n"
+             "system offers), x11-present, wayland (wp_presentation), swap (the swap's return), none",
+             &o->vblank_source, {{"auto", std::string("auto")}, {"x11-present", std::string("x11-present")},
+                                 {"wayland", std::string("wayland")}, {"swap", std::string("swap")},
+                                 {"none", std::string("none")}});
     p.number("--fake-vsync", "HZ", "a stand-in vsync'd display: the swap blocks until the next tick\n"
              "of a steady HZ clock (window and headless)", &o->fake_vsync_hz, pacer::kMinRefreshHz,
              pacer::kMaxRefreshHz)
@@ -165,6 +170,7 @@ ParseResult parse_options(int argc, const char* const* argv, Options* out) {
     if (!o.screenshot.empty() && o.frames != 0 && o.frames < o.screenshot_frame)
         return fail("--frames " + std::to_string(o.frames) + " ends before --screenshot-frame " +
                     std::to_string(o.screenshot_frame));
+    if (o.vblank_source == "none") o.display_lock = false;  // no vblanks: nothing to lock to
     *out = o;
     return {};
 }

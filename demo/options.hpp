@@ -30,6 +30,7 @@ struct Options {
     double max_late_share = 0.01;  // just_in_time: share of frames allowed to be shown late
     bool display_lock = true;    // place waits against the fitted vblanks (PacerConfig::display_lock)
     bool match_display = false;  // target = the display's refresh once known
+    std::string vblank_source = "auto";  // auto, x11-present, wayland, swap, none (vblank_source.hpp)
     pacer::CadenceMode cadence = pacer::CadenceMode::fixed;  // the cadence governor
     double seconds = 0.0;        // 0 = no time bound (headless: kDefaultHeadlessSeconds if no bound)
     std::uint64_t frames = 0;    // 0 = no frame bound

@@ -64,7 +64,9 @@ void Presenter::present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync) {
     }
     const pacer::clock::time_point b = fp.now();
     swap.swap();
-    fp.report_present({b, fp.now(), in_effect, refresh_hz, true});
+    pacer::PresentInfo p{b, fp.now(), in_effect, refresh_hz, true};
+    p.id = next_id++;
+    fp.report_present(p);
 }
 
 }  // namespace pacer_demo

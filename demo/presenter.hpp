@@ -54,6 +54,7 @@ struct Presenter {
     int requested = 0;       // the interval last asked for
     int in_effect = -2;      // what the driver accepted; -1 refused, -2 never set
     double refresh_hz = 0;   // reported with each present
+    std::uint64_t next_id = 1;  // the next present's id (PresentInfo::id: its feedback's key)
 
     void present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync);
 };

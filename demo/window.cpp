@@ -16,6 +16,7 @@
 #include "headless.hpp"
 #include "panels.hpp"
 #include "presenter.hpp"
+#include "vblank_source.hpp"
 #include "screenshot.hpp"
 #include "session.hpp"
 #include "ui_state.hpp"
@@ -53,7 +54,9 @@ private:
 class FrameLoop {
 public:
     FrameLoop(const Options& o, GlWindow& w, Session& s)
-        : o_(o), w_(w), s_(s), ui_(o, s), gl_swap_(w.sdl()), fake_(o.fake_vsync_hz, &gl_swap_), status_(s) {}
+        : o_(o), w_(w), s_(s), ui_(o, s), gl_swap_(w.sdl()), fake_(o.fake_vsync_hz, &gl_swap_), status_(s) {
+        feed_.open(w.sdl(), o.vblank_source);
+    }
 
     bool frame();  // false once the run is over
     int finish();  // the summary lines; returns the exit code
@@ -78,6 +81,7 @@ private:
     UiState ui_;
     UiCost cost_;
     Presenter presenter_;
+    VblankFeed feed_;
     GlSwap gl_swap_;
     FakeVsync fake_;  // used with --fake-vsync only
     StatusLine status_;
@@ -146,8 +150,10 @@ void FrameLoop::present(const UiTimes& t) {
     s_.before_present();  // present sync waits here
     const std::int64_t w0 = os_.now_ns();
     Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
+    feed_.before_swap(presenter_.next_id);
     presenter_.present(swap, s_.pacer(), ui_.vsync);
     const std::int64_t w1 = os_.now_ns();
+    feed_.after_swap(s_.pacer());
     s_.note_present(pacer::clock::from_ns(w1));
     // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
     // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep).
@@ -184,7 +190,7 @@ int FrameLoop::finish() {
                       o_.screenshot_frame);
         exit_code_ = 1;
     }
-    print_summary(s_, "window");
+    print_summary(s_, "window", feed_.name());
     if (s_.replaying())
         std::printf("replay: file=%s format=%s frames_shown=%zu of %zu\n", s_.replay().path().c_str(),
                     s_.replay().format().c_str(), s_.replay_position(), s_.replay().size());

@@ -427,7 +427,11 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
     }
     // Locked: some slack before giving up (a burst of late wake-ups).
     if (status_.state == DisplayState::locked && spread <= 2 * limit && 2 * inliers >= count_) return;
-    if (count_ >= kVrrMin && spread > 2 * std::max(limit, p / 16)) return no_grid();
+    if (count_ >= kVrrMin && spread > 2 * std::max(limit, p / 16)) {
+        // Counted vblanks are a vblank clock whatever their times say: late stamps, not no grid.
+        if (!status_.by_counter) return no_grid();
+        return set_state(DisplayState::locking, "the counted vblanks' times scatter over half a period: fitting");
+    }
     set_state(DisplayState::locking, status_.state == DisplayState::locked
                                          ? "the vblanks stopped fitting: fitting again"
                                          : "fitting the vblanks");

@@ -63,12 +63,13 @@ bool RatePlanner::follow_display(const VsyncStatus& vs, const DisplayStatus& dis
     if (hz == 0.0 && display.state != DisplayState::unsynced && matched_hz_ > 0 && reported > 0 &&
         std::fabs(reported - matched_hz_) > 5e-3 * matched_hz_)
         hz = reported;
-    // No vblank grid: the rate the frames are shown at. It is a count over the last 64 frames, so
-    // it is followed only when it moves by more than 0.5 % (its own noise is about 0.2 %).
+    // No vblank grid: the rate the frames are shown at. It is a count over the last 128 frames
+    // (a compositor's timer jitters each by milliseconds: the count's noise is about 0.1 %), so it
+    // is followed when it moves by more than 0.3 %.
     const bool shown = hz == 0.0 && display.state == DisplayState::unsynced && display.shown_hz > 0;
     if (shown) hz = display.shown_hz;
     if (hz == 0.0) return false;
-    const double keep = shown ? 5e-3 : 2e-4;
+    const double keep = shown ? 3e-3 : 2e-4;
     if (matched_hz_ > 0 && shown == matched_shown_ && std::fabs(hz - matched_hz_) <= keep * matched_hz_) return false;
     matched_hz_ = std::clamp(hz, 1e-3, kMaxTargetHz);
     matched_shown_ = shown;

@@ -1,10 +1,14 @@
 # Runs pacer_demo once and checks exit status, output and (optionally) a screenshot.
-# Variables: DEMO, ARGS ('|'-separated), CODE, STDOUT_RE, STDERR_RE, NO_DISPLAY, XVFB_RUN, PNG,
+# Variables: DEMO, ARGS ('|'-separated), CODE, STDOUT_RE, STDERR_RE, NO_DISPLAY, XVFB_RUN, XVFB_FPS, PNG,
 # PNG_CHECK. See tests/demo/CMakeLists.txt.
 string(REPLACE "|" ";" args "${ARGS}")
 set(cmd "${DEMO}" ${args})
 if(XVFB_RUN)
-  set(cmd "${XVFB_RUN}" -a -s "-screen 0 1280x800x24" ${cmd})
+  set(server "-screen 0 1280x800x24")
+  if(XVFB_FPS)  # a vblank clock at this rate, reported by X11 Present
+    string(APPEND server " -fakescreenfps ${XVFB_FPS}")
+  endif()
+  set(cmd "${XVFB_RUN}" -a -s "${server}" ${cmd})
 endif()
 if(NO_DISPLAY)
   set(cmd "${CMAKE_COMMAND}" -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=SDL_VIDEODRIVER ${cmd})

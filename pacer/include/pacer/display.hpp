@@ -60,7 +60,7 @@
 // does not report shows as observations that leave the fit (6 of the last 8 outside its band),
 // and the fit restarts from the last 8. A change within 2 % (60 -> 59.94 Hz) is followed as skew.
 // shown_hz counts the samples that carry a submit time (frames, not vblank events) over the last
-// 64 of them.
+// 128 of them.
 //
 // Measured (tests/display_test.cpp on SimulatedDisplay: 50 us uniform report noise, 50 ppm skew,
 // 5 % of reports lost, 5 % repeated, 2-3 ms frames): locked after 14 presents at 60 and 144 Hz;
@@ -201,7 +201,7 @@ private:
     bool swap_[kWindow] = {};         // ... swap returns
     std::int64_t msc_[kWindow] = {};  // ... their counters (by_counter)
     std::int64_t sub_[kWindow] = {};  // ... their frames' submit times, 0 unknown
-    static constexpr int kFrames = 64;  // shown frames kept for shown_hz
+    static constexpr int kFrames = 128;  // shown frames kept for shown_hz
     std::int64_t frame_t_[kFrames] = {};
     int frame_head_ = 0, frame_count_ = 0;
     std::int64_t ref_msc_ = 0;        // by_counter: the counter of ref_
