@@ -14,6 +14,7 @@
 //   display.hpp       DisplayTracker, DisplayStatus: the display's vblanks fitted from presents
 //   vsync.hpp         VsyncController, VsyncStatus: is vsync really pacing?
 //   capture.hpp       CaptureWriter: PresentMon-compatible frame-time capture files
+//   capture_columns.hpp  the capture file's columns: one table for writer, reader and docs
 //   time_source.hpp   the OS seam (clock, sleep, spin, CPU time) and PacingScope
 //   sim.hpp           SimulatedOs: a virtual-time OS for tests and tuning
 //   sim_display.hpp   SimulatedDisplay: a display and swap chain in virtual time (vblanks, VRR)
@@ -31,6 +32,7 @@
 
 #include "pacer/cadence.hpp"
 #include "pacer/capture.hpp"
+#include "pacer/capture_columns.hpp"
 #include "pacer/clock.hpp"
 #include "pacer/config.hpp"
 #include "pacer/display.hpp"
