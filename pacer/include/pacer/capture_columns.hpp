@@ -62,7 +62,7 @@ namespace pacer {
     X(until_displayed_ms, "MsUntilDisplayed", "",            ms_signed, presentmon, nullptr, or_na(r.x.until_displayed)) \
     /* pacer's own columns */                                                                                          \
     X(frame_index,    "Frame",          "",                  count,    pacer, &FrameTiming::index,     r.t.index)      \
-    X(busy_ms,        "MsCPUBusy",      "CPUBusy",           ms,       pacer, &FrameTiming::work,      when_interval(r, r.t.work)) \
+    X(busy_ms,        "MsCPUBusy",      "CPUBusy|CpuActive", ms,       pacer, &FrameTiming::work,      when_interval(r, r.t.work)) \
     X(wait_ms,        "MsCPUWait",      "CPUWait",           ms,       pacer, nullptr,                 when_interval(r, r.t.interval - r.t.work)) \
     X(wait_mode,      "WaitMode",       "",                  text,     pacer, &FrameTiming::mode,      r.t.mode)       \
     X(target_ms,      "MsTargetFrameTime", "",               ms,       pacer, &FrameTiming::period,    r.t.period)     \
@@ -83,7 +83,7 @@ namespace pacer {
     X(pc_latency_ms,  "MsPCLatency",    "PCLatency",         ms,       pacer, nullptr,                 latency(r))     \
     /* read from other tools' files, never written */                                                                 \
     X(fps,            "fps",            "",                  hz,       other, nullptr, na)                             \
-    X(gpu_busy_ms,    "GPUBusy",        "MsGPUBusy|MsGPUActive", ms,   other, nullptr, na)                             \
+    X(gpu_busy_ms,    "GPUBusy",        "MsGPUBusy|MsGPUActive|GpuActive", ms,   other, nullptr, na)                             \
     X(input_to_photon_ms, "MsAllInputToPhotonLatency",                                                                 \
                       "AllInputToPhotonLatency|MsClickToPhotonLatency|ClickToPhotonLatency", ms, other, nullptr, na)
 // clang-format on
