@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package installed for real, after ./dev test (it packs ./build): apt resolves its
 # Depends, then a CMake project and a pkg-config command line find pacer in the system's default
-# places, with no CMAKE_PREFIX_PATH or PKG_CONFIG_PATH. ctest's package.deb checks the package
+# places, with no CMAKE_PREFIX_PATH or PKG_CONFIG_PATH, from C++ and from C (a project with the C
+# language alone, and cc with pkg-config). ctest's package.deb checks the package
 # unpacked, without root; this adds what only an installed package shows. The package is removed
 # again at the end, so a developer's machine is left as it was.
 set -euo pipefail
@@ -26,9 +27,20 @@ cmake --build "$work/consumer" -j 2 --target consumer >/dev/null
 "$work/consumer/consumer"
 
 version=$(pkg-config --modversion pacer)
+# A C game in a project with the C language alone: pacer::pacer is all it links.
+cmake -S tests/consumer/c_only -B "$work/c_only" -DPACER_HOW=find_package -DCMAKE_BUILD_TYPE=Release \
+      -DPACER_README="$PWD/README.md" -DPACER_EXPECT_CLI=OFF >/dev/null
+cmake --build "$work/c_only" -j 2 --target game readme_example >/dev/null
+"$work/c_only/game" "$work/c_only/game.csv" "$version"
+
 # shellcheck disable=SC2046  # pkg-config's output is meant to be split into arguments
 c++ -std=c++20 $(pkg-config --cflags pacer) -c tests/package/frames.cpp -o "$work/frames.o"
 # shellcheck disable=SC2046
 cc "$work/frames.o" $(pkg-config --libs pacer) -o "$work/frames"
 "$work/frames" "$version"
-echo "package: $(basename "$deb") installed with apt, built against with find_package and pkg-config"
+# The C game as a Makefile builds it: cc $(pkg-config --cflags --libs pacer), nothing else.
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Werror $(pkg-config --cflags pacer) tests/consumer/c_only/game.c \
+   $(pkg-config --libs pacer) -o "$work/game"
+"$work/game" "$work/game.csv" "$version"
+echo "package: $(basename "$deb") installed with apt, built against with find_package (C++ and C-only projects) and pkg-config (C++ and C)"

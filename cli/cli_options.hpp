@@ -143,9 +143,12 @@ template <class T>
 Option& Parser::list(std::string name, std::string value, std::string help, std::vector<T>* target, T lo, T hi,
                      Check<T> check) {
     std::string def;
-    for (const T& x : *target) def += (def.empty() ? "" : ",") + format_number(x);
+    for (const T& x : *target) {
+        if (!def.empty()) def += ',';
+        def += format_number(x);
+    }
     std::string range = format_range(lo, hi);
-    if (!range.empty()) range = "each " + range;
+    if (!range.empty()) range = std::string("each ").append(range);  // not "each " + range: GCC 12 -Wrestrict
     Option o{name, std::move(value), std::move(help), std::move(range), std::move(def), {}};
     o.apply = [name, target, lo, hi, check = std::move(check)](std::string_view v) {
         std::vector<T> xs;

@@ -6,16 +6,14 @@ find_package(Threads REQUIRED)
 
 # ---- pkg-config ---------------------------------------------------------------------------------
 # A static libpacer does not record what it links: a Makefile or C user must be told the C++
-# runtime (what this C++ compiler links implicitly, minus libc and the compiler's support
-# libraries, which every driver adds) and the threads flag. `pkg-config --libs` without --static
-# omits Libs.private, so for the static library they go in Libs.
+# runtime (the libraries pacer/CMakeLists.txt gives C links of pacer::pacer, PACER_CXX_RUNTIME)
+# and the threads flag. `pkg-config --libs` without --static omits Libs.private, so for the
+# static library they go in Libs.
+get_target_property(_pacer_runtime_libs pacer PACER_CXX_RUNTIME)
 set(_pacer_runtime)
-foreach(_lib IN LISTS CMAKE_CXX_IMPLICIT_LINK_LIBRARIES)
-  if(NOT _lib MATCHES "^(c|gcc|gcc_s|gcc_eh|pthread)$")
-    list(APPEND _pacer_runtime "-l${_lib}")
-  endif()
+foreach(_lib IN LISTS _pacer_runtime_libs)
+  list(APPEND _pacer_runtime "-l${_lib}")
 endforeach()
-list(REMOVE_DUPLICATES _pacer_runtime)
 list(APPEND _pacer_runtime ${CMAKE_THREAD_LIBS_INIT})
 list(JOIN _pacer_runtime " " _pacer_runtime)
 get_target_property(_pacer_type pacer TYPE)

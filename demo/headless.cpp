@@ -32,7 +32,7 @@ void StatusLine::print(Session& s) {
 void print_summary(Session& s, const char* ui) {
     const double cpu = s.run_process_pct();
     const pacer::StatsSummary m = s.stats().summarize();  // the window (last 4096 frames)
-    const pacer::VsyncStatus vs = s.pacer().vsync_status();
+    const pacer::VsyncStatus vs = s.pacer().status().vsync;
     // Latency needs presents (--fake-vsync or the window): NA without them.
     const bool lat = m.latency_frames > 0;
     char p50[32], p99[32], late[32];
@@ -53,7 +53,7 @@ void print_summary(Session& s, const char* ui) {
                 static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
                 pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", lat ? late : "NA",
-                pacer::to_string(s.pacer().display_status().state), s.timing().cadence_hz);
+                pacer::to_string(s.pacer().status().display.state), s.timing().cadence_hz);
     std::fflush(stdout);
 }
 

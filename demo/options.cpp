@@ -58,21 +58,11 @@ pacer::Status take_path(std::string_view v, std::string* out) {
     return {};
 }
 
-// The demo's options, written into *o.
-pacer::cli::Parser make_parser(Options* o) {
-    using pacer::LatePolicy;
-    using pacer::WaitMode;
+// The rows of make_parser(), in the order of the usage: what the pacer does ...
+void add_pacing_options(pacer::cli::Parser& p, Options* o) {
     using pacer::cli::format_number;
-    using pacer::cli::kNoHigh;
-    using pacer::cli::kNoLow;
-    constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
-    pacer::cli::Parser p(
-        "pacer_demo", "",
-        "Paces a game-like loop with pacer::FramePacer and shows frame times, histograms, CPU cost\n"
-        "and controls (SDL2 + Dear ImGui). Without a display, or with --headless, it runs the same\n"
-        "loop without a window, prints a status line every second and a summary line at the end.");
-    p.number("--hz", "RATE", "target frame rate", &o->hz, kNoLow, kNoHigh, check_rate).range =
-        "in (0, " + format_number(pacer::kMaxTargetHz) + "]";
+    p.number("--hz", "RATE", "target frame rate", &o->hz, pacer::cli::kNoLow, pacer::cli::kNoHigh, check_rate)
+        .range = "in (0, " + format_number(pacer::kMaxTargetHz) + "]";
     p.choice("--mode", "wait mode; vsync: the swap paces; auto: vsync when verified, else hybrid", &o->mode,
              pacer::cli::names_of(pacer::kWaitModeNames));
     p.choice("--policy", "late-frame policy", &o->policy,
@@ -87,16 +77,26 @@ pacer::cli::Parser make_parser(Options* o) {
     p.flag("--match-display", "target rate = the display's refresh once it is known", &o->match_display);
     p.choice("--cadence", "auto: the highest whole divisor of the refresh the work sustains", &o->cadence,
              pacer::cli::names_of(pacer::kCadenceModeNames));
+}
+
+// ... how long the loop runs and what it carries ...
+void add_load_options(pacer::cli::Parser& p, Options* o) {
+    constexpr std::uint64_t kNoEnd = std::numeric_limits<std::uint64_t>::max();
     p.number("--seconds", "S", "stop after S seconds (0 = no bound)", &o->seconds, 0.0, 1e6).default_text =
-        "window 0, headless " + format_number(kDefaultHeadlessSeconds);
+        "window 0, headless " + pacer::cli::format_number(kDefaultHeadlessSeconds);
     p.number("--frames", "N", "stop after N frames (0 = no bound)", &o->frames, std::uint64_t{0}, kNoEnd);
     p.number("--load", "N", "background busy threads", &o->load, 0, kMaxLoadThreads);
     p.number("--work-ms", "MS", "simulated work per frame (busy spin)", &o->work_ms, 0.0, kMaxWorkMs);
     p.number("--work-jitter-ms", "MS", "+- uniform jitter of the work", &o->work_jitter_ms, 0.0, kMaxWorkMs);
+}
+
+// ... the display, the simulation and the scheduler ...
+void add_display_options(pacer::cli::Parser& p, Options* o) {
+    using pacer::cli::format_number;
     p.choice("--vsync", "request vsync in sleep/spin/hybrid modes; vsync and auto\n"
              "modes set the swap interval themselves", &o->vsync, {{"on", true}, {"off", false}});
     p.number("--refresh-hz", "RATE", "display refresh rate when the display cannot tell (Xvfb);\n"
-             "0 asks the display", &o->refresh_hz, kNoLow, kNoHigh, check_refresh)
+             "0 asks the display", &o->refresh_hz, pacer::cli::kNoLow, pacer::cli::kNoHigh, check_refresh)
         .range = "0 or in [" + format_number(pacer::kMinRefreshHz) + ", " +
                  format_number(pacer::kMaxRefreshHz) + "]";
     p.number("--fake-vsync", "HZ", "a stand-in vsync'd display: the swap blocks until the next tick\n"
@@ -104,10 +104,15 @@ pacer::cli::Parser make_parser(Options* o) {
              pacer::kMaxRefreshHz)
         .default_text = "off";
     // FixedStepConfig states its limit in a comment only: (0, 100000].
-    p.number("--sim-hz", "RATE", "fixed simulation rate", &o->sim_hz, kNoLow, kNoHigh, check_sim_rate).range =
-        "in (0, 100000]";
+    p.number("--sim-hz", "RATE", "fixed simulation rate", &o->sim_hz, pacer::cli::kNoLow, pacer::cli::kNoHigh,
+             check_sim_rate)
+        .range = "in (0, 100000]";
     p.number("--coarse-ms", "P", "fake coarse scheduler of period P ms (0 = real OS sleep)", &o->coarse_ms, 0,
              10);
+}
+
+// ... and the window, the files it reads and writes.
+void add_output_options(pacer::cli::Parser& p, Options* o) {
     p.flag("--headless", "no window, even if a display is available", &o->headless);
     p.custom("--capture", "FILE.csv", "capture every frame to FILE.csv (PresentMon columns + pacer's)\n"
              "and a summary to FILE-stats.csv; read them with `pacer analyze`",
@@ -116,7 +121,21 @@ pacer::cli::Parser make_parser(Options* o) {
            "panels instead of the live frames; headless: print its summary line", &o->replay);
     p.custom("--screenshot", "FILE.png", "write a PNG of the window after --screenshot-frame frames",
              [o](std::string_view v) { return take_path(v, &o->screenshot); });
-    p.number("--screenshot-frame", "N", "frame of the screenshot", &o->screenshot_frame, std::uint64_t{1}, kNoEnd);
+    p.number("--screenshot-frame", "N", "frame of the screenshot", &o->screenshot_frame, std::uint64_t{1},
+             std::numeric_limits<std::uint64_t>::max());
+}
+
+// The demo's options, written into *o.
+pacer::cli::Parser make_parser(Options* o) {
+    pacer::cli::Parser p(
+        "pacer_demo", "",
+        "Paces a game-like loop with pacer::FramePacer and shows frame times, histograms, CPU cost\n"
+        "and controls (SDL2 + Dear ImGui). Without a display, or with --headless, it runs the same\n"
+        "loop without a window, prints a status line every second and a summary line at the end.");
+    add_pacing_options(p, o);
+    add_load_options(p, o);
+    add_display_options(p, o);
+    add_output_options(p, o);
     p.epilogue = "Exit status: 0 ok, 1 runtime failure (e.g. screenshot not written), 2 bad command line.";
     return p;
 }

@@ -34,16 +34,9 @@ float offset_getter(void* data, int i) {
     return v->s->vblank_offset_ms.last(v->n, static_cast<std::size_t>(i));
 }
 
-}  // namespace
-
-void display_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h) {
-    panel("Display", x, y, w, h);
-    pacer::FramePacer& fp = s.pacer();
-    const pacer::DisplayStatus& d = fp.display_status();
-    const pacer::PacerConfig& c = fp.config();
-    const pacer::FrameTiming& t = s.timing();
-
-    // Refresh: reported (and by whom), what the fit says, what the swap shows.
+// Refresh: reported (and by whom), what the fit says, what the swap shows.
+void refresh_line(const pacer::PacerStatus& st, const Presenter& p, const Options& o) {
+    const pacer::DisplayStatus& d = st.display;
     if (p.refresh_hz > 0)
         ImGui::Text("Refresh %.2f Hz (%s),", p.refresh_hz, refresh_source(o));
     else
@@ -53,11 +46,14 @@ void display_panel(Session& s, const Presenter& p, const Options& o, float x, fl
         ImGui::Text("fit %.3f Hz (%+.0f ppm)", d.refresh_hz, d.skew_ppm);
     else
         ImGui::TextColored(kGrey, "not fitted");
-    if (const double swap_hz = fp.vsync_status().swap_hz; swap_hz > 0) {
+    if (const double swap_hz = st.vsync.swap_hz; swap_hz > 0) {
         ImGui::SameLine();
         ImGui::TextColored(kGrey, "swap %.2f Hz", swap_hz);
     }
-    // The fit: state and reason, the display's kind, the fit's figures.
+}
+
+// The fit: state and reason, the display's kind, the fit's figures.
+void fit_lines(const pacer::DisplayStatus& d) {
     ImGui::TextColored(state_colour(d.state), "%s:", pacer::to_string(d.state));
     ImGui::SameLine(0, 4);
     ImGui::TextColored(kGrey, "%s", d.reason);
@@ -71,8 +67,11 @@ void display_panel(Session& s, const Presenter& p, const Options& o, float x, fl
     ImGui::TextColored(kGrey, "%llu vblanks, %llu locks, residual %.3f ms",
                        static_cast<unsigned long long>(d.vblanks), static_cast<unsigned long long>(d.locks),
                        ms(d.residual));
-    // The cadence in force and why; the lock setting, whether this frame's wait used the fit, and
-    // how far the recent presents returned from the predicted vblanks.
+}
+
+// The cadence in force and why; the lock setting, whether this frame's wait used the fit, and
+// how far the recent presents returned from the predicted vblanks.
+void cadence_lines(const Session& s, const pacer::PacerConfig& c, const pacer::FrameTiming& t) {
     ImGui::Text("Cadence %s: 1 frame per %u, %.2f Hz", pacer::to_string(c.cadence), t.cadence, t.cadence_hz);
     ImGui::SameLine();
     ImGui::TextColored(kGrey, "%s", c.match_display ? "target = refresh" : "target as set");
@@ -82,11 +81,13 @@ void display_panel(Session& s, const Presenter& p, const Options& o, float x, fl
         ImGui::Text("phase error p50 %.3f ms, p99 %.3f ms", s.phase_p50_ms(), s.phase_p99_ms());
     else
         ImGui::TextColored(kGrey, "phase error: no vblank predicted yet");
+}
 
+// Presents against the vblanks: each present's offset from the nearest predicted vblank, on a
+// scale of one period (the vblank in the middle).
+void vblank_plot(const Session& s, const pacer::DisplayStatus& d) {
     const double period_ms = ms(d.period);
     const std::size_t n = std::min(Session::kPhaseFrames, s.vblank_offset_ms.count);  // the phase-error presents
-    // Presents against the vblanks: each present's offset from the nearest predicted vblank,
-    // on a scale of one period (the vblank in the middle).
     const ImVec2 size(ImGui::GetContentRegionAvail().x,
                       std::max(24.0f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing()));
     const float half = period_ms > 0 ? static_cast<float>(period_ms / 2) : 8.0f;
@@ -104,6 +105,19 @@ void display_panel(Session& s, const Presenter& p, const Options& o, float x, fl
     plot_marker(lo, hi, 0.5f, kTargetLine, "predicted vblank");
     ImGui::TextColored(kGrey, "present - nearest predicted vblank, %zu presents, +-%.2f ms", n,
                        static_cast<double>(half));
+}
+
+}  // namespace
+
+void display_panel(Session& s, const Presenter& p, const Options& o, float x, float y, float w, float h) {
+    panel("Display", x, y, w, h);
+    pacer::FramePacer& fp = s.pacer();
+    const pacer::PacerStatus st = fp.status();
+    const pacer::DisplayStatus& d = st.display;
+    refresh_line(st, p, o);
+    fit_lines(d);
+    cadence_lines(s, fp.config(), s.timing());
+    vblank_plot(s, d);
     ImGui::End();
 }
 

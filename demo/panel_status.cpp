@@ -11,26 +11,27 @@ namespace pacer_demo {
 void status_panel(Session& s, const Presenter& p, float x, float y, float w, float h) {
     panel("Status", x, y, w, h);
     pacer::FramePacer& fp = s.pacer();
+    const pacer::PacerStatus st = fp.status();
     const pacer::PacerConfig& c = fp.config();
     const pacer::FrameTiming& t = s.timing();
     ImGui::Text("%s wait, %s, %.2f Hz (%.3f ms)", pacer::to_string(c.mode),
-                pacer::to_string(c.late_policy), c.target_hz, ms(fp.period()));
+                pacer::to_string(c.late_policy), c.target_hz, ms(st.period));
     ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
-    ImGui::TextWrapped("%s", fp.time_source().sleep_primitive());
+    ImGui::TextWrapped("%s", st.waiter.sleep_primitive);
     ImGui::PopStyleColor();
     // The waiter's learned margin (what the next hybrid wait subtracts), also in sleep/spin mode.
-    ImGui::Text("Spin margin %.3f ms, from %lld sleeps", ms(fp.waiter().margin()),
-                static_cast<long long>(fp.waiter().estimator().count()));
-    ImGui::Text("Spin cap %.2f of %.1f ms", ms(fp.waiter().spin_cap()), ms(c.waiter.max_spin));
-    if (fp.waiter().preempted_spins() > 0) {
+    ImGui::Text("Spin margin %.3f ms, from %lld sleeps", ms(st.waiter.margin),
+                static_cast<long long>(st.waiter.sleeps_measured));
+    ImGui::Text("Spin cap %.2f of %.1f ms", ms(st.waiter.spin_cap), ms(c.waiter.max_spin));
+    if (st.waiter.preempted_spins > 0) {
         ImGui::SameLine();
-        ImGui::TextColored(fp.waiter().spin_cap() < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
-                           static_cast<long long>(fp.waiter().preempted_spins()));
+        ImGui::TextColored(st.waiter.spin_cap < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
+                           static_cast<long long>(st.waiter.preempted_spins));
     }
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
-    const pacer::VsyncStatus vs = fp.vsync_status();
+    const pacer::VsyncStatus vs = st.vsync;
     const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
-    if (fp.background())
+    if (st.background)
         ImGui::TextColored(kGrey, "In the background: %g Hz, OS sleep only", std::min(c.background_hz, c.target_hz));
     ImGui::Text("Vsync requested: %s", p.requested > 0 ? "yes" : "no");
     ImGui::SameLine();
@@ -40,7 +41,7 @@ void status_panel(Session& s, const Presenter& p, float x, float y, float w, flo
         ImGui::TextColored(kRed, "(interval %d refused)", p.requested);
     ImGui::Text("Detected: %s   In use: %s", vs.detected ? "yes" : "no", vs.in_use ? "yes" : "no");
     ImGui::SameLine();
-    ImGui::TextColored(kGrey, "(%d/%d locked)", fp.vsync().detector().locked_streak(), pacer::VsyncDetector::kTrustAfter);
+    ImGui::TextColored(kGrey, "(%d/%d locked)", st.vsync.locked_streak, pacer::VsyncDetector::kTrustAfter);
     ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
     ImGui::TextWrapped("%s; this frame paced by %s", vs.reason, pacer::to_string(t.source));
     ImGui::PopStyleColor();

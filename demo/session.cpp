@@ -25,9 +25,10 @@ pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::na
     return c;
 }
 
-std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t next, std::int64_t period) noexcept {
-    const std::int64_t prev = next - period;
-    return t - prev <= next - t ? t - prev : t - next;
+std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t vblank, std::int64_t period) noexcept {
+    std::int64_t d = (t - vblank) % period;  // from the vblank at or before t, in [0, period)
+    if (d < 0) d += period;
+    return d <= period - d ? d : d - period;
 }
 
 void Motion::step(double dt) noexcept {
@@ -58,7 +59,7 @@ Session::Session(const Options& o)
     coarse_on_ = o.coarse_ms > 0;
     // Throws pacer::ConfigError; options were validated before.
     pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
-    sim_ = pacer::FixedStep(sim_config(o.sim_hz, 8, pacer_->period()));
+    sim_ = pacer::FixedStep(sim_config(o.sim_hz, 8, pacer_->status().period));
     busy_.set_count(o.load);
     start_ns_ = last_refresh_ns_ = now_ns();
     run_cpu_start_ns_ = pacer::system_time_source().cpu_times().process_ns;
@@ -77,7 +78,7 @@ pacer::Status Session::start_capture(const std::string& path) {
     c.config = pacer_->config();
     c.notes = "work " + std::to_string(work_ms_) + " ms +- " + std::to_string(jitter_ms_) + " ms, busy threads " +
               std::to_string(busy_.count()) + (coarse_on_ ? ", coarse scheduler injected" : "");
-    return capture_.open(path, c, &pacer_->time_source());
+    return capture_.open(path, c, coarse_on_ ? static_cast<pacer::TimeSource*>(&coarse_) : nullptr);
 }
 
 pacer::Status Session::stop_capture() { return capture_.close(); }
@@ -135,7 +136,7 @@ void Session::stop_replay() {
 }
 
 std::chrono::nanoseconds Session::target_period() const noexcept {
-    return replay_on_ ? replay_.target() : pacer_->period();
+    return replay_on_ ? replay_.target() : pacer_->status().period;
 }
 
 void Session::simulate() {
@@ -222,7 +223,7 @@ pacer::Status Session::set_rate(double hz) {
     pacer::Status s = pacer_->set_target_hz(hz);
     if (!s) return s;
     const pacer::FixedStepConfig& c = sim_.config();
-    return sim_.set_config(sim_config(c.step_hz, c.max_steps, pacer_->period()));
+    return sim_.set_config(sim_config(c.step_hz, c.max_steps, pacer_->status().period));
 }
 
 pacer::Status Session::set_max_late_share(double share) {
@@ -243,6 +244,12 @@ pacer::Status Session::set_match_display(bool on) {
     return pacer_->set_config(c);
 }
 
+pacer::Status Session::set_sync(pacer::SyncMode sync) {
+    pacer::PacerConfig c = pacer_->config();
+    c.sync = sync;
+    return pacer_->set_config(c);
+}
+
 pacer::Status Session::set_cadence(pacer::CadenceMode mode) {
     pacer::PacerConfig c = pacer_->config();
     c.cadence = mode;
@@ -250,12 +257,12 @@ pacer::Status Session::set_cadence(pacer::CadenceMode mode) {
 }
 
 void Session::note_present(pacer::clock::time_point returned) noexcept {
-    const pacer::DisplayTracker& d = pacer_->display();
-    const std::int64_t period = d.period().count();
-    if (!d.locked() || period <= 0) return;
+    const pacer::PacerStatus st = pacer_->status();
+    const std::int64_t period = st.display.period.count();
+    if (st.display.state != pacer::DisplayState::locked || period <= 0) return;
     const std::int64_t t = pacer::clock::to_ns(returned);
-    const std::int64_t next = pacer::clock::to_ns(d.next_vblank(returned));
-    vblank_offset_ms.push(static_cast<float>(static_cast<double>(vblank_offset_ns(t, next, period)) * 1e-6));
+    const std::int64_t vblank = pacer::clock::to_ns(st.next_vblank);  // any fitted vblank will do
+    vblank_offset_ms.push(static_cast<float>(static_cast<double>(vblank_offset_ns(t, vblank, period)) * 1e-6));
 }
 
 double Session::late_share() const noexcept {
@@ -264,10 +271,17 @@ double Session::late_share() const noexcept {
                : 0.0;
 }
 
-pacer::Status Session::set_mode(pacer::WaitMode m) { return pacer_->set_mode(m); }
+pacer::Status Session::set_mode(pacer::WaitMode m) {
+    pacer::PacerConfig c = pacer_->config();
+    c.mode = m;
+    return pacer_->set_config(c);
+}
 
 pacer::Status Session::set_policy(pacer::LatePolicy p, int max_catch_up) {
-    return pacer_->set_late_policy(p, max_catch_up);
+    pacer::PacerConfig c = pacer_->config();
+    c.late_policy = p;
+    c.max_catch_up = max_catch_up;
+    return pacer_->set_config(c);
 }
 
 pacer::Status Session::set_waiter(const pacer::WaiterConfig& w) {
@@ -277,7 +291,7 @@ pacer::Status Session::set_waiter(const pacer::WaiterConfig& w) {
 }
 
 pacer::Status Session::set_sim(double step_hz, int max_steps) {
-    return sim_.set_config(sim_config(step_hz, max_steps, pacer_->period()));
+    return sim_.set_config(sim_config(step_hz, max_steps, pacer_->status().period));
 }
 
 pacer::Status Session::set_work(double mean_ms, double jitter_ms) {

@@ -61,7 +61,7 @@ pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::na
 
 // t's offset from the nearest of two vblanks: next (the first after t) and next - period, in ns
 // (negative: before that vblank). In [-period / 2, period / 2] for t in [next - period, next).
-std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t next, std::int64_t period) noexcept;
+std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t vblank, std::int64_t period) noexcept;
 
 struct Motion {  // the fixed-step simulated object: a box bouncing left-right on [0, 1]
     double prev_x = 0, x = 0, v = 0.5;  // position (track widths), speed (track widths / s)
@@ -100,7 +100,7 @@ public:
     // period_ms 0 = off (real OS sleep). Switching on/off restarts the pacer's grid; its learned
     // margin and the statistics stay.
     pacer::Status set_coarse(int period_ms);
-    pacer::Status set_sync(pacer::SyncMode sync) { return pacer_->set_sync(sync); }
+    pacer::Status set_sync(pacer::SyncMode sync);
     pacer::Status set_max_late_share(double share);
     // The display (PacerConfig::display_lock, match_display, cadence), from the next wait().
     pacer::Status set_display_lock(bool on);

@@ -1,4 +1,5 @@
-// wait() and the frame markers, FrameStats::add/summarize/histogram and FixedStep::advance allocate nothing per frame.
+// wait() and the frame markers, FrameStats::add/summarize/histogram and FixedStep::advance allocate nothing per frame;
+// nor does the C API's frame loop.
 // This executable replaces the global operator new to count every heap allocation.
 #include <gtest/gtest.h>
 
@@ -8,7 +9,10 @@
 #include <new>
 #include <string>
 
+#include "../pacer/src/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
+#include "pacer/pacer.h"
 #include "pacer/pacer.hpp"
+#include "sim_run.hpp"
 
 namespace {
 std::atomic<long> g_allocs{0};
@@ -77,7 +81,7 @@ TEST(Allocations, NoneWithTheCadenceGovernorSwitching) {
         os.advance((i / 300) % 2 == 0 ? 22'000'000 : 5'000'000);
     }
     EXPECT_EQ(g_allocs.load() - before, 0);
-    EXPECT_GE(fp.cadence_status().switches, 4u);
+    EXPECT_GE(fp.status().cadence.switches, 4u);
 }
 
 TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
@@ -105,7 +109,7 @@ TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
     (void)stats.summarize();
     const long before = g_allocs.load();
     for (int i = 0; i < 3000; ++i) {
-        if (i % 1000 == 0) (void)fp.set_sync(modes[i / 1000]);
+        if (i % 1000 == 0) (void)pacer_test::change(fp, [&](pacer::PacerConfig& c) { c.sync = modes[i / 1000]; });
         frame(i);
         if (i % 100 == 0) (void)stats.summarize();
     }
@@ -153,6 +157,64 @@ TEST(Allocations, NoneInCaptureAdd) {
         EXPECT_EQ(g_allocs.load() - before, 0) << target;
         EXPECT_EQ(cap.failed(), std::string(target) == "/dev/full");
     }
+}
+#endif
+
+// The C API's frame loop (pacer/pacer.h): wait, the setters given the values in force, status,
+// capture rows (to /dev/full too: the error path), statistics and the CPU meter.
+#if defined(__linux__)
+TEST(Allocations, NoneInTheCApiFrameLoop) {
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000});
+    pacer_config config = pacer_config_default();
+    config.target_hz = 144.0;
+    pacer_frame_pacer* p = pacer::capi::create(&config, &os);
+    ASSERT_NE(p, nullptr);
+    pacer_stats* stats = pacer_stats_create(1024);
+    pacer_cpu_meter* cpu = pacer_cpu_meter_create();
+    for (const char* target : {"/dev/null", "/dev/full"}) {
+        pacer_capture* cap = pacer_capture_open(target, nullptr);
+        ASSERT_NE(cap, nullptr) << pacer_last_error();
+        pacer_frame_timing t;
+        pacer_status status;
+        pacer_stats_summary summary;
+        pacer_cpu_usage usage;
+        pacer_capture_status cs;
+        std::array<float, 64> bins{};
+        pacer_wait(p, &t);  // warm-up
+        pacer_capture_add(cap, &t, nullptr);
+        const long before = g_allocs.load();
+        for (int i = 0; i < 3000; ++i) {
+            os.advance(2'000'000);
+            pacer_wait(p, &t);
+            pacer_set_target_hz(p, 144.0);
+            pacer_get_status(p, &status);
+            pacer_capture_extras extras = pacer_capture_extras_default();
+            pacer_present present{};
+            present.begin_ns = t.wake_ns + 1'000'000;
+            present.end_ns = present.begin_ns + 300'000;
+            present.swap_interval = 0;
+            present.ok = 1;
+            extras.present = i % 2 ? &present : nullptr;
+            pacer_report_present(p, &present);
+            pacer_capture_add(cap, &t, &extras);
+            pacer_stats_add(stats, &t);
+            pacer_capture_get_status(cap, &cs);
+            if (i % 100 == 0) {
+                pacer_stats_summarize(stats, &summary);
+                pacer_stats_histogram(stats, PACER_METRIC_INTERVAL, 0.0, 14.0, bins.data(), bins.size(), nullptr);
+                pacer_cpu_meter_sample(cpu, &usage);
+            }
+        }
+        // After a write error, the first pacer_capture_get_status copies the message: once.
+        const bool full = std::string(target) == "/dev/full";
+        EXPECT_EQ(g_allocs.load() - before, full ? 1 : 0) << target;
+        EXPECT_EQ(cs.failed, full ? 1 : 0);
+        (void)pacer_capture_close(cap);
+    }
+    pacer_cpu_meter_destroy(cpu);
+    pacer_stats_destroy(stats);
+    pacer_destroy(p);
 }
 #endif
 

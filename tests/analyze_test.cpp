@@ -86,7 +86,11 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
     std::vector<pacer::FrameTiming> written;
     for (int i = 0; i < 3000; ++i) {
         os.advance(1'500'000 + (i % 13) * 300'000 + (i % 500 == 7 ? 20'000'000 : 0));
-        if (i == 1500) (void)fp.set_mode(pacer::WaitMode::spin);
+        if (i == 1500) {
+            pacer::PacerConfig c = fp.config();
+            c.mode = pacer::WaitMode::spin;
+            (void)fp.set_config(c);
+        }
         if (i == 2000) (void)fp.set_target_hz(60.0);
         written.push_back(fp.wait());
         cap.add(written.back());

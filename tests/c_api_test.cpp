@@ -1,17 +1,25 @@
-// The C API (pacer/pacer.h) on the real OS clock: it has no TimeSource to inject, so only what
-// holds on a loaded 2-core VM is asserted (order, never early, the error codes and texts), plus
-// that no input, a NULL pointer included, crashes it or lets an exception out.
+// The C API (pacer/pacer.h). On the real OS clock, as a C program uses it, only what holds on a
+// loaded 2-core VM is asserted (order, never early, the error codes and texts), plus that no
+// input, a NULL pointer included, crashes it or lets an exception out. Pacing through C is tested
+// in virtual time with a C pacer on a SimulatedOs (pacer::capi::create, the library's internal
+// entry point): run-time changes, the waiter's settings, and that captures and statistics from C
+// are exactly the C++ ones.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../pacer/src/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
 #include "pacer/pacer.h"
+#include "pacer/pacer.hpp"
 
 namespace {
 
@@ -159,25 +167,30 @@ TEST(CApi, DisplayLockSettingsVblanksAndStatus) {
     c.match_display = 1;
     pacer_frame_pacer* p = pacer_create(&c);
     ASSERT_NE(p, nullptr);
-    pacer_display_status s;
-    ASSERT_EQ(pacer_get_display_status(p, &s), PACER_OK);
-    EXPECT_EQ(s.state, PACER_DISPLAY_UNKNOWN);
+    pacer_status status;
+    ASSERT_EQ(pacer_get_status(p, &status), PACER_OK);
+    EXPECT_EQ(status.display.state, PACER_DISPLAY_UNKNOWN);
     // 40 vblanks of a 59.94 Hz display, one report lost.
     const std::int64_t t0 = 1'000'000'000, period = 16'683'350;
     for (std::int64_t k = 0; k < 40; ++k)
         if (k != 17) {
             ASSERT_EQ(pacer_report_vblank(p, t0 + k * period), PACER_OK);
         }
-    ASSERT_EQ(pacer_get_display_status(p, &s), PACER_OK);
+    ASSERT_EQ(pacer_get_status(p, &status), PACER_OK);
+    const pacer_display_status& s = status.display;
     EXPECT_EQ(s.state, PACER_DISPLAY_LOCKED) << s.reason;
     EXPECT_NEAR(s.refresh_hz, 1e9 / period, 1e-3);
+    EXPECT_NEAR(static_cast<double>(s.period_ns), static_cast<double>(period), 1.0);
     EXPECT_EQ((s.vblank_ns - t0) % period, 0) << s.vblank_ns;
-    EXPECT_NE(s.reason, nullptr);
-    EXPECT_EQ(pacer_get_display_status(p, nullptr), PACER_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::strstr(pacer_last_error(), "out is NULL"), nullptr);
+    EXPECT_EQ(s.vblanks, 39u);
+    EXPECT_EQ(s.locks, 1u);
+    ASSERT_NE(s.reason, nullptr);
+    EXPECT_GT(std::strlen(s.reason), 0u);
+    EXPECT_EQ(pacer_get_status(p, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_get_status: out is NULL");
     pacer_destroy(p);
     EXPECT_EQ(pacer_report_vblank(nullptr, 0), PACER_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(pacer_get_display_status(nullptr, &s), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_get_status(nullptr, &status), PACER_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(CApi, SyncModesMarkersAndLatency) {
@@ -316,6 +329,15 @@ TEST(CApi, NullPacerIsRefusedEverywhere) {
     EXPECT_EQ(pacer_report_present(nullptr, nullptr), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_LT(pacer_desired_swap_interval(nullptr), 0);
     EXPECT_STREQ(pacer_last_error(), "pacer_desired_swap_interval: the pacer is NULL");
+    pacer_config config = pacer_config_default();
+    EXPECT_EQ(pacer_get_config(nullptr, &config), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_set_config(nullptr, &config), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_set_config: the pacer is NULL");
+    EXPECT_EQ(pacer_reset(nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_end_pacing(nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    pacer_status status;
+    EXPECT_EQ(pacer_get_status(nullptr, &status), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_get_status: the pacer is NULL");
     pacer_destroy(nullptr);
 }
 
@@ -390,6 +412,645 @@ TEST(CApi, LogRouting) {
     ASSERT_EQ(b.lines.size(), 1u);
     EXPECT_EQ(b.lines[0].first, PACER_LOG_WARN);
     EXPECT_EQ(pacer_set_log_function(pacer_log_to_stderr, nullptr), PACER_OK);
+}
+
+// ---- Settings, status and version ----------------------------------------------------------------
+
+TEST(CApi, VersionIsTheLibrarys) {
+    EXPECT_STREQ(pacer_version(), pacer::kVersion);
+    const std::string expected = std::to_string(PACER_VERSION_MAJOR) + "." + std::to_string(PACER_VERSION_MINOR) +
+                                 "." + std::to_string(PACER_VERSION_PATCH);
+    EXPECT_EQ(pacer_version(), expected);
+}
+
+// Every field of pacer_config against the C++ PacerConfig it became: a swap of two fields in one
+// direction and back in the other would survive a round trip, not this.
+void expect_config_reached_cpp(const pacer_config& c, const pacer::PacerConfig& d) {
+    EXPECT_EQ(d.target_hz, c.target_hz);
+    EXPECT_EQ(static_cast<int>(d.mode), c.mode);
+    EXPECT_EQ(static_cast<int>(d.late_policy), c.late_policy);
+    EXPECT_EQ(d.max_catch_up, c.max_catch_up);
+    EXPECT_EQ(d.miss_tolerance.count(), c.miss_tolerance_ns);
+    EXPECT_EQ(d.background_hz, c.background_hz);
+    EXPECT_EQ(static_cast<int>(d.sync), c.sync);
+    EXPECT_EQ(d.max_late_share, c.max_late_share);
+    EXPECT_EQ(static_cast<int>(d.cadence), c.cadence);
+    EXPECT_EQ(d.display_lock, c.display_lock != 0);
+    EXPECT_EQ(d.match_display, c.match_display != 0);
+    EXPECT_EQ(d.waiter.late_cost.count(), c.waiter.late_cost_ns);
+    EXPECT_EQ(d.waiter.half_life, c.waiter.half_life);
+    EXPECT_EQ(d.waiter.initial_margin.count(), c.waiter.initial_margin_ns);
+    EXPECT_EQ(d.waiter.min_margin.count(), c.waiter.min_margin_ns);
+    EXPECT_EQ(d.waiter.max_spin.count(), c.waiter.max_spin_ns);
+    EXPECT_EQ(d.governor.min_hz, c.governor.min_hz);
+    EXPECT_EQ(d.governor.dwell.count(), c.governor.dwell_ns);
+    EXPECT_EQ(d.governor.quantile, c.governor.quantile);
+    EXPECT_EQ(d.governor.fit, c.governor.fit);
+    EXPECT_EQ(d.governor.headroom, c.governor.headroom);
+}
+
+// A config with every field away from its default.
+pacer_config unusual_config() {
+    pacer_config c = pacer_config_default();
+    c.target_hz = 120.0;
+    c.mode = PACER_MODE_SPIN;
+    c.late_policy = PACER_LATE_SKIP;
+    c.max_catch_up = 3;
+    c.miss_tolerance_ns = 250'000;
+    c.background_hz = 5.0;
+    c.sync = PACER_SYNC_PRESENT;
+    c.max_late_share = 0.02;
+    c.cadence = PACER_CADENCE_AUTO;
+    c.display_lock = 0;
+    c.match_display = 1;
+    c.waiter = {5'000'000, 250.0, 2'000'000, 50'000, 1'500'000};
+    c.governor = {30.0, 500'000'000, 0.8, 0.9, 0.7};
+    return c;
+}
+
+TEST(CApi, ConfigReachesTheCppPacerFieldByField) {
+    expect_config_reached_cpp(pacer_config_default(), pacer::PacerConfig{});
+    const pacer_config defaults = pacer_config_default();
+    EXPECT_EQ(defaults.waiter.max_spin_ns, 4'000'000);  // the documented defaults, spelled out
+    EXPECT_EQ(defaults.waiter.min_margin_ns, 20'000);
+    EXPECT_EQ(defaults.governor.dwell_ns, 1'000'000'000);
+
+    const pacer_config c = unusual_config();
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr) << pacer_last_error();
+    expect_config_reached_cpp(c, p->impl.config());
+    pacer_config got{};
+    ASSERT_EQ(pacer_get_config(p, &got), PACER_OK);
+    expect_config_reached_cpp(got, p->impl.config());
+
+    // pacer_set_config: all at once, and back through pacer_get_config.
+    pacer_config next = pacer_config_default();
+    next.waiter.max_spin_ns = 700'000;
+    next.governor.min_hz = 24.0;
+    ASSERT_EQ(pacer_set_config(p, &next), PACER_OK);
+    expect_config_reached_cpp(next, p->impl.config());
+    ASSERT_EQ(pacer_get_config(p, &got), PACER_OK);
+    expect_config_reached_cpp(got, p->impl.config());
+    EXPECT_EQ(got.waiter.max_spin_ns, 700'000);
+
+    // Refused: the message names the field, the settings stay.
+    pacer_config bad = next;
+    bad.waiter.min_margin_ns = 800'000;
+    EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(pacer_last_error(), "min_margin cannot exceed max_spin"), nullptr) << pacer_last_error();
+    bad = next;
+    bad.governor.headroom = 0.99;
+    EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "governor.headroom = 0.99: must be in (0, fit = 0.95)");
+    bad = next;
+    bad.waiter.max_spin_ns = -1;
+    EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
+    expect_config_reached_cpp(next, p->impl.config());
+    EXPECT_EQ(pacer_set_config(p, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_set_config: config is NULL");
+    EXPECT_EQ(pacer_get_config(p, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    pacer_destroy(p);
+}
+
+// A C pacer on a SimulatedOs: the C API in virtual time.
+struct SimPacer {
+    pacer::SimulatedOs os;
+    pacer_frame_pacer* p;
+    explicit SimPacer(const pacer_config& c, std::uint64_t seed = 7)
+        : os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02}, seed),
+          p(pacer::capi::create(&c, &os)) {
+        EXPECT_NE(p, nullptr) << pacer_last_error();
+    }
+    ~SimPacer() { pacer_destroy(p); }
+    SimPacer(const SimPacer&) = delete;
+    SimPacer& operator=(const SimPacer&) = delete;
+    // A present right now on the simulated clock, shown 5 ms later, as the swap interval asked.
+    void present(double refresh_hz) {
+        pacer_present present{};
+        present.begin_ns = os.now_ns();
+        os.advance(300'000);
+        present.end_ns = os.now_ns();
+        present.swap_interval = pacer_desired_swap_interval(p);
+        present.refresh_hz = refresh_hz;
+        present.ok = 1;
+        present.displayed_ns = present.end_ns + 5'000'000;
+        EXPECT_EQ(pacer_report_present(p, &present), PACER_OK);
+    }
+};
+
+// Work that varies, with a long frame every 97: late frames, catch-ups, cadence changes.
+std::int64_t work_ns(int frame) { return 2'000'000 + (frame % 7) * 500'000 + (frame % 97 == 0 ? 9'000'000 : 0); }
+
+// Every field, by name, so that a mismatch says which.
+void expect_same(const pacer_frame_timing& a, const pacer_frame_timing& b, int frame) {
+#define PACER_EXPECT_SAME(field) EXPECT_EQ(a.field, b.field) << #field " at frame " << frame
+    PACER_EXPECT_SAME(index);
+    PACER_EXPECT_SAME(deadline_ns);
+    PACER_EXPECT_SAME(wake_ns);
+    PACER_EXPECT_SAME(lateness_ns);
+    PACER_EXPECT_SAME(interval_ns);
+    PACER_EXPECT_SAME(work_ns);
+    PACER_EXPECT_SAME(period_ns);
+    PACER_EXPECT_SAME(slept_ns);
+    PACER_EXPECT_SAME(spun_ns);
+    PACER_EXPECT_SAME(oversleep_ns);
+    PACER_EXPECT_SAME(margin_ns);
+    PACER_EXPECT_SAME(skipped);
+    PACER_EXPECT_SAME(missed);
+    PACER_EXPECT_SAME(mode);
+    PACER_EXPECT_SAME(source);
+    PACER_EXPECT_SAME(background);
+    PACER_EXPECT_SAME(sync);
+    PACER_EXPECT_SAME(latency_ns);
+    PACER_EXPECT_SAME(input_to_present_ns);
+    PACER_EXPECT_SAME(latency_measured);
+    PACER_EXPECT_SAME(shown_late);
+    PACER_EXPECT_SAME(cadence);
+    PACER_EXPECT_SAME(cadence_hz);
+    PACER_EXPECT_SAME(cadence_reason);
+    PACER_EXPECT_SAME(display_dt_ns);
+    PACER_EXPECT_SAME(display_locked);
+#undef PACER_EXPECT_SAME
+}
+
+// The waiter's settings from C: max_spin_ns = 0 never spins; raised at run time, spins return.
+TEST(CApi, TheSpinCapIsSetFromC) {
+    pacer::set_log_function(nullptr);
+    pacer_config c = config_at(144.0);
+    c.waiter.max_spin_ns = 0;
+    c.waiter.min_margin_ns = 0;
+    SimPacer sim(c);
+    pacer_frame_timing t{};
+    std::int64_t spun = 0, slept = 0;
+    for (int i = 0; i < 500; ++i) {
+        ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+        spun += t.spun_ns;
+        slept += t.slept_ns;
+        sim.os.advance(work_ns(i));
+    }
+    EXPECT_EQ(spun, 0);
+    EXPECT_GT(slept, 0);
+    pacer_status status;
+    ASSERT_EQ(pacer_get_status(sim.p, &status), PACER_OK);
+    EXPECT_EQ(status.waiter.spin_cap_ns, 0);
+
+    pacer_config more = c;
+    more.waiter.max_spin_ns = 2'000'000;
+    ASSERT_EQ(pacer_set_config(sim.p, &more), PACER_OK);
+    std::int64_t max_margin = 0, oversleep = 0;
+    for (int i = 0; i < 500; ++i) {
+        ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+        spun += t.spun_ns;
+        max_margin = std::max(max_margin, t.margin_ns);
+        oversleep += t.oversleep_ns;
+        EXPECT_LE(t.spun_ns, 2'000'000 + 100'000) << i;  // the cap, plus the inline hand-off's relax
+        sim.os.advance(work_ns(i));
+    }
+    EXPECT_GT(spun, 0);
+    EXPECT_GT(max_margin, 0);
+    EXPECT_LE(max_margin, 2'000'000);
+    EXPECT_GT(oversleep, 0);  // a 1 ms scheduler period: the OS wakes late
+    ASSERT_EQ(pacer_get_status(sim.p, &status), PACER_OK);
+    EXPECT_EQ(status.waiter.spin_cap_ns, 2'000'000);
+}
+
+// Setting what is in force, every frame and through every setter, leaves every frame as it was
+// without the calls: no re-anchored grid, no vsync decision taken again (FramePacer::set_config
+// does nothing for the config in force, and every C setter goes through it).
+TEST(CApi, SettingTheValuesInForceEveryFrameChangesNothing) {
+    pacer::set_log_function(nullptr);
+    pacer_config c = config_at(144.0);
+    c.mode = PACER_MODE_AUTO;
+    c.cadence = PACER_CADENCE_AUTO;
+    SimPacer plain(c), setting(c);
+    pacer_frame_timing a{}, b{};
+    for (int i = 0; i < 3000; ++i) {
+        ASSERT_EQ(pacer_wait(plain.p, &a), PACER_OK);
+        ASSERT_EQ(pacer_wait(setting.p, &b), PACER_OK);
+        expect_same(a, b, i);
+        if (::testing::Test::HasFailure()) break;
+        pacer_config in_force{};
+        ASSERT_EQ(pacer_get_config(setting.p, &in_force), PACER_OK);
+        ASSERT_EQ(pacer_set_target_hz(setting.p, 144.0), PACER_OK);
+        ASSERT_EQ(pacer_set_mode(setting.p, PACER_MODE_AUTO), PACER_OK);
+        ASSERT_EQ(pacer_set_late_policy(setting.p, PACER_LATE_CATCH_UP, 1), PACER_OK);
+        ASSERT_EQ(pacer_set_sync(setting.p, PACER_SYNC_FRAME_START), PACER_OK);
+        ASSERT_EQ(pacer_set_config(setting.p, &in_force), PACER_OK);
+        ASSERT_EQ(pacer_set_background(setting.p, 0), PACER_OK);
+        plain.os.advance(work_ns(i));
+        setting.os.advance(work_ns(i));
+        plain.present(144.0);
+        setting.present(144.0);
+    }
+    pacer_status sa, sb;
+    ASSERT_EQ(pacer_get_status(plain.p, &sa), PACER_OK);
+    ASSERT_EQ(pacer_get_status(setting.p, &sb), PACER_OK);
+    EXPECT_EQ(sa.frames, 3000u);
+    EXPECT_EQ(sb.frames, sa.frames);
+    EXPECT_EQ(sb.missed, sa.missed);
+    EXPECT_EQ(sb.vsync.code, sa.vsync.code);
+    EXPECT_EQ(sb.cadence.switches, sa.cadence.switches);
+    EXPECT_EQ(sb.display.locks, sa.display.locks);
+}
+
+// pacer_get_status against what the frames showed and the C++ enums' texts.
+TEST(CApi, StatusCountsFramesAndNamesTheDecisions) {
+    pacer::set_log_function(nullptr);
+    pacer_config c = config_at(144.0);
+    c.mode = PACER_MODE_AUTO;  // no present reported: auto waits for one
+    SimPacer sim(c);
+    pacer_frame_timing t{};
+    std::uint64_t missed = 0;
+    for (int i = 0; i < 300; ++i) {
+        ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+        missed += static_cast<std::uint64_t>(t.missed);
+        sim.os.advance(work_ns(i));
+    }
+    pacer_status s;
+    ASSERT_EQ(pacer_get_status(sim.p, &s), PACER_OK);
+    EXPECT_EQ(s.frames, 300u);
+    EXPECT_EQ(s.missed, missed);
+    EXPECT_GT(missed, 0u);  // the 11 ms frames
+    EXPECT_EQ(s.period_ns, t.period_ns);
+    EXPECT_EQ(s.background, 0);
+    EXPECT_EQ(s.vsync.code, PACER_VSYNC_AUTO_WAITING);
+    EXPECT_STREQ(s.vsync.reason, pacer::to_string(pacer::VsyncReason::auto_waiting));
+    EXPECT_EQ(s.vsync.in_use, 0);
+    EXPECT_EQ(s.cadence.divisor, 1u);
+    EXPECT_EQ(s.cadence.code, PACER_CADENCE_REASON_FIXED);
+    EXPECT_STREQ(s.cadence.reason, pacer::describe(pacer::CadenceReason::fixed));
+    EXPECT_EQ(s.display.state, PACER_DISPLAY_UNKNOWN);
+    EXPECT_EQ(s.waiter.spin_cap_ns, c.waiter.max_spin_ns);
+    // The margin the status shows is the one the next wait uses.
+    ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+    EXPECT_EQ(t.margin_ns, s.waiter.margin_ns);
+    EXPECT_GT(t.margin_ns, 0);
+    // The background, in the status and the frames.
+    ASSERT_EQ(pacer_set_background(sim.p, 1), PACER_OK);
+    ASSERT_EQ(pacer_get_status(sim.p, &s), PACER_OK);
+    EXPECT_EQ(s.background, 1);
+    EXPECT_EQ(s.period_ns, 100'000'000);
+}
+
+TEST(CApi, ResetStartsANewGridAndEndPacingHandsOver) {
+    pacer::set_log_function(nullptr);
+    SimPacer sim(config_at(100.0));
+    pacer_frame_timing t{};
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+    const std::uint64_t index = t.index;
+    EXPECT_GT(t.interval_ns, 0);
+    sim.os.jump(1'000'000'000);  // a loading screen
+    ASSERT_EQ(pacer_reset(sim.p), PACER_OK);
+    const std::int64_t before = sim.os.now_ns();
+    ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+    EXPECT_EQ(t.interval_ns, 0);  // the first frame of a new grid, at once
+    EXPECT_EQ(t.wake_ns, before);
+    EXPECT_GT(t.index, index);
+    EXPECT_EQ(pacer_end_pacing(sim.p), PACER_OK);
+    ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+    EXPECT_EQ(t.interval_ns, 10'000'000 + t.lateness_ns);
+}
+
+// ---- Captures and statistics from C: the C++ ones, byte for byte ---------------------------------
+
+std::string temp_path(const std::string& name) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("pacer-c-api-test-" + std::to_string(pacer_now_ns()));
+    std::filesystem::create_directories(dir);
+    return (dir / name).string();
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::string> lines;
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+    return lines;
+}
+
+// Every field of FrameTiming, by name.
+void expect_same(const pacer::FrameTiming& a, const pacer::FrameTiming& b, int frame) {
+#define PACER_EXPECT_SAME(field) EXPECT_TRUE(a.field == b.field) << #field " at frame " << frame
+    PACER_EXPECT_SAME(index);
+    PACER_EXPECT_SAME(deadline);
+    PACER_EXPECT_SAME(wake);
+    PACER_EXPECT_SAME(lateness);
+    PACER_EXPECT_SAME(interval);
+    PACER_EXPECT_SAME(work);
+    PACER_EXPECT_SAME(period);
+    PACER_EXPECT_SAME(slept);
+    PACER_EXPECT_SAME(spun);
+    PACER_EXPECT_SAME(oversleep);
+    PACER_EXPECT_SAME(margin);
+    PACER_EXPECT_SAME(skipped);
+    PACER_EXPECT_SAME(mode);
+    PACER_EXPECT_SAME(source);
+    PACER_EXPECT_SAME(missed);
+    PACER_EXPECT_SAME(background);
+    PACER_EXPECT_SAME(sync);
+    PACER_EXPECT_SAME(latency);
+    PACER_EXPECT_SAME(input_to_present);
+    PACER_EXPECT_SAME(latency_measured);
+    PACER_EXPECT_SAME(shown_late);
+    PACER_EXPECT_SAME(cadence);
+    PACER_EXPECT_SAME(cadence_hz);
+    PACER_EXPECT_SAME(cadence_reason);
+    PACER_EXPECT_SAME(display_dt);
+    PACER_EXPECT_SAME(display_locked);
+#undef PACER_EXPECT_SAME
+}
+
+// A C pacer and a C++ FramePacer on identical simulated machines, with presents and a cadence
+// governor, so that every FrameTiming field moves. Calls frame(c, cpp, present) for each frame.
+template <class Frame>
+void run_side_by_side(int frames, Frame frame) {
+    pacer::set_log_function(nullptr);
+    pacer_config c = config_at(144.0);
+    c.cadence = PACER_CADENCE_AUTO;
+    c.sync = PACER_SYNC_JUST_IN_TIME;
+    SimPacer sim(c);
+    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02}, 7);
+    pacer::FramePacer fp(pacer::capi::to_cpp(c), &os);
+    pacer_frame_timing ct{};
+    for (int i = 0; i < frames; ++i) {
+        ASSERT_EQ(pacer_wait(sim.p, &ct), PACER_OK);
+        const pacer::FrameTiming t = fp.wait();
+        expect_same(ct, pacer::capi::to_c(t), i);  // the C pacer is the C++ pacer
+        expect_same(pacer::capi::to_cpp(ct), t, i);  // and the C timing converts back losslessly
+        sim.os.advance(work_ns(i));
+        os.advance(work_ns(i));
+        pacer_present present{};
+        present.begin_ns = os.now_ns();
+        present.end_ns = present.begin_ns + 300'000;
+        present.swap_interval = 0;
+        present.refresh_hz = 60.0;
+        present.ok = i % 50 != 0;
+        present.displayed_ns = present.end_ns + 4'000'000;
+        ASSERT_EQ(pacer_report_present(sim.p, &present), PACER_OK);
+        fp.report_present(pacer::capi::to_cpp(present));
+        frame(ct, t, present);
+        if (::testing::Test::HasFailure()) return;
+    }
+}
+
+TEST(CApi, CaptureFromCIsTheCppCapture) {
+    const std::string c_path = temp_path("c.csv"), cpp_path = temp_path("cpp.csv");
+    pacer_capture_options o = pacer_capture_options_default();
+    o.application = "game";
+    const pacer_config config = unusual_config();
+    o.config = &config;
+    o.notes = "load: none, see \"notes\"";
+    pacer_capture* cap = pacer_capture_open(c_path.c_str(), &o);
+    ASSERT_NE(cap, nullptr) << pacer_last_error();
+    pacer::CaptureWriter writer;
+    pacer::CaptureOptions options;
+    options.application = "game";
+    options.config = pacer::capi::to_cpp(config);
+    options.notes = o.notes;
+    ASSERT_TRUE(writer.open(cpp_path, options).ok());
+    pacer_capture_extras extras = pacer_capture_extras_default();
+    run_side_by_side(1500, [&](const pacer_frame_timing& ct, const pacer::FrameTiming& t, const pacer_present& p) {
+        pacer::CaptureExtras e;
+        e.present = pacer::capi::to_cpp(p);
+        extras.present = &p;
+        if (t.index % 3 == 0) {  // sometimes what the engine measured besides
+            extras.until_displayed_ns = e.until_displayed.count() + 7'000'000;
+            e.until_displayed = std::chrono::nanoseconds(extras.until_displayed_ns);
+            extras.pacing_source = e.pacing_source = "engine";
+        } else {
+            extras = pacer_capture_extras_default();
+            extras.present = &p;
+        }
+        ASSERT_EQ(pacer_capture_add(cap, &ct, &extras), PACER_OK);
+        writer.add(t, e);
+    });
+    pacer_capture_status st;
+    ASSERT_EQ(pacer_capture_get_status(cap, &st), PACER_OK);
+    EXPECT_EQ(st.rows, writer.rows());
+    EXPECT_EQ(st.rows_written, writer.rows_written());
+    EXPECT_EQ(st.rows_buffered, writer.rows_buffered());
+    EXPECT_EQ(st.rows_without_frame_time, writer.rows_without_frame_time());
+    EXPECT_EQ(st.failed, 0);
+    EXPECT_STREQ(st.error, "");
+    EXPECT_EQ(pacer_capture_close(cap), PACER_OK);
+    ASSERT_TRUE(writer.close().ok());
+
+    const std::vector<std::string> c_rows = read_lines(c_path), cpp_rows = read_lines(cpp_path);
+    ASSERT_GT(cpp_rows.size(), 1000u);
+    EXPECT_TRUE(c_rows == cpp_rows);
+    const std::vector<std::string> c_stats = read_lines(pacer::CaptureWriter::stats_path(c_path));
+    const std::vector<std::string> cpp_stats = read_lines(pacer::CaptureWriter::stats_path(cpp_path));
+    ASSERT_EQ(c_stats.size(), cpp_stats.size());
+    ASSERT_GT(c_stats.size(), 40u);
+    for (std::size_t i = 0; i < c_stats.size(); ++i) {
+        if (cpp_stats[i].rfind("Capture,", 0) == 0) continue;  // the file name differs
+        EXPECT_EQ(c_stats[i], cpp_stats[i]);
+    }
+    std::filesystem::remove_all(std::filesystem::path(c_path).parent_path());
+    std::filesystem::remove_all(std::filesystem::path(cpp_path).parent_path());
+}
+
+void expect_same(const pacer_distribution& a, const pacer::Distribution& b, const char* what) {
+    EXPECT_EQ(a.mean, b.mean) << what;
+    EXPECT_EQ(a.stddev, b.stddev) << what;
+    EXPECT_EQ(a.min, b.min) << what;
+    EXPECT_EQ(a.max, b.max) << what;
+    EXPECT_EQ(a.p50, b.p50) << what;
+    EXPECT_EQ(a.p90, b.p90) << what;
+    EXPECT_EQ(a.p95, b.p95) << what;
+    EXPECT_EQ(a.p99, b.p99) << what;
+    EXPECT_EQ(a.p999, b.p999) << what;
+}
+
+TEST(CApi, StatsFromCAreTheCppStats) {
+    pacer_stats* stats = pacer_stats_create(256);
+    ASSERT_NE(stats, nullptr);
+    pacer::FrameStats cpp(256);
+    run_side_by_side(1000, [&](const pacer_frame_timing& ct, const pacer::FrameTiming& t, const pacer_present&) {
+        ASSERT_EQ(pacer_stats_add(stats, &ct), PACER_OK);
+        cpp.add(t);
+    });
+    pacer_stats_summary s;
+    ASSERT_EQ(pacer_stats_summarize(stats, &s), PACER_OK);
+    const pacer::StatsSummary d = cpp.summarize();
+    EXPECT_EQ(s.frames, d.frames);
+    EXPECT_EQ(s.frames, 256u);
+    expect_same(s.interval_ms, d.interval_ms, "interval_ms");
+    expect_same(s.lateness_ms, d.lateness_ms, "lateness_ms");
+    expect_same(s.latency_ms, d.latency_ms, "latency_ms");
+    EXPECT_GT(s.latency_ms.p50, 0.0);
+    EXPECT_EQ(s.target_ms, d.target_ms);
+    EXPECT_EQ(s.avg_fps, d.avg_fps);
+    EXPECT_EQ(s.low1_fps, d.low1_fps);
+    EXPECT_EQ(s.low01_fps, d.low01_fps);
+    EXPECT_EQ(s.missed, d.missed);
+    EXPECT_EQ(s.missed_total, d.missed_total);
+    EXPECT_EQ(s.skipped_total, d.skipped_total);
+    EXPECT_EQ(s.frames_total, d.frames_total);
+    EXPECT_EQ(s.frames_total, 1000u);
+    EXPECT_EQ(s.latency_frames, d.latency_frames);
+    EXPECT_EQ(s.shown_late, d.shown_late);
+    EXPECT_EQ(s.stutters, d.stutters);
+    EXPECT_EQ(s.stutters_total, d.stutters_total);
+    EXPECT_EQ(s.work_share, d.work_share);
+    EXPECT_EQ(s.sleep_share, d.sleep_share);
+    EXPECT_EQ(s.spin_share, d.spin_share);
+
+    std::vector<float> c_series(300, -1.0f), cpp_series(300, -1.0f);
+    size_t n = 0;
+    ASSERT_EQ(pacer_stats_series(stats, PACER_METRIC_LATENESS, c_series.data(), c_series.size(), &n), PACER_OK);
+    EXPECT_EQ(n, cpp.series(pacer::FrameMetric::lateness, cpp_series));
+    EXPECT_EQ(n, 256u);
+    EXPECT_TRUE(c_series == cpp_series);
+    std::vector<float> c_bins(32), cpp_bins(32);
+    pacer_histogram_counts counts;
+    ASSERT_EQ(pacer_stats_histogram(stats, PACER_METRIC_INTERVAL, 0.0, 14.0, c_bins.data(), c_bins.size(), &counts),
+              PACER_OK);
+    const pacer::HistogramCounts h = cpp.histogram(pacer::FrameMetric::interval, 0.0, 14.0, cpp_bins);
+    EXPECT_TRUE(c_bins == cpp_bins);
+    EXPECT_EQ(counts.placed, h.placed);
+    EXPECT_EQ(counts.below, h.below);
+    EXPECT_EQ(counts.above, h.above);
+    EXPECT_EQ(counts.placed, 256u);
+
+    ASSERT_EQ(pacer_stats_reset(stats), PACER_OK);
+    ASSERT_EQ(pacer_stats_summarize(stats, &s), PACER_OK);
+    EXPECT_EQ(s.frames, 0u);
+    EXPECT_EQ(s.frames_total, 0u);
+    pacer_stats_destroy(stats);
+}
+
+TEST(CApi, StatsRefuseBadInputWithTheReason) {
+    EXPECT_EQ(pacer_stats_create(1), nullptr);
+    EXPECT_STREQ(pacer_last_error(), "pacer_stats_create: capacity = 1: must be at least 2 frames");
+    EXPECT_EQ(pacer_stats_create(0), nullptr);
+    EXPECT_EQ(pacer_stats_create(std::numeric_limits<size_t>::max()), nullptr);  // refused before allocating
+    EXPECT_NE(std::strstr(pacer_last_error(), "out of memory"), nullptr) << pacer_last_error();
+    pacer_stats* stats = pacer_stats_create(2);
+    ASSERT_NE(stats, nullptr);
+    float values[4];
+    size_t n = 99;
+    EXPECT_EQ(pacer_stats_series(stats, 6, values, 4, &n), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_stats_series: metric = 6: not a pacer_frame_metric value");
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(pacer_stats_series(stats, PACER_METRIC_WORK, nullptr, 4, &n), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_stats_series(stats, PACER_METRIC_WORK, nullptr, 0, &n), PACER_OK);  // nothing asked
+    EXPECT_EQ(pacer_stats_histogram(stats, PACER_METRIC_WORK, 5.0, 1.0, values, 4, nullptr),
+              PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(),
+                 "pacer_stats_histogram: [5, 1) ms in 4 bins: needs finite bounds, hi > lo and bins");
+    EXPECT_EQ(pacer_stats_histogram(stats, PACER_METRIC_WORK, 0.0, std::nan(""), values, 4, nullptr),
+              PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_stats_histogram(stats, PACER_METRIC_WORK, 0.0, 1.0, values, 0, nullptr),
+              PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_stats_histogram(stats, -1, 0.0, 1.0, values, 4, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_stats_add(stats, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_stats_add: the timing is NULL");
+    pacer_stats_summary s;
+    EXPECT_EQ(pacer_stats_summarize(stats, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_stats_summarize(nullptr, &s), PACER_ERROR_INVALID_ARGUMENT);
+    const pacer_frame_timing t{};
+    EXPECT_EQ(pacer_stats_add(nullptr, &t), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_stats_add: the stats is NULL");
+    EXPECT_EQ(pacer_stats_reset(nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    pacer_stats_destroy(stats);
+    pacer_stats_destroy(nullptr);
+}
+
+TEST(CApi, CaptureRefusesBadInputWithTheReason) {
+    EXPECT_EQ(pacer_capture_open(nullptr, nullptr), nullptr);
+    EXPECT_STREQ(pacer_last_error(), "pacer_capture_open: path is NULL");
+    EXPECT_EQ(pacer_capture_open("/nonexistent-dir-of-pacer/capture.csv", nullptr), nullptr);
+    EXPECT_NE(std::strstr(pacer_last_error(), "capture: cannot open /nonexistent-dir-of-pacer/capture.csv"), nullptr)
+        << pacer_last_error();
+    pacer_capture_options o = pacer_capture_options_default();
+    pacer_config bad = pacer_config_default();
+    bad.target_hz = -1.0;
+    o.config = &bad;
+    const std::string path = temp_path("bad.csv");
+    EXPECT_EQ(pacer_capture_open(path.c_str(), &o), nullptr);
+    EXPECT_STREQ(pacer_last_error(), "capture: config: target_hz = -1: must be a finite number in (0, 10000]");
+
+    pacer_capture* cap = pacer_capture_open(path.c_str(), nullptr);
+    ASSERT_NE(cap, nullptr) << pacer_last_error();
+    pacer_frame_timing t{};
+    t.mode = 9;
+    EXPECT_EQ(pacer_capture_add(cap, &t, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_capture_add: timing->mode = 9: not a pacer_mode value");
+    t.mode = PACER_MODE_HYBRID;
+    t.cadence_reason = -2;
+    EXPECT_EQ(pacer_capture_add(cap, &t, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_capture_add: timing->cadence_reason = -2: not a pacer_cadence_reason value");
+    EXPECT_EQ(pacer_capture_add(cap, nullptr, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_capture_add: the timing is NULL");
+    EXPECT_EQ(pacer_capture_add(nullptr, &t, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_capture_flush(nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    pacer_capture_status st;
+    EXPECT_EQ(pacer_capture_get_status(cap, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_capture_get_status(nullptr, &st), PACER_ERROR_INVALID_ARGUMENT);
+    ASSERT_EQ(pacer_capture_get_status(cap, &st), PACER_OK);
+    EXPECT_EQ(st.rows, 0u);  // the refused timings wrote nothing
+    EXPECT_EQ(pacer_capture_flush(cap), PACER_OK);
+    EXPECT_EQ(pacer_capture_close(cap), PACER_OK);
+    EXPECT_EQ(pacer_capture_close(nullptr), PACER_OK);
+    const std::vector<std::string> lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], pacer::CaptureWriter::header());
+    std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
+#if defined(__linux__)  // /dev/full
+TEST(CApi, AFullDiskKeepsTheLoopRunningAndCloseSaysWhy) {
+    pacer::set_log_function(nullptr);
+    pacer_capture_options o = pacer_capture_options_default();
+    o.buffer_bytes = 4096;
+    o.write_stats = 0;
+    pacer_capture* cap = pacer_capture_open("/dev/full", &o);
+    ASSERT_NE(cap, nullptr) << pacer_last_error();
+    SimPacer sim(config_at(144.0));
+    pacer_frame_timing t{};
+    pacer_capture_status st{};
+    for (int i = 0; i < 1000; ++i) {
+        ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
+        ASSERT_EQ(pacer_capture_add(cap, &t, nullptr), PACER_OK);  // the loop goes on
+        sim.os.advance(1'000'000);
+    }
+    ASSERT_EQ(pacer_capture_get_status(cap, &st), PACER_OK);
+    EXPECT_EQ(st.failed, 1);
+    EXPECT_EQ(st.rows, 1000u);
+    EXPECT_EQ(st.rows_written, 0u);
+    EXPECT_GT(st.rows_dropped, 0u);
+    EXPECT_NE(std::strstr(st.error, "/dev/full"), nullptr) << st.error;
+    EXPECT_NE(std::strstr(st.error, "No space left"), nullptr) << st.error;
+    const std::string error = st.error;
+    EXPECT_EQ(pacer_capture_close(cap), PACER_ERROR_IO);
+    EXPECT_EQ(pacer_last_error(), error);
+}
+#endif
+
+TEST(CApi, CpuMeterFromC) {
+    pacer_cpu_meter* meter = pacer_cpu_meter_create();
+    ASSERT_NE(meter, nullptr);
+    // Burn CPU on this thread for 50 ms, and on until its CPU clock has moved (at most 2 s):
+    // Windows counts thread time in scheduler ticks (15.6 ms), Wine in 10 ms ticks.
+    pacer::TimeSource& ts = pacer::system_time_source();
+    const std::int64_t thread_before = ts.cpu_times().thread_ns;
+    const std::int64_t start = pacer_now_ns();
+    volatile std::uint64_t spins = 0;
+    while (pacer_now_ns() < start + 50'000'000 ||
+           (ts.cpu_times().thread_ns == thread_before && pacer_now_ns() < start + 2'000'000'000))
+        spins = spins + 1;
+    pacer_cpu_usage u;
+    ASSERT_EQ(pacer_cpu_meter_sample(meter, &u), PACER_OK);
+    EXPECT_EQ(u.valid, 1);
+    EXPECT_GE(u.wall_s, 0.05);
+    EXPECT_GT(u.thread_pct, 0.0);
+    EXPECT_GT(u.process_pct, 0.0);
+    EXPECT_EQ(pacer_cpu_meter_sample(meter, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_cpu_meter_sample(nullptr, &u), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_cpu_meter_sample: the meter is NULL");
+    pacer_cpu_meter_destroy(meter);
+    pacer_cpu_meter_destroy(nullptr);
 }
 
 }  // namespace

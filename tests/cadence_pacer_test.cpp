@@ -73,9 +73,9 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
     }
     // The cost of frames 0..15 is seen at waits 1..16: the 16th cost decides at wait 16.
     EXPECT_EQ(switched, pacer::CadenceGovernor::kMinFrames);
-    EXPECT_EQ(fp.cadence_status().divisor, 2u);
-    EXPECT_EQ(fp.cadence_status().code, pacer::CadenceReason::steady);
-    EXPECT_EQ(fp.period().count(), 33'333'333);
+    EXPECT_EQ(fp.status().cadence.divisor, 2u);
+    EXPECT_EQ(fp.status().cadence.code, pacer::CadenceReason::steady);
+    EXPECT_EQ(fp.status().period.count(), 33'333'333);
 
     // The same loop with CadenceMode::fixed: the target rate, whatever the work.
     pacer::SimulatedOs os2(exact(), 1, kS);
@@ -90,7 +90,7 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
         os2.advance(20 * kMs);
     }
     EXPECT_GT(short_frames, 100);  // what the governor is for
-    EXPECT_EQ(fixed.cadence_status().code, pacer::CadenceReason::fixed);
+    EXPECT_EQ(fixed.status().cadence.code, pacer::CadenceReason::fixed);
 }
 
 TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
@@ -111,8 +111,8 @@ TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
     EXPECT_EQ(switches[1].second, 1u);
     // Back up only after the window holds the light frames and a whole dwell (1 s) has passed.
     EXPECT_GE(switches[1].first - switches[0].first, kS);
-    EXPECT_EQ(fp.cadence_status().code, pacer::CadenceReason::fits);
-    EXPECT_EQ(fp.cadence_status().switches, 2u);
+    EXPECT_EQ(fp.status().cadence.code, pacer::CadenceReason::fits);
+    EXPECT_EQ(fp.status().cadence.switches, 2u);
     // Logged once per switch, with the reason.
     EXPECT_EQ(log.count("cadence: every"), 2) << log.text();
     EXPECT_EQ(log.count("cadence: every 2 target periods, 30 Hz"), 1) << log.text();
@@ -252,7 +252,7 @@ TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
     dc.vsync = false;
     pacer::SimulatedDisplay d(os, dc);
     pacer::FramePacer fp({.target_hz = 60, .mode = pacer::WaitMode::sleep}, &os);
-    pacer::FixedStep by_display({.step_hz = 60, .snap_period = fp.period()});
+    pacer::FixedStep by_display({.step_hz = 60, .snap_period = fp.status().period});
     pacer::FixedStep by_interval({.step_hz = 60});
     int odd_steps = 0, alpha_moves_display = 0, alpha_moves_interval = 0, frames = 0;
     double prev_a = 0, prev_b = 0;
@@ -278,7 +278,7 @@ TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
     EXPECT_LE(alpha_moves_display, frames / 20) << alpha_moves_interval;
     EXPECT_GE(alpha_moves_interval, frames / 2);
     // Snapping only moves time between frames: simulated + backlog = the deltas given.
-    EXPECT_NEAR(static_cast<double>(by_display.total_steps()) * by_display.step_ns() + by_display.backlog_ns(),
+    EXPECT_NEAR(static_cast<double>(by_display.total_steps()) * by_display.step().count() + by_display.backlog().count(),
                 static_cast<double>(given), 1.0);
 }
 
@@ -307,9 +307,9 @@ TEST(FramePacerVrr, CapsBelowTheCeiling) {
         const pacer::PresentResult r = d.present(1);
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
-    ASSERT_EQ(fp.display_status().state, pacer::DisplayState::vrr) << fp.display_status().reason;
+    ASSERT_EQ(fp.status().display.state, pacer::DisplayState::vrr) << fp.status().display.reason;
     EXPECT_EQ(capped, 999);
-    EXPECT_GT(fp.period().count(), 6'944'444);  // below the ceiling
+    EXPECT_GT(fp.status().period.count(), 6'944'444);  // below the ceiling
     EXPECT_GE(closest, 6'944'444);              // never scheduled faster than the panel
 }
 
@@ -336,8 +336,8 @@ TEST(FramePacerVrr, TheGovernorPacesAtTheRateTheWorkSustains) {
             const pacer::PresentResult r = d.present(1);
             for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
         }
-        ASSERT_EQ(fp.display_status().state, pacer::DisplayState::vrr) << fp.display_status().reason;
-        period[governed] = fp.period().count();
+        ASSERT_EQ(fp.status().display.state, pacer::DisplayState::vrr) << fp.status().display.reason;
+        period[governed] = fp.status().period.count();
     }
     // The cost's 0.9 quantile is 10.4 ms: over the fit of 0.95, about 10.9 ms (92 Hz).
     EXPECT_GT(period[1], 10'400'000);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "pacer/pacer.hpp"
+#include "sim_run.hpp"
 
 namespace {
 
@@ -121,7 +122,7 @@ TEST(Config, RuntimeSettersKeepTheOldSettingsOnError) {
     pacer::FramePacer fp({.target_hz = 60}, &os);
     EXPECT_FALSE(fp.set_target_hz(0).ok());
     EXPECT_FALSE(fp.set_target_hz(kNaN).ok());
-    EXPECT_FALSE(fp.set_late_policy(pacer::LatePolicy::catch_up, -2).ok());
+    EXPECT_FALSE(pacer_test::change(fp, [](pacer::PacerConfig& c) { c.max_catch_up = -2; }).ok());
     EXPECT_EQ(fp.config().target_hz, 60);
     fp.wait();
     const pacer::FrameTiming t = fp.wait();

@@ -90,7 +90,7 @@ LockRun blocking_run(bool lock, SyncMode sync, double hz, double ppm, int frames
     }
     out.cpu_ms = static_cast<double>(os.cpu_times().thread_ns - cpu0) / 1e6 / static_cast<double>(out.frames);
     out.latency_p50_ms = p50(lat);
-    out.state = fp.display_status().state;
+    out.state = fp.status().display.state;
     return out;
 }
 
@@ -139,7 +139,7 @@ struct DisplayRun {
     bool ever_locked = false;
     DisplayState state = DisplayState::unknown;
     std::vector<double> tear_to_vblank_ms;  // vsync off: scanout of each present -> next vblank
-    double period_ms = 0;          // fp.period() at the end
+    double period_ms = 0;          // fp.status().period at the end
 };
 
 // The host: wait, work (uniform in [work_ms, work_ms + jitter_ms]), present with the interval the
@@ -171,7 +171,7 @@ DisplayRun display_run(const pacer::DisplayConfig& dc, pacer::PacerConfig pc, in
             if (i >= frames / 10)
                 out.tear_to_vblank_ms.push_back(static_cast<double>(display.vblank_after(r.scanout_ns) - r.scanout_ns) / 1e6);
         }
-        const pacer::DisplayStatus& ds = fp.display_status();
+        const pacer::DisplayStatus& ds = fp.status().display;
         out.ever_locked = out.ever_locked || ds.state == DisplayState::locked;
         if (change_at >= 0 && !changed && r.begin_ns - display.start_ns() >= change_at) {
             changed = true;
@@ -190,8 +190,8 @@ DisplayRun display_run(const pacer::DisplayConfig& dc, pacer::PacerConfig pc, in
         }
         prev_shown = r.scanout_ns;
     }
-    out.state = fp.display_status().state;
-    out.period_ms = static_cast<double>(fp.period().count()) / 1e6;
+    out.state = fp.status().display.state;
+    out.period_ms = static_cast<double>(fp.status().period.count()) / 1e6;
     return out;
 }
 
@@ -339,9 +339,9 @@ CompositorRun compositor_run(bool match, int frames) {
         p.refresh_hz = 60;
         fp.report_present(p);
     }
-    out.vs = fp.vsync_status();
-    out.ds = fp.display_status();
-    out.period_ms = static_cast<double>(fp.period().count()) / 1e6;
+    out.vs = fp.status().vsync;
+    out.ds = fp.status().display;
+    out.period_ms = static_cast<double>(fp.status().period.count()) / 1e6;
     return out;
 }
 

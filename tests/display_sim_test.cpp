@@ -193,11 +193,11 @@ TEST(DisplaySimRun, VrrNeverLocks) {
     }
 }
 
-TEST(DisplaySimRun, TodaysPacingMissesWhatTheWorkCannotHold) {
-    // Today's pacing at 60 Hz with 20 ms of work (+ 0.1 ms present call): about 1000 / 20.1 =
-    // 49.75 frames a second on a 60 Hz display, each shown at the vblank after it: 60 - 49.75 =
-    // 10.25 vblanks a second get no new frame, and that many frames (a fifth) are late. 9 s are
-    // counted: 92 missed vblanks.
+TEST(DisplaySimRun, FixedGridMissesWhatTheWorkCannotHold) {
+    // The fixed grid without display lock at 60 Hz with 20 ms of work (+ 0.1 ms present call):
+    // about 1000 / 20.1 = 49.75 frames a second on a 60 Hz display, each shown at the vblank after
+    // it: 60 - 49.75 = 10.25 vblanks a second get no new frame, and that many frames (a fifth) are
+    // late. 9 s are counted: 92 missed vblanks.
     DisplaySimConfig c;
     c.seconds = 10;
     c.work_ms = 20;

@@ -36,11 +36,11 @@ TEST(FixedStep, StepsTimesDtTracksElapsedTime) {
         ASSERT_EQ(a.dropped, 0ns);
         elapsed += static_cast<double>(d.count());
     }
-    const double simulated = static_cast<double>(fs.total_steps()) * fs.step_ns();
+    const double simulated = static_cast<double>(fs.total_steps()) * fs.step().count();
     // Whatever was not simulated is in the accumulator, which is less than one step.
     EXPECT_GE(elapsed - simulated, -1.0);
-    EXPECT_LT(elapsed - simulated, fs.step_ns() + 1.0);
-    EXPECT_NEAR(elapsed - simulated, fs.backlog_ns(), 1.0);  // to the ns after ~4.3 hours
+    EXPECT_LT(elapsed - simulated, fs.step().count() + 1.0);
+    EXPECT_NEAR(elapsed - simulated, fs.backlog().count(), 1.0);  // to the ns after ~4.3 hours
 }
 
 TEST(FixedStep, AlphaIsTheFractionOfAStepLeft) {
@@ -61,7 +61,7 @@ TEST(FixedStep, HugeFramesAreClampedAndStepsAreCapped) {
     EXPECT_EQ(a.steps, 5);            // not 1800, not even 15
     EXPECT_LT(a.alpha, 1.0);
     // Everything beyond 5 steps and the fractional remainder is dropped or kept: nothing lost.
-    EXPECT_NEAR(static_cast<double>(a.dropped.count()) + 5 * fs.step_ns() + fs.backlog_ns(), 30e9, 2.0);
+    EXPECT_NEAR(static_cast<double>(a.dropped.count()) + 5 * fs.step().count() + fs.backlog().count(), 30e9, 2.0);
     const auto b = fs.advance(16'666'667ns);  // the next normal frame is normal again
     EXPECT_LE(b.steps, 2);
     EXPECT_EQ(b.dropped, 0ns);
@@ -92,8 +92,8 @@ TEST(FixedStep, SnappingRemovesZeroAndTwoStepFramesFromJitter) {
         snapped_odd += a.steps != 1;
         ASSERT_TRUE(a.snapped) << i;
         // Simulated time plus the accumulator stays within the tolerance of real time.
-        const double sim = static_cast<double>(snapped.total_steps()) * snapped.step_ns() +
-                           snapped.alpha() * snapped.step_ns();
+        const double sim = static_cast<double>(snapped.total_steps()) * snapped.step().count() +
+                           snapped.alpha() * snapped.step().count();
         ASSERT_LE(std::abs(real - sim), tolerance + 1.0) << i;
     }
     EXPECT_GT(plain_odd, 1000);  // jitter at the step boundary: many 0/2-step frames
@@ -124,10 +124,10 @@ TEST(FixedStep, DefaultsHoldAtEveryRateThePacerAccepts) {
     // quarter period) and below 4 Hz (a 250 ms clamp shorter than one step).
     for (double hz : {0.01, 0.5, 2.0, 3.9, 60.0, 144.0, 1250.0, 1251.0, 5000.0, 10000.0}) {
         const pacer::FramePacer fp({.target_hz = hz});
-        const pacer::FixedStepConfig c{.step_hz = hz, .snap_period = hz >= 0.1 ? fp.period() : 0ns};
+        const pacer::FixedStepConfig c{.step_hz = hz, .snap_period = hz >= 0.1 ? fp.status().period : 0ns};
         ASSERT_TRUE(pacer::validate(c)) << hz << " Hz: " << pacer::validate(c).message();
         const pacer::FixedStep fs(c);
-        EXPECT_GE(fs.max_frame_delta().count(), fs.step_ns()) << hz;
+        EXPECT_GE(fs.max_frame_delta().count(), fs.step().count()) << hz;
         EXPECT_LE(fs.snap_tolerance(), c.snap_period / 4 + (c.snap_period.count() == 0 ? 200us : 0ns)) << hz;
     }
     // Explicit values are still checked.

@@ -415,7 +415,7 @@ HostRun host_loop(const pacer::DisplayConfig& display, pacer::WaitMode mode, int
         const pacer::PresentResult r = d.present(fp.desired_swap_interval());  // the driver obeys
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
-    out.status = fp.vsync_status();
+    out.status = fp.status().vsync;
     return out;
 }
 
@@ -519,14 +519,14 @@ ProbeRun probe_loop(const pacer::DisplayConfig& display, double hz, int frames, 
             out.min_interval_ms = std::min(out.min_interval_ms, ms);
             out.max_interval_ms = std::max(out.max_interval_ms, ms);
         }
-        const pacer::VsyncReason c = fp.vsync_status().code;
+        const pacer::VsyncReason c = fp.status().vsync.code;
         if (out.decided_at < 0 && c != pacer::VsyncReason::auto_probing && c != pacer::VsyncReason::auto_waiting)
             out.decided_at = i;
         os.advance(work_ns);
         const pacer::PresentResult r = d.present(fp.desired_swap_interval());
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
-    out.status = fp.vsync_status();
+    out.status = fp.status().vsync;
     return out;
 }
 

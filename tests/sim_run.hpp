@@ -23,6 +23,14 @@ struct RunResult {
     }
 };
 
+// Changes one setting of fp's config (set_config with a copy).
+template <class Edit>
+pacer::Status change(pacer::FramePacer& fp, Edit edit) {
+    pacer::PacerConfig c = fp.config();
+    edit(c);
+    return fp.set_config(c);
+}
+
 // Paces `frames` frames at hz with `work_ns` of simulated work per frame.
 inline RunResult run_pacer(pacer::SimulatedOs& os, pacer::FramePacer& fp, int frames,
                            std::int64_t work_ns) {
@@ -32,7 +40,7 @@ inline RunResult run_pacer(pacer::SimulatedOs& os, pacer::FramePacer& fp, int fr
     const std::int64_t t0 = os.now_ns();
     const std::int64_t cpu0 = os.cpu_times().thread_ns;
     std::int64_t spun = 0, slept = 0;
-    const std::uint64_t missed0 = fp.missed();
+    const std::uint64_t missed0 = fp.status().missed;
     for (int i = 0; i < frames; ++i) {
         os.advance(work_ns);
         const pacer::FrameTiming t = fp.wait();
@@ -44,8 +52,8 @@ inline RunResult run_pacer(pacer::SimulatedOs& os, pacer::FramePacer& fp, int fr
     r.spin_share = static_cast<double>(spun) / wall;
     r.sleep_share = static_cast<double>(slept) / wall;
     r.cpu_share = static_cast<double>(os.cpu_times().thread_ns - cpu0) / wall;
-    r.missed = fp.missed() - missed0;
-    r.final_margin_ns = fp.waiter().margin().count();
+    r.missed = fp.status().missed - missed0;
+    r.final_margin_ns = fp.status().waiter.margin.count();
     std::sort(r.lateness_us.begin(), r.lateness_us.end());
     return r;
 }

@@ -74,7 +74,7 @@ std::vector<Frame> run(pacer::SimulatedOs& os, pacer::FramePacer& fp, SimPresent
         const int want = fp.desired_swap_interval();
         if (want != in_effect) in_effect = pr.set_interval(want);
         fp.report_present(pr.present(in_effect));
-        out.push_back({t, fp.vsync_status()});
+        out.push_back({t, fp.status().vsync});
     }
     return out;
 }

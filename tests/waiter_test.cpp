@@ -131,14 +131,14 @@ TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
     pacer::SimulatedOs os(busy);
     pacer::FramePacer fp({.target_hz = 60.0}, &os);
     const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 3000, 4'000'000);
-    const pacer::HybridWaiter& w = fp.waiter();
-    EXPECT_GT(w.preempted_spins(), 0);
-    EXPECT_LE(w.spin_cap(), 2ms) << "long spins get preempted: the cap must come down";
+    const pacer::WaiterStatus w = fp.status().waiter;
+    EXPECT_GT(w.preempted_spins, 0);
+    EXPECT_LE(w.spin_cap, 2ms) << "long spins get preempted: the cap must come down";
     double mean = 0;
     for (double v : r.lateness_us) mean += v;
     mean /= static_cast<double>(r.lateness_us.size());
     std::printf("guarded: cap %.0f us, spin %.2f %%, lateness mean %.0f us p50 %.0f p90 %.0f p99 %.0f us\n",
-                static_cast<double>(w.spin_cap().count()) / 1e3, 100 * r.spin_share, mean, r.lateness_q(0.5),
+                static_cast<double>(w.spin_cap.count()) / 1e3, 100 * r.spin_share, mean, r.lateness_q(0.5),
                 r.lateness_q(0.9), r.lateness_q(0.99));
     // With the guard switched off (cap fixed at 4 ms) this model gives: spin 23.7 %, lateness
     // mean 1258 us, p50 1260 us, p90 2085 us (the long spins are the ones preempted for 3 ms).
@@ -152,7 +152,7 @@ TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
     calm.spin_preempt_probability = 0;
     os.set_model(calm);
     pacer_test::run_pacer(os, fp, 1000, 4'000'000);
-    EXPECT_EQ(w.spin_cap(), 4ms);
+    EXPECT_EQ(fp.status().waiter.spin_cap, 4ms);
 }
 
 TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
@@ -162,11 +162,11 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
     pacer::SimulatedOs os(busy);
     pacer::FramePacer fp({.target_hz = 60.0}, &os);
     pacer_test::run_pacer(os, fp, 3000, 4'000'000);
-    const std::chrono::nanoseconds shrunk = fp.waiter().spin_cap();
+    const std::chrono::nanoseconds shrunk = fp.status().waiter.spin_cap;
     ASSERT_LT(shrunk, 4ms);
     ASSERT_TRUE(fp.set_target_hz(50.0));
     fp.wait();
-    EXPECT_LE(fp.waiter().spin_cap(), shrunk) << "a rate change restored the spin cap";
+    EXPECT_LE(fp.status().waiter.spin_cap, shrunk) << "a rate change restored the spin cap";
 
     // The waiter's own door: same max_spin keeps the cap, a new max_spin starts at it.
     pacer::HybridWaiter w({}, &os);
@@ -186,18 +186,18 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
 
 TEST(LatenessEstimator, LeastCostWeighsSpinAgainstLateWakeUps) {
     pacer::LatenessEstimator e(1e6);  // a half-life far beyond the 1000 samples: no visible decay
-    EXPECT_EQ(e.least_cost(10e6, 4'000'000), 0);  // empty
-    for (int i = 0; i < 970; ++i) e.add(10'000);     // 97 % at 10 us
-    for (int i = 0; i < 30; ++i) e.add(1'000'000);   // 3 % at 1 ms
+    EXPECT_EQ(e.least_cost(10ms, 4ms).count(), 0);  // empty
+    for (int i = 0; i < 970; ++i) e.add(std::chrono::nanoseconds(10'000));     // 97 % at 10 us
+    for (int i = 0; i < 30; ++i) e.add(std::chrono::nanoseconds(1'000'000));   // 3 % at 1 ms
     // 10 us lies in bin [2^(26/8), 2^(27/8)) us = [9.51, 10.37) us, 1 ms in [2^(79/8), 2^(80/8)) us
     // = [955, 1024) us; the candidates are bin edges.
     const auto edge = [](int k) { return static_cast<std::int64_t>(1000.0 * std::exp2(k / 8.0)); };
     // Covering the 1 ms cluster costs about 0.97 x 1 ms of spin per wait; it saves late_cost x 0.03.
-    EXPECT_EQ(e.least_cost(10e6, 4'000'000), edge(27));   // 0.3 ms saved: not worth it
-    EXPECT_EQ(e.least_cost(100e6, 4'000'000), edge(80));  // 3 ms saved: covered
-    EXPECT_EQ(e.least_cost(100e6, 900'000), edge(27));    // beyond the cap: cannot be covered
-    EXPECT_EQ(e.least_cost(10e6, 9'000), 0);              // not even the bulk fits under 9 us
-    EXPECT_EQ(e.least_cost(0.0, 4'000'000), 0);           // a late wake-up costs nothing: no spin
+    EXPECT_EQ(e.least_cost(10ms, 4ms).count(), edge(27));   // 0.3 ms saved: not worth it
+    EXPECT_EQ(e.least_cost(100ms, 4ms).count(), edge(80));  // 3 ms saved: covered
+    EXPECT_EQ(e.least_cost(100ms, 900us).count(), edge(27));    // beyond the cap: cannot be covered
+    EXPECT_EQ(e.least_cost(10ms, 9us).count(), 0);              // not even the bulk fits under 9 us
+    EXPECT_EQ(e.least_cost(0ns, 4ms).count(), 0);           // a late wake-up costs nothing: no spin
 }
 
 // A bad spell: 3 % of wake-ups come 4 ms late (another thread holds the CPU), the rest after an
@@ -253,7 +253,7 @@ TEST(HybridWaiter, ASparseClusterIsCoveredOnlyWhileSpinsAreNotPreempted) {
         std::printf("long spins preempted: margin %.0f us, spin %.2f %%, lateness p95 %.2f us p99 %.0f us\n",
                     static_cast<double>(r.final_margin_ns) / 1e3, 100 * r.spin_share, r.lateness_q(0.95),
                     r.lateness_q(0.99));
-        EXPECT_GT(fp.waiter().preempted_spins(), 0);
+        EXPECT_GT(fp.status().waiter.preempted_spins, 0);
         EXPECT_LT(r.spin_share, 0.015);
         EXPECT_LT(r.lateness_q(0.95), 0.2) << "the bulk of the wake-ups is still caught";
     }

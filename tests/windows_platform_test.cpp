@@ -285,7 +285,7 @@ TEST_F(WindowsPlatform, NoTimerAtAllFallsToSleep) {
     }
     EXPECT_EQ(log.count("falling back to timeBeginPeriod + waitable timer"), 1) << log.text();
     EXPECT_EQ(log.count("falling back to timeBeginPeriod + Sleep"), 1) << log.text();
-    EXPECT_NE(std::string(fp.time_source().sleep_primitive()).find("Sleep"), std::string::npos);
+    EXPECT_NE(std::string(fp.status().waiter.sleep_primitive).find("Sleep"), std::string::npos);
 }
 
 TEST_F(WindowsPlatform, TimerFailingMidRunFallsToSleepOnce) {
@@ -329,7 +329,7 @@ TEST_F(WindowsPlatform, RefusedResolutionRequestKeepsTheLoopRunning) {
         pacer::FrameTiming prev = fp.wait();
         EXPECT_EQ(win::thread_state().rung, r) << "the wait primitive itself still works";
         EXPECT_FALSE(win::thread_state().period_held);
-        EXPECT_NE(std::string(fp.time_source().sleep_primitive()).find("refused"),
+        EXPECT_NE(std::string(fp.status().waiter.sleep_primitive).find("refused"),
                   std::string::npos);
         for (int i = 0; i < 10; ++i) {
             const pacer::FrameTiming f = fp.wait();

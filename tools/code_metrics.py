@@ -3,8 +3,10 @@
 
     tools/code_metrics.py [REV]      (./dev metrics [REV])
 
-Prints the ten largest C++ files, the ten largest functions and the summary of the
-`duplicates` command (repeated blocks of code), compact enough for a commit message.
+Prints the largest C++ files, the five longest functions of the shipped code (library, tools,
+cli, demo) and how many exceed 60 lines, FramePacer's public member count, whether the public
+headers keep their layers (tests/headers/layering.cmake), and the summary of the `duplicates`
+command (repeated blocks of code), compact enough for a commit message.
 REV is measured from `git archive` into a temporary folder, so any commit can be measured
 without checking it out; without REV the working tree is measured (tracked files plus
 untracked ones git does not ignore).
@@ -30,8 +32,14 @@ import tempfile
 CPP_EXTENSIONS = (".cpp", ".hpp", ".cc", ".cxx", ".hh", ".hxx", ".h", ".ipp", ".inl")
 # Vendored code is not ours to measure (duplicates leaves these folders out too).
 SKIP_DIRS = {"third_party", "vendor", "node_modules"}
-TOP = 10
+TOP = 5
 DUPLICATE_ROWS_SHOWN = 3
+# The shipped code, where no function may be longer than MAX_FUNCTION lines; tests and benchmarks
+# are measured but not held to it.
+SHIPPED = ("pacer/", "tools/", "cli/", "demo/")
+MAX_FUNCTION = 60
+# The door: FramePacer's public members besides construction, at most this many.
+MAX_DOOR = 15
 
 
 def git(*args, cwd=None, binary=False):
@@ -293,19 +301,62 @@ def duplicates_report(root):
     return report
 
 
+def door_members(root):
+    """FramePacer's public members besides construction (constructors, destructor, copy)."""
+    path = os.path.join(root, "pacer", "include", "pacer", "frame_pacer.hpp")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        code = strip_code(f.read())
+    m = re.search(r"\bclass\s+FramePacer\s*\{(.*?)\n\};", code, re.S)
+    if not m:
+        return None
+    count, public = 0, False
+    for decl in m.group(1).split(";"):
+        decl = " ".join(decl.split())
+        for label in re.findall(r"\b(public|private|protected)\s*:", decl):
+            public = label == "public"
+        decl = re.sub(r"^.*\b(public|private|protected)\s*:", "", decl).strip()
+        if not public or "(" not in decl or "operator=" in decl or "~FramePacer" in decl:
+            continue
+        if re.match(r"(explicit\s+)?FramePacer\s*\(", decl):
+            continue
+        count += 1
+    return count
+
+
+def layering(root):
+    script = os.path.join(root, "tests", "headers", "layering.cmake")
+    if not os.path.isfile(script) or not shutil.which("cmake"):
+        return "not checked (no cmake or no tests/headers/layering.cmake)"
+    dirs = ";".join(os.path.join(root, d) for d in ("pacer/include", "pacer/adapters/include"))
+    out = subprocess.run(["cmake", f"-DINCLUDE_DIRS={dirs}", "-P", script], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    lines = [ln.strip(" -") for ln in out.stdout.splitlines() if ln.strip()]
+    return ("ok: " if out.returncode == 0 else "BROKEN: ") + (lines[-1] if lines else "")
+
+
 def report(label, root, files):
     sizes = sorted(((count_lines(t), p) for p, t in files.items()), key=lambda x: (-x[0], x[1]))
     funcs = []
     for p, t in files.items():
+        if not p.startswith(SHIPPED):
+            continue
         for first, last, name in functions(t):
             funcs.append((last - first + 1, f"{p}:{first}", name))
     funcs.sort(key=lambda x: (-x[0], x[1]))
     total = sum(s for s, _ in sizes)
-    out = [f"code metrics, {label}: {len(files)} C++ files, {total} lines, {len(funcs)} functions"]
+    over = sum(1 for n, _, _ in funcs if n > MAX_FUNCTION)
+    out = [f"code metrics, {label}: {len(files)} C++ files, {total} lines"]
     out.append("largest files (lines):")
     out += [f"  {s:5d}  {p}" for s, p in sizes[:TOP]]
-    out.append("largest functions (lines):")
+    out.append(f"longest functions of the library, tools, cli and demo ({len(funcs)} functions; "
+               f"{over} over {MAX_FUNCTION} lines):")
     out += [f"  {s:5d}  {where}  {name}" for s, where, name in funcs[:TOP]]
+    door = door_members(root)
+    out.append(f"FramePacer public members besides construction: "
+               f"{'not found' if door is None else door} (at most {MAX_DOOR})")
+    out.append(f"public header layers: {layering(root)}")
     out.append("repeated code (duplicates):")
     out += duplicates_report(root)
     return "\n".join(out)

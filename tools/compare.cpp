@@ -14,7 +14,6 @@
 //
 //   pacer compare [--hz 60,144] [--load 0,1] [--seconds 2] [--rounds 3] [--work-ms 0] [--csv FILE]
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -163,131 +162,111 @@ private:
     std::thread thread_;
 };
 
-}  // namespace
-
-int compare_main(int argc, char** argv, const char* prog) {
-    pacer::set_log_function(nullptr);
-    Options o;
+cli::Parser compare_parser(Options* o, const char* prog) {
     cli::Parser opts(prog, "",
                      "The interleaved pacing comparison: each strategy (absolute OS sleep, spin, the\n"
                      "preciseSleep of \"Making an accurate Sleep() function\", pacer::sleep_until, pacer's\n"
                      "hybrid FramePacer, and a second identical one as a control) paces the same loop in\n"
                      "short chunks, in a shuffled order, round after round; prints lateness as the caller\n"
                      "sees it and the pacing thread's CPU %, with the spread over chunks.");
-    opts.list("--hz", "LIST", "target rates to compare", &o.hz, cli::kNoLow, cli::kNoHigh, check_rate)
+    opts.list("--hz", "LIST", "target rates to compare", &o->hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = "each " + rate_range();
-    opts.list("--load", "LIST", "numbers of background busy threads", &o.load, 0, 64);
-    opts.number("--seconds", "S", "length of one chunk of one strategy", &o.seconds, 0.1, 600.0);
-    opts.number("--rounds", "N", "chunks per strategy, interleaved", &o.rounds, 1, 1000);
-    opts.number("--work-ms", "MS", "simulated work per frame, busy", &o.work_ms, 0.0, 1000.0);
-    opts.text("--csv", "FILE", "also write one row per strategy and setting to FILE", &o.csv);
-    const cli::Parsed parsed = opts.parse(argc, argv);
-    if (parsed.stopped()) return cli::stop(opts, parsed.status);
-    std::ofstream csv;
-    if (!o.csv.empty()) {
-        csv.open(o.csv);
-        if (!csv) {
-            std::fprintf(stderr, "%s: cannot write %s: %s\n", prog, o.csv.c_str(), std::strerror(errno));
-            return 2;
-        }
-        csv << "hz,busy_threads,strategy,frames,late_p50_us,late_p99_us,late_p999_us,late_max_us,"
-               "interval_err_p50_us,interval_err_p99_us,spin_share_pct,thread_cpu_pct\n";
-    }
+    opts.list("--load", "LIST", "numbers of background busy threads", &o->load, 0, 64);
+    opts.number("--seconds", "S", "length of one chunk of one strategy", &o->seconds, 0.1, 600.0);
+    opts.number("--rounds", "N", "chunks per strategy, interleaved", &o->rounds, 1, 1000);
+    opts.number("--work-ms", "MS", "simulated work per frame, busy", &o->work_ms, 0.0, 1000.0);
+    opts.text("--csv", "FILE", "also write one row per strategy and setting to FILE", &o->csv);
+    return opts;
+}
 
-    std::printf("%s: %d rounds x %.1f s per strategy, work %.2f ms/frame, %u hardware threads,\n"
-                "sleep primitive: %s\n",
-                prog, o.rounds, o.seconds, o.work_ms, std::thread::hardware_concurrency(),
-                pacer::system_time_source().sleep_primitive());
-    struct SummaryRow {
-        double hz;
-        int load;
-        double cpu[kStrategies], p50[kStrategies], p99[kStrategies];
-        double su_ratio[3], control_ratio[3];  // per-round CPU ratios to hybrid: p25, p50, p75
-    };
-    std::vector<SummaryRow> summary;
-    for (int load : o.load) {
-        std::atomic<bool> stop{false};
-        std::vector<std::thread> busy;
-        for (int b = 0; b < load; ++b)
-            busy.emplace_back([&stop] {
-                volatile std::uint64_t x = 0;
-                while (!stop.load(std::memory_order_relaxed)) x = x + 1;
-            });
-        for (double hz : o.hz) {
-            Samples s[kStrategies];
-            pacer::FramePacer fp[kStrategies] = {
-                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),
-                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::spin}),
-                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
-                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
-                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
-                pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid})};
-            bench::PreciseSleep seed;
-            Worker sleep_until_thread;
-            std::mt19937 order_rng(12345);
-            Strategy order[kStrategies];
-            for (int k = 0; k < kStrategies; ++k) order[k] = static_cast<Strategy>(k);
-            for (int r = 0; r < o.rounds; ++r) {
-                std::shuffle(order, order + kStrategies, order_rng);
-                for (const Strategy st : order) {
-                    if (st == kSleepUntil)
-                        sleep_until_thread.run([&] { run_chunk(st, hz, o, fp[st], seed, s[st]); });
-                    else
-                        run_chunk(st, hz, o, fp[st], seed, s[st]);
-                }
-            }
-            std::printf("\n%.0f Hz, %d busy thread%s (CPU: median and quartiles over %d chunks; lateness "
-                        "as the caller sees it, over all frames)\n",
-                        hz, load, load == 1 ? "" : "s", o.rounds);
-            std::printf("| strategy | late p50 us | chunk p50 p25-p75 us | late p99 us | late p99.9 us | late max us | "
-                        "interval err p99 us | spin %% | thread CPU %% | CPU p25-p75 |\n"
-                        "|---|---|---|---|---|---|---|---|---|---|\n");
-            SummaryRow& row = summary.emplace_back(SummaryRow{hz, load, {}, {}, {}, {}, {}});
-            double* p99 = row.p99;
-            double* cpu = row.cpu;
-            for (int k = 0; k < kStrategies; ++k) {
-                const Samples& x = s[k];
-                p99[k] = q(x.late_us, 0.99);
-                cpu[k] = q(x.cpu_pct, 0.5);
-                row.p50[k] = q(x.late_us, 0.5);
-                const double spin = 100.0 * x.spun_ns / x.wall_ns;
-                std::printf("| %s | %.2f | %.2f-%.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f-%.2f |\n",
-                            kNames[k], q(x.late_us, 0.5), q(x.chunk_late_p50_us, 0.25),
-                            q(x.chunk_late_p50_us, 0.75), p99[k], q(x.late_us, 0.999),
-                            *std::max_element(x.late_us.begin(), x.late_us.end()), q(x.interr_us, 0.99), spin,
-                            cpu[k], q(x.cpu_pct, 0.25), q(x.cpu_pct, 0.75));
-                if (csv)
-                    csv << hz << ',' << load << ',' << kShort[k] << ',' << x.late_us.size() << ','
-                        << q(x.late_us, 0.5) << ',' << p99[k] << ',' << q(x.late_us, 0.999) << ','
-                        << *std::max_element(x.late_us.begin(), x.late_us.end()) << ','
-                        << q(x.interr_us, 0.5) << ',' << q(x.interr_us, 0.99) << ',' << spin << ','
-                        << cpu[k] << '\n';
-            }
-            std::printf("hybrid vs preciseSleep: CPU %.2fx; hybrid vs spin: CPU %.3fx, p99 lateness %.1f us vs %.1f us "
-                        "(target <= 2 x spin + 20 = %.1f us)\n",
-                        cpu[kHybrid] / std::max(cpu[kPrecise], 1e-9), cpu[kHybrid] / std::max(cpu[kSpin], 1e-9),
-                        p99[kHybrid], p99[kSpin], 2 * p99[kSpin] + 20);
-            // Paired per round: the two chunks of a round ran seconds apart.
-            std::vector<double> su_ratio, control_ratio;
-            for (int r = 0; r < o.rounds; ++r) {
-                const double h = std::max(s[kHybrid].cpu_pct[static_cast<std::size_t>(r)], 1e-9);
-                su_ratio.push_back(s[kSleepUntil].cpu_pct[static_cast<std::size_t>(r)] / h);
-                control_ratio.push_back(s[kHybrid2].cpu_pct[static_cast<std::size_t>(r)] / h);
-            }
-            quartiles(su_ratio, row.su_ratio);
-            quartiles(control_ratio, row.control_ratio);
-            std::printf("sleep_until vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx), p99 lateness "
-                        "%.1f us vs %.1f us\n",
-                        cpu[kSleepUntil] / std::max(cpu[kHybrid], 1e-9), row.su_ratio[1], row.su_ratio[0],
-                        row.su_ratio[2], p99[kSleepUntil], p99[kHybrid]);
-            std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx)\n",
-                        cpu[kHybrid2] / std::max(cpu[kHybrid], 1e-9), row.control_ratio[1], row.control_ratio[0],
-                        row.control_ratio[2]);
-            std::fflush(stdout);
+using AllSamples = Samples[kStrategies];
+
+// One rate at one load: every strategy's chunks, round after round, in a shuffled order.
+void run_setting(double hz, const Options& o, AllSamples& s) {
+    pacer::FramePacer fp[kStrategies] = {
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::spin}),
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid})};
+    bench::PreciseSleep seed;
+    Worker sleep_until_thread;
+    std::mt19937 order_rng(12345);
+    Strategy order[kStrategies];
+    for (int k = 0; k < kStrategies; ++k) order[k] = static_cast<Strategy>(k);
+    for (int r = 0; r < o.rounds; ++r) {
+        std::shuffle(order, order + kStrategies, order_rng);
+        for (const Strategy st : order) {
+            if (st == kSleepUntil)
+                sleep_until_thread.run([&] { run_chunk(st, hz, o, fp[st], seed, s[st]); });
+            else
+                run_chunk(st, hz, o, fp[st], seed, s[st]);
         }
-        stop = true;
-        for (auto& t : busy) t.join();
     }
+}
+
+struct SummaryRow {
+    double hz;
+    int load;
+    double cpu[kStrategies], p50[kStrategies], p99[kStrategies];
+    double su_ratio[3], control_ratio[3];  // per-round CPU ratios to hybrid: p25, p50, p75
+};
+
+// One setting's table, a row per strategy (and its CSV row); fills the row's per-strategy figures.
+void print_table(const Options& o, const AllSamples& s, SummaryRow& row, std::ofstream& csv) {
+    std::printf("\n%.0f Hz, %d busy thread%s (CPU: median and quartiles over %d chunks; lateness "
+                "as the caller sees it, over all frames)\n",
+                row.hz, row.load, row.load == 1 ? "" : "s", o.rounds);
+    std::printf("| strategy | late p50 us | chunk p50 p25-p75 us | late p99 us | late p99.9 us | late max us | "
+                "interval err p99 us | spin %% | thread CPU %% | CPU p25-p75 |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int k = 0; k < kStrategies; ++k) {
+        const Samples& x = s[k];
+        row.p99[k] = q(x.late_us, 0.99);
+        row.cpu[k] = q(x.cpu_pct, 0.5);
+        row.p50[k] = q(x.late_us, 0.5);
+        const double spin = 100.0 * x.spun_ns / x.wall_ns;
+        const double late_max = *std::max_element(x.late_us.begin(), x.late_us.end());
+        std::printf("| %s | %.2f | %.2f-%.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f-%.2f |\n", kNames[k],
+                    row.p50[k], q(x.chunk_late_p50_us, 0.25), q(x.chunk_late_p50_us, 0.75), row.p99[k],
+                    q(x.late_us, 0.999), late_max, q(x.interr_us, 0.99), spin, row.cpu[k], q(x.cpu_pct, 0.25),
+                    q(x.cpu_pct, 0.75));
+        if (csv.is_open())
+            csv << row.hz << ',' << row.load << ',' << kShort[k] << ',' << x.late_us.size() << ',' << row.p50[k]
+                << ',' << row.p99[k] << ',' << q(x.late_us, 0.999) << ',' << late_max << ',' << q(x.interr_us, 0.5)
+                << ',' << q(x.interr_us, 0.99) << ',' << spin << ',' << row.cpu[k] << '\n';
+    }
+}
+
+// The ratios under the table: hybrid against preciseSleep and spin, sleep_until and the control
+// against hybrid (paired per round: the two chunks of a round ran seconds apart).
+void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
+    const double* cpu = row.cpu;
+    const double* p99 = row.p99;
+    std::printf("hybrid vs preciseSleep: CPU %.2fx; hybrid vs spin: CPU %.3fx, p99 lateness %.1f us vs %.1f us "
+                "(target <= 2 x spin + 20 = %.1f us)\n",
+                cpu[kHybrid] / std::max(cpu[kPrecise], 1e-9), cpu[kHybrid] / std::max(cpu[kSpin], 1e-9),
+                p99[kHybrid], p99[kSpin], 2 * p99[kSpin] + 20);
+    std::vector<double> su_ratio, control_ratio;
+    for (int r = 0; r < o.rounds; ++r) {
+        const auto k = static_cast<std::size_t>(r);
+        const double h = std::max(s[kHybrid].cpu_pct[k], 1e-9);
+        su_ratio.push_back(s[kSleepUntil].cpu_pct[k] / h);
+        control_ratio.push_back(s[kHybrid2].cpu_pct[k] / h);
+    }
+    quartiles(su_ratio, row.su_ratio);
+    quartiles(control_ratio, row.control_ratio);
+    std::printf("sleep_until vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx), p99 lateness "
+                "%.1f us vs %.1f us\n",
+                cpu[kSleepUntil] / std::max(cpu[kHybrid], 1e-9), row.su_ratio[1], row.su_ratio[0], row.su_ratio[2],
+                p99[kSleepUntil], p99[kHybrid]);
+    std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx)\n",
+                cpu[kHybrid2] / std::max(cpu[kHybrid], 1e-9), row.control_ratio[1], row.control_ratio[0],
+                row.control_ratio[2]);
+}
+
+void print_summary(const std::vector<SummaryRow>& summary) {
     std::printf("\nSummary. Targets: hybrid CPU <= 1/3 of preciseSleep's; hybrid p99 <= 2 x spin p99 + 20 us;\n"
                 "sleep_until CPU <= 1.2 x hybrid; median lateness as the caller sees it <= 0.5 us.\n"
                 "CPU ratios per round: median (p25-p75); the control is a second, identical hybrid pacer.\n"
@@ -300,6 +279,44 @@ int compare_main(int argc, char** argv, const char* prog) {
                     2 * r.p99[kSpin] + 20, r.su_ratio[1], r.su_ratio[0], r.su_ratio[2], r.control_ratio[1],
                     r.control_ratio[0], r.control_ratio[2], r.p50[kHybrid], r.p50[kSleepUntil], r.p50[kPrecise],
                     r.p50[kSpin]);
+}
+
+}  // namespace
+
+int compare_main(int argc, char** argv, const char* prog) {
+    pacer::set_log_function(nullptr);
+    Options o;
+    const cli::Parser opts = compare_parser(&o, prog);
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+    std::ofstream csv;
+    if (!o.csv.empty()) {
+        csv.open(o.csv);
+        if (!csv) {
+            std::fprintf(stderr, "%s: cannot write %s: %s\n", prog, o.csv.c_str(), std::strerror(errno));
+            return 2;
+        }
+        csv << "hz,busy_threads,strategy,frames,late_p50_us,late_p99_us,late_p999_us,late_max_us,"
+               "interval_err_p50_us,interval_err_p99_us,spin_share_pct,thread_cpu_pct\n";
+    }
+    std::printf("%s: %d rounds x %.1f s per strategy, work %.2f ms/frame, %u hardware threads,\n"
+                "sleep primitive: %s\n",
+                prog, o.rounds, o.seconds, o.work_ms, std::thread::hardware_concurrency(),
+                pacer::system_time_source().sleep_primitive());
+    std::vector<SummaryRow> summary;
+    for (int load : o.load) {
+        const BusyLoad busy(load);
+        for (double hz : o.hz) {
+            Samples s[kStrategies];
+            run_setting(hz, o, s);
+            SummaryRow row{hz, load, {}, {}, {}, {}, {}};
+            print_table(o, s, row, csv);
+            print_ratios(o, s, row);
+            summary.push_back(row);
+            std::fflush(stdout);
+        }
+    }
+    print_summary(summary);
     return 0;
 }
 

@@ -69,9 +69,9 @@ double pct(std::vector<double> v, double p) {
 
 }  // namespace
 
-DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
-    SimulatedOs os(linux_like_os(), c.seed);  // as `pacer simulate latency`
-    const std::int64_t t0 = os.now_ns();
+namespace {
+
+DisplayConfig display_config(const DisplaySimConfig& c) {
     const bool vrr = c.vrr_min_hz > 0;
     DisplayConfig dc;
     dc.refresh_hz = c.refresh_hz;
@@ -83,123 +83,203 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
     dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
     dc.phase_ns = std::llround(0.37e9 / c.refresh_hz);  // vblanks not aligned with the start
     dc.seed = c.seed;
-    const bool change = c.change_hz > 0;
-    if (change) dc.refresh_changes = {{std::llround(c.change_at_s * 1e9), c.change_hz}};
-    SimulatedDisplay display(os, dc);
+    if (c.change_hz > 0) dc.refresh_changes = {{std::llround(c.change_at_s * 1e9), c.change_hz}};
+    return dc;
+}
+
+// The display-aware pacer, or (baseline) the fixed grid without display lock.
+PacerConfig pacer_config(const DisplaySimConfig& c, bool baseline) {
     PacerConfig pc;
     pc.target_hz = c.refresh_hz;
     pc.mode = c.mode;
     pc.display_lock = !baseline;
     pc.match_display = !baseline;
     pc.cadence = baseline ? CadenceMode::fixed : CadenceMode::automatic;
-    FramePacer fp(pc, &os);
+    return pc;
+}
+
+FixedStepConfig step_config() {
     FixedStepConfig sc;
     sc.step_hz = 120.0;
-    FixedStep sim(sc);
-    SimulatedOs work_rng({}, c.seed ^ 0x5eedf00dULL);  // the work trace: the same in both runs
+    return sc;
+}
 
-    const std::int64_t end = t0 + std::llround(c.seconds * 1e9);
-    const std::int64_t warm = t0 + 1'000'000'000;
-    const std::int64_t change_at = change ? t0 + dc.refresh_changes[0].at_ns : end;
-    std::vector<char> locked, relocked;
-    std::vector<double> phase_us, sim_ns;
-    std::vector<std::int64_t> shown_ns, wake_ns;
-    std::vector<ShownFrame> shown;
-    std::size_t change_frame = 0;
-    bool change_seen = false, counting = false;
-    std::int64_t pace_cpu = 0, wall0 = 0, prev_scanout = 0;
-    std::uint32_t prev_cadence = 0;
-    std::int64_t last_switch = 0;
-    DisplaySimResult res;
-    res.baseline = baseline;
-    while (os.now_ns() < end) {
-        const std::int64_t cpu0 = os.cpu_times().thread_ns;
-        const FrameTiming t = fp.wait();
-        const std::int64_t cpu_wait = os.cpu_times().thread_ns - cpu0;
-        const std::int64_t wake = os.now_ns();
-        const std::size_t i = locked.size();
-        if (!change_seen && wake >= change_at) {
-            change_seen = true;
-            change_frame = i;
+// One run: the host loop on the simulated OS and display, and what it records frame by frame
+// (the header's metrics, from the model's ground truth).
+class DisplayRun {
+public:
+    DisplayRun(const DisplaySimConfig& c, bool baseline)
+        : c_(c),
+          baseline_(baseline),
+          os_(linux_like_os(), c.seed),  // as `pacer simulate latency`
+          t0_(os_.now_ns()),
+          dc_(display_config(c)),
+          display_(os_, dc_),
+          pc_(pacer_config(c, baseline)),
+          fp_(pc_, &os_),
+          sim_(step_config()),
+          work_rng_({}, c.seed ^ 0x5eedf00dULL),  // the work trace: the same in both runs
+          end_(t0_ + std::llround(c.seconds * 1e9)),
+          warm_(t0_ + 1'000'000'000),
+          change_at_(c.change_hz > 0 ? t0_ + dc_.refresh_changes[0].at_ns : end_) {
+        res_.baseline = baseline;
+    }
+
+    DisplaySimResult run() {
+        while (os_.now_ns() < end_) frame();
+        return figures();
+    }
+
+private:
+    // wait(); work; present; report the present; record.
+    void frame() {
+        const std::int64_t cpu0 = os_.cpu_times().thread_ns;
+        const FrameTiming t = fp_.wait();
+        const std::int64_t cpu_wait = os_.cpu_times().thread_ns - cpu0;
+        const std::int64_t wake = os_.now_ns();
+        const std::size_t i = locked_.size();
+        track_display(i, wake);
+        track_cadence(i, t.cadence, wake);
+        const double frame_hz = frame_rate(t);
+        res_.cadence_hz = frame_hz;
+        (void)sim_.advance(baseline_ ? t.interval : t.display_dt);
+        os_.advance(std::llround(work_ms(wake) * 1e6));
+        const std::int64_t cpu1 = os_.cpu_times().thread_ns;
+        const PresentResult r = display_.present(fp_.desired_swap_interval());
+        const std::int64_t cpu_present = os_.cpu_times().thread_ns - cpu1 - dc_.present_cpu_ns;
+        for (int k = 0; k < r.reports; ++k) fp_.report_present(r.info());
+        record_shown(i, r, frame_hz, wake, cpu_wait + cpu_present);
+        prev_scanout_ = r.scanout_ns;
+    }
+
+    // The tracker against the model: locked, the phase error, the fitted period on the model's.
+    void track_display(std::size_t i, std::int64_t wake) {
+        if (!change_seen_ && wake >= change_at_) {
+            change_seen_ = true;
+            change_frame_ = i;
         }
-        const DisplayTracker& tracker = fp.display();
-        const bool is_locked = tracker.locked();
-        locked.push_back(is_locked ? 1 : 0);
+        const PacerStatus st = fp_.status();  // read at `wake`: next_vblank is the first after it
+        const bool is_locked = st.display.state == DisplayState::locked;
+        locked_.push_back(is_locked ? 1 : 0);
         bool on_period = false;
         if (is_locked) {
-            const std::int64_t period = display.refresh_period_at(wake);
-            const std::int64_t predicted = clock::to_ns(tracker.next_vblank(clock::from_ns(wake)));
-            phase_us.push_back(static_cast<double>(phase_error_ns(predicted, display.vblank_after(wake), period)) / 1e3);
-            on_period = std::fabs(static_cast<double>(tracker.period().count() - period)) <=
+            const std::int64_t period = display_.refresh_period_at(wake);
+            const std::int64_t predicted = clock::to_ns(st.next_vblank);
+            phase_us_.push_back(static_cast<double>(phase_error_ns(predicted, display_.vblank_after(wake), period)) /
+                                1e3);
+            on_period = std::fabs(static_cast<double>(st.display.period.count() - period)) <=
                         1e-3 * static_cast<double>(period);
         }
-        relocked.push_back(on_period ? 1 : 0);
-        if (i > 0 && t.cadence != prev_cadence) {
-            ++res.cadence_switches;
-            if (last_switch != 0) {
-                const double gap = static_cast<double>(wake - last_switch) / 1e9;
-                res.cadence_min_gap_s = res.cadence_min_gap_s ? std::min(*res.cadence_min_gap_s, gap) : gap;
-            }
-            last_switch = wake;
-        }
-        prev_cadence = t.cadence;
-        // The frame rate in force: the governor's, else the pacer's period.
-        const double frame_hz = t.cadence_hz > 0   ? t.cadence_hz
-                                : t.period.count() > 0 ? 1e9 / static_cast<double>(t.period.count())
-                                                       : pc.target_hz;
-        res.cadence_hz = frame_hz;
-        (void)sim.advance(baseline ? t.interval : t.display_dt);
-        const double u = c.sawtooth_s > 0 ? std::fmod(static_cast<double>(wake - t0) / 1e9 / c.sawtooth_s, 1.0)
-                                          : work_rng.uniform();
-        const double w = std::max(0.0, c.work_ms + (2.0 * u - 1.0) * c.work_jitter_ms);
-        os.advance(std::llround(w * 1e6));
-        const std::int64_t cpu1 = os.cpu_times().thread_ns;
-        const PresentResult r = display.present(fp.desired_swap_interval());
-        const std::int64_t cpu_present = os.cpu_times().thread_ns - cpu1 - dc.present_cpu_ns;
-        for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
-        if (!counting && wake >= warm) {
-            counting = true;
-            wall0 = wake;
-        }
-        if (counting) {
-            pace_cpu += cpu_wait + cpu_present;
-            sim_ns.push_back(static_cast<double>(sim.total_steps()) * sim.step_ns() + sim.backlog_ns());
-            shown_ns.push_back(r.displayed_ns);
-            wake_ns.push_back(wake);
-            if (i > 0) {
-                ShownFrame f;
-                if (vrr) {
-                    // No vblank grid: the slots of the frame rate in force since the last frame.
-                    f.vblanks = std::max<std::int64_t>(
-                        0, std::llround(static_cast<double>(r.scanout_ns - prev_scanout) * frame_hz / 1e9));
-                } else {
-                    f.vblanks = vblanks_between(prev_scanout, r.scanout_ns,
-                                                [&](std::int64_t x) { return display.vblank_after(x); });
-                    f.wanted = wanted_vblanks(display.refresh_hz_at(r.scanout_ns), frame_hz);
-                }
-                shown.push_back(f);
-            }
-        }
-        prev_scanout = r.scanout_ns;
+        relocked_.push_back(on_period ? 1 : 0);
     }
-    res.frames = locked.size();
-    res.state = fp.display_status().state;
-    res.lock_frames = frames_until_for_good(locked, 0, change_seen ? change_frame : locked.size());
-    if (change && change_seen) res.relock_frames = frames_until_for_good(relocked, change_frame, relocked.size());
-    if (!phase_us.empty()) {
-        res.phase_error_p50_us = pct(phase_us, 0.5);
-        res.phase_error_p99_us = pct(phase_us, 0.99);
+
+    void track_cadence(std::size_t i, std::uint32_t cadence, std::int64_t wake) {
+        if (i > 0 && cadence != prev_cadence_) {
+            ++res_.cadence_switches;
+            if (last_switch_ != 0) {
+                const double gap = static_cast<double>(wake - last_switch_) / 1e9;
+                res_.cadence_min_gap_s = res_.cadence_min_gap_s ? std::min(*res_.cadence_min_gap_s, gap) : gap;
+            }
+            last_switch_ = wake;
+        }
+        prev_cadence_ = cadence;
     }
-    const MissCount m = count_misses(shown);
-    res.missed_vblanks = m.missed_vblanks;
-    res.late_frames = m.late_frames;
-    res.counted_frames = shown.size();
-    res.late_share = shown.empty() ? 0.0 : static_cast<double>(m.late_frames) / static_cast<double>(shown.size());
-    res.dt_error_max_ms = dt_error_max_ns(sim_ns, wake_ns) / 1e6;
-    res.dt_shown_error_max_ms = dt_error_max_ns(sim_ns, shown_ns) / 1e6;
-    const double wall = static_cast<double>(os.now_ns() - wall0);
-    res.cpu_share = counting && wall > 0 ? static_cast<double>(pace_cpu) / wall : 0.0;
-    return res;
+
+    // The frame rate in force: the governor's, else the pacer's period.
+    double frame_rate(const FrameTiming& t) const {
+        return t.cadence_hz > 0           ? t.cadence_hz
+               : t.period.count() > 0 ? 1e9 / static_cast<double>(t.period.count())
+                                      : pc_.target_hz;
+    }
+
+    // This frame's work, ms: the sawtooth's ramp, or uniform jitter around the mean.
+    double work_ms(std::int64_t wake) {
+        const double u = c_.sawtooth_s > 0 ? std::fmod(static_cast<double>(wake - t0_) / 1e9 / c_.sawtooth_s, 1.0)
+                                           : work_rng_.uniform();
+        return std::max(0.0, c_.work_ms + (2.0 * u - 1.0) * c_.work_jitter_ms);
+    }
+
+    // After the warm-up: the waiting CPU, the simulated, wall and displayed times, the vblanks
+    // since the previous frame.
+    void record_shown(std::size_t i, const PresentResult& r, double frame_hz, std::int64_t wake,
+                      std::int64_t pace_cpu) {
+        if (!counting_ && wake >= warm_) {
+            counting_ = true;
+            wall0_ = wake;
+        }
+        if (!counting_) return;
+        pace_cpu_ += pace_cpu;
+        sim_ns_.push_back(static_cast<double>(sim_.total_steps()) * sim_.step().count() + sim_.backlog().count());
+        shown_ns_.push_back(r.displayed_ns);
+        wake_ns_.push_back(wake);
+        if (i == 0) return;
+        ShownFrame f;
+        if (c_.vrr_min_hz > 0) {
+            // No vblank grid: the slots of the frame rate in force since the last frame.
+            f.vblanks = std::max<std::int64_t>(
+                0, std::llround(static_cast<double>(r.scanout_ns - prev_scanout_) * frame_hz / 1e9));
+        } else {
+            f.vblanks = vblanks_between(prev_scanout_, r.scanout_ns,
+                                        [&](std::int64_t x) { return display_.vblank_after(x); });
+            f.wanted = wanted_vblanks(display_.refresh_hz_at(r.scanout_ns), frame_hz);
+        }
+        shown_.push_back(f);
+    }
+
+    DisplaySimResult figures() {
+        DisplaySimResult res = res_;
+        res.frames = locked_.size();
+        res.state = fp_.status().display.state;
+        res.lock_frames = frames_until_for_good(locked_, 0, change_seen_ ? change_frame_ : locked_.size());
+        if (c_.change_hz > 0 && change_seen_)
+            res.relock_frames = frames_until_for_good(relocked_, change_frame_, relocked_.size());
+        if (!phase_us_.empty()) {
+            res.phase_error_p50_us = pct(phase_us_, 0.5);
+            res.phase_error_p99_us = pct(phase_us_, 0.99);
+        }
+        const MissCount m = count_misses(shown_);
+        res.missed_vblanks = m.missed_vblanks;
+        res.late_frames = m.late_frames;
+        res.counted_frames = shown_.size();
+        res.late_share =
+            shown_.empty() ? 0.0 : static_cast<double>(m.late_frames) / static_cast<double>(shown_.size());
+        res.dt_error_max_ms = dt_error_max_ns(sim_ns_, wake_ns_) / 1e6;
+        res.dt_shown_error_max_ms = dt_error_max_ns(sim_ns_, shown_ns_) / 1e6;
+        const double wall = static_cast<double>(os_.now_ns() - wall0_);
+        res.cpu_share = counting_ && wall > 0 ? static_cast<double>(pace_cpu_) / wall : 0.0;
+        return res;
+    }
+
+    const DisplaySimConfig& c_;
+    const bool baseline_;
+    SimulatedOs os_;
+    const std::int64_t t0_;
+    const DisplayConfig dc_;
+    SimulatedDisplay display_;
+    const PacerConfig pc_;
+    FramePacer fp_;
+    FixedStep sim_;
+    SimulatedOs work_rng_;
+    const std::int64_t end_, warm_, change_at_;
+
+    DisplaySimResult res_;  // the counters kept as the run goes
+    std::vector<char> locked_, relocked_;  // per frame from the first
+    std::vector<double> phase_us_;
+    std::size_t change_frame_ = 0;
+    bool change_seen_ = false;
+    std::uint32_t prev_cadence_ = 0;
+    std::int64_t last_switch_ = 0;
+    bool counting_ = false;  // after the warm-up
+    std::int64_t pace_cpu_ = 0, wall0_ = 0, prev_scanout_ = 0;
+    std::vector<double> sim_ns_;
+    std::vector<std::int64_t> shown_ns_, wake_ns_;
+    std::vector<ShownFrame> shown_;
+};
+
+}  // namespace
+
+DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
+    return DisplayRun(c, baseline).run();
 }
 
 namespace {

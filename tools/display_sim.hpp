@@ -4,8 +4,8 @@
 // The host: wait(); work; present on a SimulatedDisplay (FIFO queue, swap interval as the pacer
 // asks); report_present() with the displayed time; a FixedStep fed with the frame's delta. Two
 // runs on the same seeded work and display: the display-aware pacer (display_lock, match_display,
-// cadence automatic, FixedStep fed with FrameTiming::display_dt) and today's pacing
-// (display_lock off, cadence fixed, FixedStep fed with FrameTiming::interval).
+// cadence automatic, FixedStep fed with FrameTiming::display_dt) and the baseline, the fixed grid
+// without display lock (display_lock off, cadence fixed, FixedStep fed with FrameTiming::interval).
 //
 // The figures are ground truth from the model, not the pacer's own bookkeeping:
 //   lock_frames      frames until DisplayTracker::locked() holds for good (before a refresh change);
@@ -55,7 +55,7 @@ struct DisplaySimConfig {
 };
 
 struct DisplaySimResult {
-    bool baseline = false;             // today's pacing
+    bool baseline = false;             // the fixed grid without display lock
     std::size_t frames = 0;            // presents in the run
     DisplayState state = DisplayState::unknown;  // the tracker's, at the end
     std::optional<std::size_t> lock_frames;
@@ -108,8 +108,9 @@ double dt_error_max_ns(const std::vector<double>& sim_ns, const std::vector<std:
 
 DisplaySimResult run_display_sim(const DisplaySimConfig& config, bool baseline);
 
-// One JSON object: the configuration, the display-aware run's figures and "baseline" (today's
-// pacing) with the same keys; null where a figure does not exist (no lock, no refresh change).
+// One JSON object: the configuration, the display-aware run's figures and "baseline" (the fixed
+// grid without display lock) with the same keys; null where a figure does not exist (no lock, no
+// refresh change).
 std::string format_display_json(const DisplaySimConfig& config, const DisplaySimResult& run,
                                 const DisplaySimResult& baseline);
 

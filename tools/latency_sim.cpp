@@ -81,94 +81,136 @@ SimModel linux_like_os() {
     return model;
 }
 
-LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) {
-    SimulatedOs os(linux_like_os(), cfg.seed);
+namespace {
+
+DisplayConfig display_config(const LatencySimConfig& cfg) {
     DisplayConfig dc;
     dc.refresh_hz = cfg.hz;
     dc.queue_depth = 1;
     dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
     dc.seed = cfg.seed;
     dc.clock_ppm = cfg.clock_ppm;
-    SimulatedDisplay display(os, dc);
+    return dc;
+}
+
+PacerConfig pacer_config(const LatencySimConfig& cfg, SyncMode sync) {
     PacerConfig pc;
     pc.target_hz = cfg.hz;
     pc.mode = WaitMode::vsync;
     pc.sync = sync;
     pc.max_late_share = cfg.max_late_share;
-    FramePacer fp(pc, &os);
-
-    const auto max_frames = static_cast<std::size_t>(cfg.seconds * cfg.hz * 2.2) + 16;
-    const std::vector<double> trace = work_trace(cfg.work, max_frames, cfg.seed);
-    const std::int64_t t0 = os.now_ns();
-    const std::int64_t end = t0 + static_cast<std::int64_t>(cfg.seconds * 1e9);
-    const std::int64_t warm = t0 + 1'000'000'000;
-    const std::int64_t step_at = cfg.step_at_s >= 0 ? t0 + static_cast<std::int64_t>(cfg.step_at_s * 1e9) : -1;
-    const double period_ns = 1e9 / cfg.hz;
-
-    std::vector<double> latency, interval_err, pacer_latency;
-    std::vector<char> late_after_step;
-    std::size_t late = 0;
-    std::int64_t prev_begin = 0, prev_shown = 0, cpu0 = 0, wall0 = 0;
-    bool counting = false;
-    for (std::size_t i = 0; i < max_frames && os.now_ns() < end; ++i) {
-        const FrameTiming t = fp.wait();
-        fp.mark_input();
-        const std::int64_t input = os.now_ns();
-        if (!counting && input >= warm) {
-            counting = true;
-            cpu0 = os.cpu_times().thread_ns;
-            wall0 = input;
-        }
-        if (counting && t.latency.count() > 0) pacer_latency.push_back(static_cast<double>(t.latency.count()) / 1e6);
-        double w = trace[i];
-        const bool stepped = step_at >= 0 && input >= step_at;
-        if (stepped) w *= cfg.step_factor;
-        os.advance(static_cast<std::int64_t>(w * 1e6));
-        fp.before_present();
-        const PresentResult r = display.present(std::max(1, fp.desired_swap_interval()));
-        PresentInfo info = r.info();
-        if (!cfg.report_displayed) info.displayed = {};
-        for (int k = 0; k < r.reports; ++k) fp.report_present(info);
-        if (counting) {
-            latency.push_back(static_cast<double>(r.displayed_ns - input) / 1e6);
-            if (prev_begin != 0)
-                interval_err.push_back(std::fabs(static_cast<double>(r.begin_ns - prev_begin) - period_ns) / 1e6);
-            const bool is_late = prev_shown != 0 && static_cast<double>(r.displayed_ns - prev_shown) > 1.5 * period_ns;
-            late += is_late ? 1 : 0;
-            if (stepped) late_after_step.push_back(is_late ? 1 : 0);
-        }
-        prev_begin = r.begin_ns;
-        prev_shown = r.displayed_ns;
-    }
-    LatencySimResult res;
-    res.sync = sync;
-    res.frames = latency.size();
-    res.latency_p50_ms = pct(latency, 0.5);
-    res.latency_p99_ms = pct(latency, 0.99);
-    res.pacer_latency_p50_ms = pct(pacer_latency, 0.5);
-    res.late = late;
-    res.late_share = res.frames ? static_cast<double>(late) / static_cast<double>(res.frames) : 0.0;
-    res.present_interval_p99_error_ms = pct(interval_err, 0.99);
-    const double wall = static_cast<double>(os.now_ns() - wall0);
-    res.cpu_share = wall > 0 ? static_cast<double>(os.cpu_times().thread_ns - cpu0) / wall : 0.0;
-    if (step_at >= 0) {
-        constexpr std::size_t kWindow = 100;
-        const double allowed = late_bound(kWindow, cfg.max_late_share);
-        const std::size_t n = late_after_step.size();
-        long rec = static_cast<long>(n);
-        std::size_t in_window = 0;
-        for (std::size_t k = 0; k < std::min(n, kWindow); ++k) in_window += static_cast<std::size_t>(late_after_step[k]);
-        for (std::size_t s = 0; s + kWindow <= n; ++s) {
-            if (static_cast<double>(in_window) <= allowed) {
-                rec = static_cast<long>(s);
-                break;
-            }
-            in_window -= static_cast<std::size_t>(late_after_step[s]);
-            if (s + kWindow < n) in_window += static_cast<std::size_t>(late_after_step[s + kWindow]);
-        }
-        res.recovery_frames = rec;
-    }
-    return res;
+    return pc;
 }
+
+// Frames after the step until the late share of the next 100 frames is within the budget's bound
+// (late_after_step: one entry per counted frame from the step on); all of them when it never is.
+long recovery_frames(const std::vector<char>& late_after_step, double max_late_share) {
+    constexpr std::size_t kWindow = 100;
+    const double allowed = late_bound(kWindow, max_late_share);
+    const std::size_t n = late_after_step.size();
+    std::size_t in_window = 0;
+    for (std::size_t k = 0; k < std::min(n, kWindow); ++k) in_window += static_cast<std::size_t>(late_after_step[k]);
+    for (std::size_t s = 0; s + kWindow <= n; ++s) {
+        if (static_cast<double>(in_window) <= allowed) return static_cast<long>(s);
+        in_window -= static_cast<std::size_t>(late_after_step[s]);
+        if (s + kWindow < n) in_window += static_cast<std::size_t>(late_after_step[s + kWindow]);
+    }
+    return static_cast<long>(n);
+}
+
+// One sync mode's run: the host loop on the simulated OS and display, and what it records (the
+// header's figures, from the model's ground truth).
+class LatencyRun {
+public:
+    LatencyRun(const LatencySimConfig& cfg, SyncMode sync)
+        : cfg_(cfg),
+          sync_(sync),
+          os_(linux_like_os(), cfg.seed),
+          display_(os_, display_config(cfg)),
+          fp_(pacer_config(cfg, sync), &os_),
+          max_frames_(static_cast<std::size_t>(cfg.seconds * cfg.hz * 2.2) + 16),
+          trace_(work_trace(cfg.work, max_frames_, cfg.seed)),
+          t0_(os_.now_ns()),
+          end_(t0_ + static_cast<std::int64_t>(cfg.seconds * 1e9)),
+          warm_(t0_ + 1'000'000'000),
+          step_at_(cfg.step_at_s >= 0 ? t0_ + static_cast<std::int64_t>(cfg.step_at_s * 1e9) : -1),
+          period_ns_(1e9 / cfg.hz) {}
+
+    LatencySimResult run() {
+        for (std::size_t i = 0; i < max_frames_ && os_.now_ns() < end_; ++i) frame(i);
+        return figures();
+    }
+
+private:
+    // wait(); input; work (stepped); present; report the present; record.
+    void frame(std::size_t i) {
+        const FrameTiming t = fp_.wait();
+        fp_.mark_input();
+        const std::int64_t input = os_.now_ns();
+        if (!counting_ && input >= warm_) {
+            counting_ = true;
+            cpu0_ = os_.cpu_times().thread_ns;
+            wall0_ = input;
+        }
+        if (counting_ && t.latency.count() > 0) pacer_latency_.push_back(static_cast<double>(t.latency.count()) / 1e6);
+        double w = trace_[i];
+        const bool stepped = step_at_ >= 0 && input >= step_at_;
+        if (stepped) w *= cfg_.step_factor;
+        os_.advance(static_cast<std::int64_t>(w * 1e6));
+        fp_.before_present();
+        const PresentResult r = display_.present(std::max(1, fp_.desired_swap_interval()));
+        PresentInfo info = r.info();
+        if (!cfg_.report_displayed) info.displayed = {};
+        for (int k = 0; k < r.reports; ++k) fp_.report_present(info);
+        if (counting_) record(r, input, stepped);
+        prev_begin_ = r.begin_ns;
+        prev_shown_ = r.displayed_ns;
+    }
+
+    void record(const PresentResult& r, std::int64_t input, bool stepped) {
+        latency_.push_back(static_cast<double>(r.displayed_ns - input) / 1e6);
+        if (prev_begin_ != 0)
+            interval_err_.push_back(std::fabs(static_cast<double>(r.begin_ns - prev_begin_) - period_ns_) / 1e6);
+        const bool is_late = prev_shown_ != 0 && static_cast<double>(r.displayed_ns - prev_shown_) > 1.5 * period_ns_;
+        late_ += is_late ? 1 : 0;
+        if (stepped) late_after_step_.push_back(is_late ? 1 : 0);
+    }
+
+    LatencySimResult figures() {
+        LatencySimResult res;
+        res.sync = sync_;
+        res.frames = latency_.size();
+        res.latency_p50_ms = pct(latency_, 0.5);
+        res.latency_p99_ms = pct(latency_, 0.99);
+        res.pacer_latency_p50_ms = pct(pacer_latency_, 0.5);
+        res.late = late_;
+        res.late_share = res.frames ? static_cast<double>(late_) / static_cast<double>(res.frames) : 0.0;
+        res.present_interval_p99_error_ms = pct(interval_err_, 0.99);
+        const double wall = static_cast<double>(os_.now_ns() - wall0_);
+        res.cpu_share = wall > 0 ? static_cast<double>(os_.cpu_times().thread_ns - cpu0_) / wall : 0.0;
+        if (step_at_ >= 0) res.recovery_frames = recovery_frames(late_after_step_, cfg_.max_late_share);
+        return res;
+    }
+
+    const LatencySimConfig& cfg_;
+    const SyncMode sync_;
+    SimulatedOs os_;
+    SimulatedDisplay display_;
+    FramePacer fp_;
+    const std::size_t max_frames_;
+    const std::vector<double> trace_;
+    const std::int64_t t0_, end_, warm_, step_at_;
+    const double period_ns_;
+
+    std::vector<double> latency_, interval_err_, pacer_latency_;
+    std::vector<char> late_after_step_;
+    std::size_t late_ = 0;
+    std::int64_t prev_begin_ = 0, prev_shown_ = 0, cpu0_ = 0, wall0_ = 0;
+    bool counting_ = false;  // after the warm-up
+};
+
+}  // namespace
+
+LatencySimResult run_latency_sim(const LatencySimConfig& cfg, SyncMode sync) { return LatencyRun(cfg, sync).run(); }
 
 }  // namespace pacer::tools

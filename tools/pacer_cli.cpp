@@ -25,8 +25,10 @@ int usage(FILE* to) {
                  "  compare          interleaved pacing comparison: sleep, spin, preciseSleep, hybrid\n"
                  "  simulate         relative-error heatmap of the waiter on the virtual-time OS model\n"
                  "  simulate latency input latency of the sync modes on a simulated vsync display\n"
-                 "  simulate display display lock and cadence against today's pacing, simulated\n"
+                 "  simulate display display-aware pacing against the fixed grid without display lock\n"
                  "  run              a paced loop without a window, optionally captured\n"
+                 "  display          the current display's clock through X11 Present, wp_presentation or\n"
+                 "                   the swap, as the pacer's display fit sees it; present at a time\n"
                  "  version          print the version\n");
     return to == stdout ? 0 : 2;
 }
@@ -125,6 +127,7 @@ int main(int argc, char** argv) {
     if (cmd == "compare") return compare_main(n, rest, "pacer compare");
     if (cmd == "simulate") return simulate_main(n, rest);
     if (cmd == "run") return run_main(n, rest);
+    if (cmd == "display") return display_main(n, rest);
     if (cmd == "version" || cmd == "--version") {
         std::printf("pacer %s\n", pacer::kVersion);
         return 0;

@@ -4,7 +4,6 @@
 // mean, stddev, min, p50, p99, max of the real duration, and the calling thread's CPU %.
 // Total time is bounded by --budget: cells that would not fit are skipped and listed as such.
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -120,17 +119,17 @@ Status parse_primitives(std::string_view v, std::vector<const Primitive*>* out) 
     return {};
 }
 
-}  // namespace
-
-int probe_main(int argc, char** argv) {
-    pacer::set_log_function(nullptr);
+struct ProbeOptions {
     std::vector<const Primitive*> prims;
-    (void)parse_primitives("all", &prims);
-    std::vector<double> times;
+    std::vector<double> times;  // empty: 0, then decades up to max_ms
     std::vector<int> loads{0};
     double max_ms = 100, budget = 60;
     long long iterations = 20;
     std::string csv_path;
+};
+
+cli::Parser probe_parser(ProbeOptions* o) {
+    (void)parse_primitives("all", &o->prims);
     cli::Parser opts("pacer probe", "",
                      "Times this machine's waits: for each primitive, requested time and number of busy\n"
                      "threads, N calls; prints mean, stddev, min, p50, p99, max of the real time (us) and the\n"
@@ -138,126 +137,166 @@ int probe_main(int argc, char** argv) {
     std::string names;
     for (const Primitive& prim : kPrimitives) names += std::string(" ") + prim.name;
     opts.custom("--primitives", "all|NAME,...", "comma list of:" + names,
-                [&prims](std::string_view v) { return parse_primitives(v, &prims); })
+                [o](std::string_view v) { return parse_primitives(v, &o->prims); })
         .default_text = "all";
-    opts.list("--times-ns", "LIST", "requested times in ns", &times, 0.0, 1e9).default_text =
+    opts.list("--times-ns", "LIST", "requested times in ns", &o->times, 0.0, 1e9).default_text =
         "0, then 1 ns, 10 ns, ... up to --max-ms";
     opts.number("--max-ms", "MS",
                 "largest requested time of the default grid (1000 reaches 1 s,\n"
                 "raise --budget to let those cells run)",
-                &max_ms, 1e-6, 1000.0);
-    opts.number("--iterations", "N", "calls per cell", &iterations, 1LL, 100000LL);
-    opts.list("--load", "LIST", "numbers of busy background threads", &loads, 0, 64);
+                &o->max_ms, 1e-6, 1000.0);
+    opts.number("--iterations", "N", "calls per cell", &o->iterations, 1LL, 100000LL);
+    opts.list("--load", "LIST", "numbers of busy background threads", &o->loads, 0, 64);
     opts.number("--budget", "S",
                 "bound on the total run time in s; cells whose expected time does\n"
                 "not fit are skipped and marked",
-                &budget, 0.1, 86400.0);
-    opts.text("--csv", "FILE", "also write one row per cell to FILE", &csv_path);
+                &o->budget, 0.1, 86400.0);
+    opts.text("--csv", "FILE", "also write one row per cell to FILE", &o->csv_path);
+    return opts;
+}
+
+// "0 ns", "10 us", "1 ms".
+std::string time_label(std::int64_t req) {
+    char label[32];
+    if (req >= 1'000'000) std::snprintf(label, sizeof label, "%g ms", static_cast<double>(req) / 1e6);
+    else if (req >= 1000) std::snprintf(label, sizeof label, "%g us", static_cast<double>(req) / 1e3);
+    else std::snprintf(label, sizeof label, "%lld ns", static_cast<long long>(req));
+    return label;
+}
+
+struct CellStats {
+    double mean = 0, sd = 0, min = 0, p50 = 0, p99 = 0, max = 0;  // us
+    double cpu = 0;                                                // %, NaN: too short to account
+};
+
+// `iterations` timed calls of one primitive for req ns.
+CellStats measure(const Primitive& p, std::int64_t req, long long iterations) {
+    std::vector<double> us(static_cast<std::size_t>(iterations));
+    const CpuTimes c0 = sys().cpu_times();
+    const std::int64_t w0 = sys().now_ns();
+    for (auto& x : us) {
+        const std::int64_t s = sys().now_ns();
+        p.wait(req);
+        x = static_cast<double>(sys().now_ns() - s) / 1e3;
+    }
+    const std::int64_t wall = sys().now_ns() - w0;
+    const CpuTimes c1 = sys().cpu_times();
+    CellStats c;
+    // Thread CPU time is only meaningful over a stretch well above its accounting
+    // granularity: below 1 ms of wall time per cell the CPU % is not shown (NaN).
+    c.cpu = c0.thread_ns >= 0 && wall >= 1'000'000
+                ? std::min(100.0, 100.0 * static_cast<double>(c1.thread_ns - c0.thread_ns) / static_cast<double>(wall))
+                : std::nan("");
+    double sum = 0, ss = 0;
+    for (double x : us) sum += x;
+    c.mean = sum / static_cast<double>(us.size());
+    for (double x : us) ss += (x - c.mean) * (x - c.mean);
+    c.sd = std::sqrt(ss / static_cast<double>(us.size()));
+    std::sort(us.begin(), us.end());
+    c.min = us.front();
+    c.p50 = percentile_sorted(us, 0.5);
+    c.p99 = percentile_sorted(us, 0.99);
+    c.max = us.back();
+    return c;
+}
+
+// The whole run: every load x primitive x time, within the budget, to stdout and the CSV.
+class ProbeRun {
+public:
+    ProbeRun(const ProbeOptions& o, std::FILE* csv)
+        : o_(o),
+          csv_(csv),
+          cells_(o.prims.size() * o.times.size() * o.loads.size()),
+          t_start_(sys().now_ns()),
+          deadline_(t_start_ + static_cast<std::int64_t>(o.budget * 1e9)) {}
+
+    void run() {
+        std::printf("pacer probe: %lld calls per cell, %u hardware threads, budget %.1f s\n", o_.iterations,
+                    std::thread::hardware_concurrency(), o_.budget);
+        PacingScope scope;  // the hybrid waits and the absolute sleeps get the lowered timer slack
+        for (int load : o_.loads) {
+            const BusyLoad busy(load);
+            std::printf("\n%d busy thread%s\n| primitive | requested | mean us | stddev us | min us | p50 us | "
+                        "p99 us | max us | CPU %% |\n|---|---|---|---|---|---|---|---|---|\n",
+                        load, load == 1 ? "" : "s");
+            for (const Primitive* p : o_.prims)
+                for (double t : o_.times) cell(*p, load, static_cast<std::int64_t>(t));
+        }
+        if (tty_) std::fprintf(stderr, "\r%*s\r", 50, "");
+        std::printf("\n%zu of %zu cells measured in %.1f s%s\n", cells_ - skipped_, cells_,
+                    static_cast<double>(sys().now_ns() - t_start_) / 1e9,
+                    skipped_ ? " (raise --budget or lower --max-ms / --iterations for the rest)" : "");
+    }
+
+private:
+    void cell(const Primitive& p, int load, std::int64_t req) {
+        ++done_;
+        // Expected cost: the request plus ~1 ms of OS slack per call, to stay in budget.
+        const double expect = static_cast<double>(o_.iterations) * (static_cast<double>(req) + 1e6);
+        const std::string label = time_label(req);
+        if (static_cast<double>(sys().now_ns()) + expect > static_cast<double>(deadline_)) {
+            ++skipped_;
+            std::printf("| %s | %s | skipped: over the --budget |||||||\n", p.name, label.c_str());
+            return;
+        }
+        const CellStats c = measure(p, req, o_.iterations);
+        std::printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", p.name, label.c_str(), c.mean,
+                    c.sd, c.min, c.p50, c.p99, c.max, c.cpu);
+        if (csv_)
+            std::fprintf(csv_, "%s,%d,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f\n", p.name, load,
+                         static_cast<long long>(req), o_.iterations, c.mean, c.sd, c.min, c.p50, c.p99, c.max, c.cpu);
+        if (tty_) {
+            const int width = 30;
+            const int fill = static_cast<int>(width * done_ / cells_);
+            std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu", fill, "##############################", width - fill, "",
+                         done_, cells_);
+        }
+        std::fflush(stdout);
+    }
+
+    const ProbeOptions& o_;
+    std::FILE* const csv_;
+#if defined(__linux__) || defined(__APPLE__)
+    const bool tty_ = isatty(fileno(stderr)) != 0;  // progress bar only on a terminal
+#else
+    const bool tty_ = false;
+#endif
+    const std::size_t cells_;
+    std::size_t done_ = 0, skipped_ = 0;
+    const std::int64_t t_start_, deadline_;
+};
+
+}  // namespace
+
+int probe_main(int argc, char** argv) {
+    pacer::set_log_function(nullptr);
+    ProbeOptions o;
+    const cli::Parser opts = probe_parser(&o);
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
-    if (times.empty()) {
-        times = {0};  // then decades: 1 ns, 10 ns, ... up to --max-ms
-        for (double t = 1; t <= max_ms * 1e6 + 0.5; t *= 10) times.push_back(t);
+    if (o.times.empty()) {
+        o.times = {0};  // then decades: 1 ns, 10 ns, ... up to --max-ms
+        for (double t = 1; t <= o.max_ms * 1e6 + 0.5; t *= 10) o.times.push_back(t);
     }
     std::FILE* csv = nullptr;
-    if (!csv_path.empty()) {
-        csv = std::fopen(csv_path.c_str(), "w");
+    if (!o.csv_path.empty()) {
+        csv = std::fopen(o.csv_path.c_str(), "w");
         if (!csv) {
-            std::fprintf(stderr, "pacer probe: cannot write %s: %s\n", csv_path.c_str(), std::strerror(errno));
+            std::fprintf(stderr, "pacer probe: cannot write %s: %s\n", o.csv_path.c_str(), std::strerror(errno));
             return 1;
         }
-        std::fprintf(csv, "primitive,busy_threads,requested_ns,iterations,mean_us,stddev_us,min_us,p50_us,p99_us,max_us,cpu_pct\n");
+        std::fprintf(csv, "primitive,busy_threads,requested_ns,iterations,mean_us,stddev_us,min_us,p50_us,p99_us,"
+                          "max_us,cpu_pct\n");
     }
 #if defined(__linux__)
     g_tfd = timerfd_create(CLOCK_MONOTONIC, 0);
 #endif
-#if defined(__linux__) || defined(__APPLE__)
-    const bool tty = isatty(fileno(stderr)) != 0;  // progress bar only on a terminal
-#else
-    const bool tty = false;
-#endif
-    const std::size_t cells = prims.size() * times.size() * loads.size();
-    std::size_t done = 0, skipped = 0;
-    const std::int64_t t_start = sys().now_ns();
-    const auto deadline = t_start + static_cast<std::int64_t>(budget * 1e9);
-    std::printf("pacer probe: %lld calls per cell, %u hardware threads, budget %.1f s\n", iterations,
-                std::thread::hardware_concurrency(), budget);
-    PacingScope scope;  // the hybrid waits and the absolute sleeps get the lowered timer slack
-    for (int load : loads) {
-        std::atomic<bool> stop{false};
-        std::vector<std::thread> busy;
-        for (int b = 0; b < load; ++b)
-            busy.emplace_back([&stop] {
-                volatile std::uint64_t x = 0;
-                while (!stop.load(std::memory_order_relaxed)) x = x + 1;
-            });
-        std::printf("\n%d busy thread%s\n| primitive | requested | mean us | stddev us | min us | p50 us | p99 us | max us | CPU %% |\n"
-                    "|---|---|---|---|---|---|---|---|---|\n",
-                    load, load == 1 ? "" : "s");
-        for (const Primitive* p : prims) {
-            for (double t : times) {
-                ++done;
-                const auto req = static_cast<std::int64_t>(t);
-                // Expected cost: the request plus ~1 ms of OS slack per call, to stay in budget.
-                const double expect = static_cast<double>(iterations) * (static_cast<double>(req) + 1e6);
-                char label[32];
-                if (req >= 1'000'000) std::snprintf(label, sizeof label, "%g ms", static_cast<double>(req) / 1e6);
-                else if (req >= 1000) std::snprintf(label, sizeof label, "%g us", static_cast<double>(req) / 1e3);
-                else std::snprintf(label, sizeof label, "%lld ns", static_cast<long long>(req));
-                if (static_cast<double>(sys().now_ns()) + expect > static_cast<double>(deadline)) {
-                    ++skipped;
-                    std::printf("| %s | %s | skipped: over the --budget |||||||\n", p->name, label);
-                    continue;
-                }
-                std::vector<double> us(static_cast<std::size_t>(iterations));
-                const CpuTimes c0 = sys().cpu_times();
-                const std::int64_t w0 = sys().now_ns();
-                for (auto& x : us) {
-                    const std::int64_t s = sys().now_ns();
-                    p->wait(req);
-                    x = static_cast<double>(sys().now_ns() - s) / 1e3;
-                }
-                const std::int64_t wall = sys().now_ns() - w0;
-                const CpuTimes c1 = sys().cpu_times();
-                // Thread CPU time is only meaningful over a stretch well above its accounting
-                // granularity: below 1 ms of wall time per cell the CPU % is not shown (NaN).
-                const double cpu = c0.thread_ns >= 0 && wall >= 1'000'000
-                                       ? std::min(100.0, 100.0 * static_cast<double>(c1.thread_ns - c0.thread_ns) /
-                                                             static_cast<double>(wall))
-                                       : std::nan("");
-                double sum = 0, ss = 0;
-                for (double x : us) sum += x;
-                const double mean = sum / static_cast<double>(us.size());
-                for (double x : us) ss += (x - mean) * (x - mean);
-                const double sd = std::sqrt(ss / static_cast<double>(us.size()));
-                std::sort(us.begin(), us.end());
-                std::printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", p->name, label, mean, sd,
-                            us.front(), percentile_sorted(us, 0.5), percentile_sorted(us, 0.99), us.back(), cpu);
-                if (csv)
-                    std::fprintf(csv, "%s,%d,%lld,%lld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.2f\n", p->name,
-                                 load, static_cast<long long>(req), iterations, mean, sd, us.front(),
-                                 percentile_sorted(us, 0.5), percentile_sorted(us, 0.99), us.back(), cpu);
-                if (tty) {
-                    const int width = 30;
-                    const int fill = static_cast<int>(width * done / cells);
-                    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu", fill, "##############################", width - fill, "",
-                                 done, cells);
-                }
-                std::fflush(stdout);
-            }
-        }
-        stop = true;
-        for (auto& th : busy) th.join();
-    }
-    if (tty) std::fprintf(stderr, "\r%*s\r", 50, "");
-    std::printf("\n%zu of %zu cells measured in %.1f s%s\n", cells - skipped, cells,
-                static_cast<double>(sys().now_ns() - t_start) / 1e9,
-                skipped ? " (raise --budget or lower --max-ms / --iterations for the rest)" : "");
+    ProbeRun(o, csv).run();
 #if defined(__linux__)
     if (g_tfd >= 0) close(g_tfd);
 #endif
     if (csv && std::fclose(csv) != 0) {
-        std::fprintf(stderr, "pacer probe: cannot write %s\n", csv_path.c_str());
+        std::fprintf(stderr, "pacer probe: cannot write %s\n", o.csv_path.c_str());
         return 1;
     }
     return 0;

@@ -17,55 +17,42 @@ void busy_for(TimeSource& ts, std::int64_t ns) {
     }
 }
 
-}  // namespace
-
-int run_main(int argc, char** argv) {
-    pacer::set_log_function(nullptr);  // the summary below says what the log would
+struct RunOptions {
     PacerConfig cfg;
     double seconds = 5, work_ms = 0;
     long long frames = -1;  // -1: from --seconds
     std::string capture, app = "pacer-run";
+};
+
+cli::Parser run_parser(RunOptions* o) {
     cli::Parser opts("pacer run", "",
                      "Paces a loop on this machine without a window (busy work per frame, then wait()) and prints\n"
                      "the pacer's statistics; with --capture, writes a PresentMon-compatible capture and its\n"
                      "-stats.csv sidecar (pacer/capture.hpp).");
-    opts.number("--hz", "HZ", "target rate", &cfg.target_hz, cli::kNoLow, cli::kNoHigh, check_rate)
+    opts.number("--hz", "HZ", "target rate", &o->cfg.target_hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = rate_range();
     // Headless there is no swap to pace by: vsync and auto have nothing to measure.
-    opts.choice("--mode", "wait mode", &cfg.mode,
+    opts.choice("--mode", "wait mode", &o->cfg.mode,
                 cli::names_of(pacer::kWaitModeNames, {WaitMode::sleep, WaitMode::spin, WaitMode::hybrid}));
-    opts.choice("--late-policy", "what a late frame does", &cfg.late_policy,
+    opts.choice("--late-policy", "what a late frame does", &o->cfg.late_policy,
                 cli::names_of(pacer::kLatePolicyNames));
-    opts.choice("--cadence", "cadence governor (pacer/cadence.hpp)", &cfg.cadence,
+    opts.choice("--cadence", "cadence governor (pacer/cadence.hpp)", &o->cfg.cadence,
                 cli::names_of(pacer::kCadenceModeNames));
-    opts.number("--seconds", "S", "run time", &seconds, 0.01, 86400.0);
-    opts.number("--frames", "N", "run this many frames instead", &frames, 1LL, 1'000'000'000LL).default_text.clear();
-    opts.number("--work-ms", "MS", "busy work per frame", &work_ms, 0.0, 1000.0);
-    opts.text("--capture", "FILE", "capture file (created or truncated)", &capture);
-    opts.text("--app", "NAME", "Application column of the capture", &app);
-    const cli::Parsed parsed = opts.parse(argc, argv);
-    if (parsed.stopped()) return cli::stop(opts, parsed.status);
-    if (Status st = validate(cfg); !st) return cli::stop(opts, st);
-    if (frames < 0) frames = std::max(1LL, static_cast<long long>(seconds * cfg.target_hz));
+    opts.number("--seconds", "S", "run time", &o->seconds, 0.01, 86400.0);
+    opts.number("--frames", "N", "run this many frames instead", &o->frames, 1LL, 1'000'000'000LL)
+        .default_text.clear();
+    opts.number("--work-ms", "MS", "busy work per frame", &o->work_ms, 0.0, 1000.0);
+    opts.text("--capture", "FILE", "capture file (created or truncated)", &o->capture);
+    opts.text("--app", "NAME", "Application column of the capture", &o->app);
+    return opts;
+}
 
-    FramePacer pacer(cfg);
-    FrameStats stats(std::min<long long>(frames, 1 << 20));
-    CaptureWriter cap;
-    if (!capture.empty()) {
-        CaptureOptions co;
-        co.application = app;
-        co.config = cfg;
-        co.notes = "pacer run, work " + std::to_string(work_ms) + " ms/frame";
-        if (Status st = cap.open(capture, co); !st) {
-            std::fprintf(stderr, "pacer run: %s\n", st.message().c_str());
-            return 1;
-        }
-    }
-    CpuMeter cpu;
+// `frames` frames of busy work then wait(), each added to the statistics and the capture.
+void pace(const RunOptions& o, FramePacer& pacer, FrameStats& stats, CaptureWriter& cap) {
     TimeSource& ts = system_time_source();
-    const auto work_ns = static_cast<std::int64_t>(work_ms * 1e6);
+    const auto work_ns = static_cast<std::int64_t>(o.work_ms * 1e6);
     bool reported = false;
-    for (long long k = 0; k < frames; ++k) {
+    for (long long k = 0; k < o.frames; ++k) {
         const FrameTiming t = pacer.wait();
         stats.add(t);
         cap.add(t);
@@ -75,29 +62,60 @@ int run_main(int argc, char** argv) {
         }
         busy_for(ts, work_ns);
     }
-    const CpuUsage u = cpu.sample();
+}
+
+void print_summary(const RunOptions& o, FramePacer& pacer, const FrameStats& stats, const CpuUsage& u) {
+    const PacerConfig& cfg = o.cfg;
     const StatsSummary s = stats.summarize();
-    std::printf("pacer run: %lld frames at %g Hz, mode %s, late policy %s, sleep primitive %s\n", frames,
-                cfg.target_hz, to_string(cfg.mode), to_string(cfg.late_policy), ts.sleep_primitive());
+    std::printf("pacer run: %lld frames at %g Hz, mode %s, late policy %s, sleep primitive %s\n", o.frames,
+                cfg.target_hz, to_string(cfg.mode), to_string(cfg.late_policy),
+                system_time_source().sleep_primitive());
     std::printf("average FPS %.2f, frame time p50 %.3f ms p99 %.3f ms max %.3f ms, lateness p99 %.1f us, "
                 "missed %zu, 1%% low %.2f FPS, thread CPU %.1f %%\n",
                 s.avg_fps, s.interval_ms.p50, s.interval_ms.p99, s.interval_ms.max, s.lateness_ms.p99 * 1000,
                 s.missed, s.low1_fps, u.thread_pct);
     if (cfg.cadence == CadenceMode::automatic) {
-        const CadenceStatus& c = pacer.cadence_status();
+        const CadenceStatus& c = pacer.status().cadence;
         std::printf("cadence %u at the end (%g Hz; switches %llu; frame cost p90 %.3f ms): %s\n", c.divisor, c.hz,
                     static_cast<unsigned long long>(c.switches), static_cast<double>(c.cost.count()) / 1e6, c.reason);
     }
-    if (!capture.empty()) {
-        const Status st = cap.close();
-        if (!st) {
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv) {
+    pacer::set_log_function(nullptr);  // the summary below says what the log would
+    RunOptions o;
+    const cli::Parser opts = run_parser(&o);
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+    if (Status st = validate(o.cfg); !st) return cli::stop(opts, st);
+    if (o.frames < 0) o.frames = std::max(1LL, static_cast<long long>(o.seconds * o.cfg.target_hz));
+
+    FramePacer pacer(o.cfg);
+    FrameStats stats(std::min<long long>(o.frames, 1 << 20));
+    CaptureWriter cap;
+    if (!o.capture.empty()) {
+        CaptureOptions co;
+        co.application = o.app;
+        co.config = o.cfg;
+        co.notes = "pacer run, work " + std::to_string(o.work_ms) + " ms/frame";
+        if (Status st = cap.open(o.capture, co); !st) {
             std::fprintf(stderr, "pacer run: %s\n", st.message().c_str());
             return 1;
         }
-        // The first frame has no frame time, hence no row.
-        std::printf("capture: %s (%llu rows), summary %s\n", capture.c_str(),
-                    static_cast<unsigned long long>(cap.rows_written()), CaptureWriter::stats_path(capture).c_str());
     }
+    CpuMeter cpu;
+    pace(o, pacer, stats, cap);
+    print_summary(o, pacer, stats, cpu.sample());
+    if (o.capture.empty()) return 0;
+    if (const Status st = cap.close(); !st) {
+        std::fprintf(stderr, "pacer run: %s\n", st.message().c_str());
+        return 1;
+    }
+    // The first frame has no frame time, hence no row.
+    std::printf("capture: %s (%llu rows), summary %s\n", o.capture.c_str(),
+                static_cast<unsigned long long>(cap.rows_written()), CaptureWriter::stats_path(o.capture).c_str());
     return 0;
 }
 

@@ -70,15 +70,18 @@ std::string json_number(double x) {
     return b;
 }
 
-}  // namespace
-
-int simulate_latency_main(int argc, char** argv) {
-    pacer::set_log_function(nullptr);  // the sim's warnings (vsync not shown to the detector) are noise here
+// The command line: the simulation's settings and what is printed about them.
+struct LatencyOptions {
     LatencySimConfig cfg;
-    std::string work_text = "lognormal:4,0.5", replay;
-    double step_at = -1;
+    std::string work_text = "lognormal:4,0.5";  // as given, for the heading
+    std::string replay;                         // --work replay:FILE
+    double step_at = -1;                        // < 0: no step
     long long seed = 1;
     bool json = false;
+};
+
+cli::Parser latency_parser(LatencyOptions* o) {
+    LatencySimConfig& cfg = o->cfg;
     cli::Parser opts("pacer simulate latency", "",
                      "Runs frame_start, present and just_in_time sync on the same seeded work trace in virtual\n"
                      "time: a Linux-like OS model (50 us timer slack, wake-up noise, rare preemptions) and a\n"
@@ -90,62 +93,68 @@ int simulate_latency_main(int argc, char** argv) {
     opts.custom("--work", "lognormal:MEAN_MS,SIGMA|const:MS|replay:FILE.csv",
                 "per-frame work: lognormal with this mean and log-sigma, constant, or the CPU-busy column of a "
                 "capture (MsCPUBusy / PresentMon 2.x CPUBusy, repeated)",
-                [&](std::string_view v) {
-                    work_text = std::string(v);
-                    return parse_work(v, &cfg.work, &replay);
+                [o](std::string_view v) {
+                    o->work_text = std::string(v);
+                    return parse_work(v, &o->cfg.work, &o->replay);
                 })
         .default_text = "lognormal:4,0.5";
-    opts.number("--step-at-s", "T", "multiply the work by --step-factor from T seconds on", &step_at, 0.0, 3600.0)
+    opts.number("--step-at-s", "T", "multiply the work by --step-factor from T seconds on", &o->step_at, 0.0, 3600.0)
         .default_text = "no step";
     opts.number("--step-factor", "F", "work multiplier of the step", &cfg.step_factor, 0.1, 10.0);
     opts.number("--max-late-share", "B", "just_in_time's budget of late frames", &cfg.max_late_share, 0.001, 0.5);
     opts.number("--seconds", "S", "virtual time per sync mode", &cfg.seconds, 2.0, 3600.0);
-    opts.number("--seed", "N", "seed of the work trace and the OS model", &seed, 0LL, 1LL << 53);
-    opts.flag("--json", "print JSON (one object per sync mode) instead of the table", &json);
-    const cli::Parsed parsed = opts.parse(argc, argv);
-    if (parsed.stopped()) return cli::stop(opts, parsed.status);
-    if (step_at >= cfg.seconds) {
-        std::fprintf(stderr, "pacer simulate latency: --step-at-s = %g: must be below --seconds (%g)\n", step_at,
-                     cfg.seconds);
+    opts.number("--seed", "N", "seed of the work trace and the OS model", &o->seed, 0LL, 1LL << 53);
+    opts.flag("--json", "print JSON (one object per sync mode) instead of the table", &o->json);
+    return opts;
+}
+
+// The checks after parsing and the replayed work: 0 when the run can start, else the exit code.
+int finish_options(LatencyOptions* o) {
+    if (o->step_at >= o->cfg.seconds) {
+        std::fprintf(stderr, "pacer simulate latency: --step-at-s = %g: must be below --seconds (%g)\n", o->step_at,
+                     o->cfg.seconds);
         return 2;
     }
-    if (!replay.empty()) {
-        if (Status s = read_replay(replay, &cfg.work.replay_ms); !s) {
+    if (!o->replay.empty()) {
+        if (Status s = read_replay(o->replay, &o->cfg.work.replay_ms); !s) {
             std::fprintf(stderr, "pacer simulate latency: %s\n", s.message().c_str());
             return 1;
         }
     }
-    cfg.step_at_s = step_at;
-    cfg.seed = static_cast<std::uint64_t>(seed);
-    const double q = work_quantile_ms(cfg.work, 1.0 - cfg.max_late_share);
-    const SyncMode modes[] = {SyncMode::frame_start, SyncMode::present, SyncMode::just_in_time};
-    std::vector<LatencySimResult> rs;
-    for (SyncMode m : modes) rs.push_back(run_latency_sim(cfg, m));
+    o->cfg.step_at_s = o->step_at;
+    o->cfg.seed = static_cast<std::uint64_t>(o->seed);
+    return 0;
+}
 
-    if (json) {
-        std::printf("{\n  \"hz\": %s, \"work\": \"%s\", \"work_quantile_ms\": %s, \"max_late_share\": %s,\n"
-                    "  \"seconds\": %s, \"seed\": %lld, \"step_at_s\": %s, \"step_factor\": %s",
-                    json_number(cfg.hz).c_str(), replay.empty() ? work_text.c_str() : "replay",
-                    json_number(q).c_str(), json_number(cfg.max_late_share).c_str(), json_number(cfg.seconds).c_str(),
-                    seed, step_at >= 0 ? json_number(step_at).c_str() : "null", json_number(cfg.step_factor).c_str());
-        for (const LatencySimResult& r : rs) {
-            std::printf(",\n  \"%s\": {\"frames\": %zu, \"latency_p50_ms\": %s, \"latency_p99_ms\": %s, "
-                        "\"late_share\": %s, \"present_interval_p99_error_ms\": %s, \"cpu_share\": %s",
-                        to_string(r.sync), r.frames, json_number(r.latency_p50_ms).c_str(),
-                        json_number(r.latency_p99_ms).c_str(), json_number(r.late_share).c_str(),
-                        json_number(r.present_interval_p99_error_ms).c_str(), json_number(r.cpu_share).c_str());
-            if (r.sync == SyncMode::just_in_time)
-                std::printf(", \"recovery_frames\": %s",
-                            r.recovery_frames ? std::to_string(*r.recovery_frames).c_str() : "null");
-            std::printf("}");
-        }
-        std::printf("\n}\n");
-        return 0;
+// q: the work quantile the late budget allows.
+void print_json(const LatencyOptions& o, double q, const std::vector<LatencySimResult>& rs) {
+    const LatencySimConfig& cfg = o.cfg;
+    std::printf("{\n  \"hz\": %s, \"work\": \"%s\", \"work_quantile_ms\": %s, \"max_late_share\": %s,\n"
+                "  \"seconds\": %s, \"seed\": %lld, \"step_at_s\": %s, \"step_factor\": %s",
+                json_number(cfg.hz).c_str(), o.replay.empty() ? o.work_text.c_str() : "replay",
+                json_number(q).c_str(), json_number(cfg.max_late_share).c_str(), json_number(cfg.seconds).c_str(),
+                o.seed, o.step_at >= 0 ? json_number(o.step_at).c_str() : "null",
+                json_number(cfg.step_factor).c_str());
+    for (const LatencySimResult& r : rs) {
+        std::printf(",\n  \"%s\": {\"frames\": %zu, \"latency_p50_ms\": %s, \"latency_p99_ms\": %s, "
+                    "\"late_share\": %s, \"present_interval_p99_error_ms\": %s, \"cpu_share\": %s",
+                    to_string(r.sync), r.frames, json_number(r.latency_p50_ms).c_str(),
+                    json_number(r.latency_p99_ms).c_str(), json_number(r.late_share).c_str(),
+                    json_number(r.present_interval_p99_error_ms).c_str(), json_number(r.cpu_share).c_str());
+        if (r.sync == SyncMode::just_in_time)
+            std::printf(", \"recovery_frames\": %s",
+                        r.recovery_frames ? std::to_string(*r.recovery_frames).c_str() : "null");
+        std::printf("}");
     }
+    std::printf("\n}\n");
+}
+
+void print_table(const LatencyOptions& o, double q, const std::vector<LatencySimResult>& rs) {
+    const LatencySimConfig& cfg = o.cfg;
     std::printf("pacer simulate latency: %g Hz vsync display, work %s (%.0f %% quantile %.2f ms), %g s, seed %lld\n",
-                cfg.hz, replay.empty() ? work_text.c_str() : ("replay of " + replay).c_str(),
-                100.0 * (1.0 - cfg.max_late_share), q, cfg.seconds, seed);
-    if (step_at >= 0) std::printf("work x %g from %g s on\n", cfg.step_factor, step_at);
+                cfg.hz, o.replay.empty() ? o.work_text.c_str() : ("replay of " + o.replay).c_str(),
+                100.0 * (1.0 - cfg.max_late_share), q, cfg.seconds, o.seed);
+    if (o.step_at >= 0) std::printf("work x %g from %g s on\n", cfg.step_factor, o.step_at);
     std::printf("\n%-13s %7s %9s %9s %8s %16s %7s %9s\n", "sync", "frames", "lat p50", "lat p99", "late",
                 "present p99 err", "CPU", "recovery");
     for (const LatencySimResult& r : rs) {
@@ -157,6 +166,26 @@ int simulate_latency_main(int argc, char** argv) {
     }
     std::printf("\nlate budget %.2f %% of %zu frames: at most %.0f late (binomial 95 %%)\n", 100.0 * cfg.max_late_share,
                 rs.back().frames, std::floor(late_bound(rs.back().frames, cfg.max_late_share)));
+}
+
+}  // namespace
+
+int simulate_latency_main(int argc, char** argv) {
+    pacer::set_log_function(nullptr);  // the sim's warnings (vsync not shown to the detector) are noise here
+    LatencyOptions o;
+    const cli::Parser opts = latency_parser(&o);
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+    if (const int code = finish_options(&o); code != 0) return code;
+
+    const double q = work_quantile_ms(o.cfg.work, 1.0 - o.cfg.max_late_share);
+    std::vector<LatencySimResult> rs;
+    for (SyncMode m : {SyncMode::frame_start, SyncMode::present, SyncMode::just_in_time})
+        rs.push_back(run_latency_sim(o.cfg, m));
+    if (o.json)
+        print_json(o, q, rs);
+    else
+        print_table(o, q, rs);
     return 0;
 }
 

@@ -3,7 +3,11 @@
 // output, 2 bad options.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cli_options.hpp"
 #include "pacer/frame_pacer.hpp"
@@ -17,6 +21,7 @@ int simulate_main(int argc, char** argv);
 int simulate_latency_main(int argc, char** argv);  // `pacer simulate latency`
 int simulate_display_main(int argc, char** argv);  // `pacer simulate display`
 int run_main(int argc, char** argv);
+int display_main(int argc, char** argv);  // display_cmd.cpp
 int report_main(int argc, char** argv);  // report.cpp
 
 // A target rate as the library accepts it (validate), for the tools' --hz.
@@ -26,5 +31,28 @@ inline Status check_rate(double hz) {
     return validate(c);
 }
 inline std::string rate_range() { return "in (0, " + cli::format_number(kMaxTargetHz) + "]"; }
+
+// Background threads that spin at 100 % while the object lives: the load of "Quantifying The
+// Accuracy Of Sleep", for probe's and compare's --load.
+class BusyLoad {
+public:
+    explicit BusyLoad(int threads) {
+        for (int b = 0; b < threads; ++b)
+            threads_.emplace_back([this] {
+                volatile std::uint64_t x = 0;
+                while (!stop_.load(std::memory_order_relaxed)) x = x + 1;
+            });
+    }
+    ~BusyLoad() {
+        stop_ = true;
+        for (std::thread& t : threads_) t.join();
+    }
+    BusyLoad(const BusyLoad&) = delete;
+    BusyLoad& operator=(const BusyLoad&) = delete;
+
+private:
+    std::atomic<bool> stop_{false};
+    std::vector<std::thread> threads_;
+};
 
 }  // namespace pacer::tools

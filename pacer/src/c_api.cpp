@@ -1,105 +1,73 @@
-// The C API (pacer/pacer.h): each function translates its arguments, calls the C++ API and turns
-// every failure, exceptions included, into a return code and the thread's last error. No
-// exception may unwind into a C caller: that is undefined behaviour, in practice a crash.
-#include "pacer/pacer.h"
-
+// The C API (pacer/pacer.h): the pacer, its settings and status, the clock, sleeps, version and
+// log. Each function translates its arguments, calls the C++ API and turns every failure,
+// exceptions included, into a return code and the thread's last error (c_api_common.cpp).
+// Captures are in c_api_capture.cpp, statistics in c_api_stats.cpp.
 #include <cstdio>
-#include <cstring>
-#include <exception>
 #include <mutex>
-#include <new>
 
-#include "pacer/frame_pacer.hpp"
+#include "c_api_internal.hpp"
 #include "pacer/log.hpp"
+#include "pacer/version.hpp"
 #include "pacer/waiter.hpp"
 
-// The C enums are the C++ enums' values: conversions are plain casts, checked here once.
-static_assert(PACER_MODE_SLEEP == static_cast<int>(pacer::WaitMode::sleep) &&
-              PACER_MODE_SPIN == static_cast<int>(pacer::WaitMode::spin) &&
-              PACER_MODE_HYBRID == static_cast<int>(pacer::WaitMode::hybrid) &&
-              PACER_MODE_VSYNC == static_cast<int>(pacer::WaitMode::vsync) &&
-              PACER_MODE_AUTO == static_cast<int>(pacer::WaitMode::automatic));
-static_assert(PACER_LATE_CATCH_UP == static_cast<int>(pacer::LatePolicy::catch_up) &&
-              PACER_LATE_SKIP == static_cast<int>(pacer::LatePolicy::skip) &&
-              PACER_LATE_RESYNC == static_cast<int>(pacer::LatePolicy::resync));
-static_assert(PACER_SYNC_FRAME_START == static_cast<int>(pacer::SyncMode::frame_start) &&
-              PACER_SYNC_PRESENT == static_cast<int>(pacer::SyncMode::present) &&
-              PACER_SYNC_JUST_IN_TIME == static_cast<int>(pacer::SyncMode::just_in_time));
-static_assert(PACER_SOURCE_SLEEP == static_cast<int>(pacer::PacingSource::sleep) &&
-              PACER_SOURCE_SPIN == static_cast<int>(pacer::PacingSource::spin) &&
-              PACER_SOURCE_HYBRID == static_cast<int>(pacer::PacingSource::hybrid) &&
-              PACER_SOURCE_VSYNC == static_cast<int>(pacer::PacingSource::vsync));
-static_assert(PACER_CADENCE_FIXED == static_cast<int>(pacer::CadenceMode::fixed) &&
-              PACER_CADENCE_AUTO == static_cast<int>(pacer::CadenceMode::automatic));
-static_assert(PACER_DISPLAY_UNKNOWN == static_cast<int>(pacer::DisplayState::unknown) &&
-                  PACER_DISPLAY_LOCKING == static_cast<int>(pacer::DisplayState::locking) &&
-                  PACER_DISPLAY_LOCKED == static_cast<int>(pacer::DisplayState::locked) &&
-                  PACER_DISPLAY_VRR == static_cast<int>(pacer::DisplayState::vrr) &&
-                  PACER_DISPLAY_LOST == static_cast<int>(pacer::DisplayState::lost),
-              "C and C++ display states");
-static_assert(PACER_LOG_DEBUG == static_cast<int>(pacer::LogLevel::debug) &&
-              PACER_LOG_INFO == static_cast<int>(pacer::LogLevel::info) &&
-              PACER_LOG_WARN == static_cast<int>(pacer::LogLevel::warn) &&
-              PACER_LOG_ERROR == static_cast<int>(pacer::LogLevel::error) &&
-              PACER_LOG_OFF == static_cast<int>(pacer::LogLevel::off));
-
-struct pacer_frame_pacer {
-    pacer::FramePacer impl;
-};
+namespace pacer::capi {
 
 namespace {
 
-// A fixed buffer, not a std::string: reporting std::bad_alloc must not allocate.
-thread_local char t_last_error[512] = "";
+std::int64_t ns(std::chrono::nanoseconds d) noexcept { return static_cast<std::int64_t>(d.count()); }
 
-int fail(int code, const char* message) noexcept {
-    std::snprintf(t_last_error, sizeof t_last_error, "%s", message ? message : "");
-    return code;
-}
-
-// Runs f (returning an int code) and maps whatever it throws to an error code.
-template <class F>
-int guarded(F&& f) noexcept {
-    try {
-        return f();
-    } catch (const std::bad_alloc&) {
-        return fail(PACER_ERROR_OUT_OF_MEMORY, "out of memory");
-    } catch (const pacer::ConfigError& e) {
-        return fail(PACER_ERROR_INVALID_ARGUMENT, e.what());
-    } catch (const std::exception& e) {
-        return fail(PACER_ERROR_INTERNAL, e.what());
-    } catch (...) {
-        return fail(PACER_ERROR_INTERNAL, "unknown exception");
-    }
-}
-
-int null_pacer(const char* function) noexcept {
-    char text[128];
-    std::snprintf(text, sizeof text, "%s: the pacer is NULL", function);
-    return fail(PACER_ERROR_INVALID_ARGUMENT, text);
-}
-
-int status_code(const pacer::Status& s) noexcept {
+int status_code(const Status& s) noexcept {
     return s ? PACER_OK : fail(PACER_ERROR_INVALID_ARGUMENT, s.message().c_str());
 }
 
-pacer::PacerConfig to_cpp(const pacer_config& c) noexcept {
-    pacer::PacerConfig config;
-    config.target_hz = c.target_hz;
-    config.mode = static_cast<pacer::WaitMode>(c.mode);
-    config.late_policy = static_cast<pacer::LatePolicy>(c.late_policy);
-    config.max_catch_up = c.max_catch_up;
-    config.miss_tolerance = std::chrono::nanoseconds(c.miss_tolerance_ns);
-    config.background_hz = c.background_hz;
-    config.sync = static_cast<pacer::SyncMode>(c.sync);
-    config.max_late_share = c.max_late_share;
-    config.cadence = static_cast<pacer::CadenceMode>(c.cadence);
-    config.display_lock = c.display_lock != 0;
-    config.match_display = c.match_display != 0;
-    return config;
+// The config in force with change applied, through FramePacer::set_config: the one path of every
+// run-time change, which does nothing when the result is the config in force.
+template <class Change>
+int change_config(pacer_frame_pacer* fp, const char* function, Change change) noexcept {
+    if (!fp) return null_argument(function, "the pacer");
+    return guarded([&] {
+        PacerConfig c = fp->impl.config();
+        change(c);
+        return status_code(fp->impl.set_config(c));
+    });
 }
 
-std::int64_t ns(std::chrono::nanoseconds d) noexcept { return static_cast<std::int64_t>(d.count()); }
+// The status structs, field by field (pacer_get_status).
+void fill(pacer_vsync_status& out, const VsyncStatus& s) noexcept {
+    out.requested = s.requested ? 1 : 0;
+    out.detected = s.detected ? 1 : 0;
+    out.in_use = s.in_use ? 1 : 0;
+    out.swap_interval = s.swap_interval;
+    out.refresh_hz = s.refresh_hz;
+    out.swap_hz = s.swap_hz;
+    out.code = static_cast<int>(s.code);
+    out.reason = s.reason;
+}
+
+void fill(pacer_display_status& out, const DisplayStatus& s) noexcept {
+    out.state = static_cast<int>(s.state);
+    out.reason = s.reason;
+    out.refresh_hz = s.refresh_hz;
+    out.reported_hz = s.reported_hz;
+    out.skew_ppm = s.skew_ppm;
+    out.period_ns = ns(s.period);
+    out.vblank_ns = clock::to_ns(s.vblank);
+    out.residual_ns = ns(s.residual);
+    out.vblanks = s.vblanks;
+    out.locks = s.locks;
+    out.vrr_min_hz = s.vrr_min_hz;
+    out.vrr_max_hz = s.vrr_max_hz;
+}
+
+void fill(pacer_cadence_status& out, const CadenceStatus& s) noexcept {
+    out.divisor = s.divisor;
+    out.hz = s.hz;
+    out.base_ns = ns(s.base);
+    out.cost_ns = ns(s.cost);
+    out.switches = s.switches;
+    out.code = static_cast<int>(s.code);
+    out.reason = s.reason;
+}
 
 // The C log function and its user pointer, handed to pacer::set_log_function as its user
 // pointer. A new sink per pacer_set_log_function: the log calls its function under its own lock,
@@ -113,168 +81,155 @@ struct CSink {
 std::mutex g_sink_mutex;
 CSink* g_sink = nullptr;
 
-void to_c_sink(pacer::LogLevel level, const char* message, void* user) {
+void to_c_sink(LogLevel level, const char* message, void* user) {
     const CSink* sink = static_cast<const CSink*>(user);
     sink->fn(static_cast<int>(level), message, sink->user);
 }
 
 }  // namespace
 
-extern "C" {
-
-pacer_config pacer_config_default(void) {
-    const pacer::PacerConfig d;
-    pacer_config c;
-    c.target_hz = d.target_hz;
-    c.mode = static_cast<int>(d.mode);
-    c.late_policy = static_cast<int>(d.late_policy);
-    c.max_catch_up = d.max_catch_up;
-    c.miss_tolerance_ns = ns(d.miss_tolerance);
-    c.background_hz = d.background_hz;
-    c.sync = static_cast<int>(d.sync);
-    c.max_late_share = d.max_late_share;
-    c.cadence = static_cast<int>(d.cadence);
-    c.display_lock = d.display_lock ? 1 : 0;
-    c.match_display = d.match_display ? 1 : 0;
-    return c;
-}
-
-pacer_frame_pacer* pacer_create(const pacer_config* config) {
+pacer_frame_pacer* create(const pacer_config* config, TimeSource* ts) noexcept {
     pacer_frame_pacer* created = nullptr;
-    guarded([&] {
-        const pacer_config c = config ? *config : pacer_config_default();
-        created = new pacer_frame_pacer{pacer::FramePacer(to_cpp(c))};
+    (void)guarded([&] {
+        const PacerConfig c = config ? to_cpp(*config) : PacerConfig{};
+        created = new pacer_frame_pacer{FramePacer(c, ts)};
         return PACER_OK;
     });
     return created;
 }
 
+}  // namespace pacer::capi
+
+using namespace pacer::capi;
+
+extern "C" {
+
+pacer_config pacer_config_default(void) { return to_c(pacer::PacerConfig{}); }
+
+pacer_frame_pacer* pacer_create(const pacer_config* config) { return create(config, nullptr); }
+
 void pacer_destroy(pacer_frame_pacer* fp) { delete fp; }
 
 int pacer_wait(pacer_frame_pacer* fp, pacer_frame_timing* timing) {
     if (timing) *timing = pacer_frame_timing{};
-    if (!fp) return null_pacer("pacer_wait");
+    if (!fp) return null_argument("pacer_wait", "the pacer");
     const pacer::FrameTiming t = fp->impl.wait();
-    if (timing) {
-        timing->index = t.index;
-        timing->deadline_ns = pacer::clock::to_ns(t.deadline);
-        timing->wake_ns = pacer::clock::to_ns(t.wake);
-        timing->lateness_ns = ns(t.lateness);
-        timing->interval_ns = ns(t.interval);
-        timing->work_ns = ns(t.work);
-        timing->period_ns = ns(t.period);
-        timing->slept_ns = ns(t.slept);
-        timing->spun_ns = ns(t.spun);
-        timing->skipped = t.skipped;
-        timing->missed = t.missed ? 1 : 0;
-        timing->mode = static_cast<int>(t.mode);
-        timing->source = static_cast<int>(t.source);
-        timing->background = t.background ? 1 : 0;
-        timing->sync = static_cast<int>(t.sync);
-        timing->latency_ns = ns(t.latency);
-        timing->input_to_present_ns = ns(t.input_to_present);
-        timing->latency_measured = t.latency_measured ? 1 : 0;
-        timing->shown_late = t.shown_late ? 1 : 0;
-        timing->cadence = t.cadence;
-        timing->cadence_hz = t.cadence_hz;
-        timing->display_dt_ns = ns(t.display_dt);
-        timing->display_locked = t.display_locked ? 1 : 0;
-    }
+    if (timing) *timing = to_c(t);
     return PACER_OK;
 }
 
+int pacer_get_config(const pacer_frame_pacer* fp, pacer_config* out) {
+    if (!fp) return null_argument("pacer_get_config", "the pacer");
+    if (!out) return null_argument("pacer_get_config", "out");
+    *out = to_c(fp->impl.config());
+    return PACER_OK;
+}
+
+int pacer_set_config(pacer_frame_pacer* fp, const pacer_config* config) {
+    if (fp && !config) return null_argument("pacer_set_config", "config");
+    return change_config(fp, "pacer_set_config", [&](pacer::PacerConfig& c) { c = to_cpp(*config); });
+}
+
 int pacer_set_target_hz(pacer_frame_pacer* fp, double target_hz) {
-    if (!fp) return null_pacer("pacer_set_target_hz");
-    return guarded([&] { return status_code(fp->impl.set_target_hz(target_hz)); });
+    return change_config(fp, "pacer_set_target_hz", [&](pacer::PacerConfig& c) { c.target_hz = target_hz; });
 }
 
 int pacer_set_mode(pacer_frame_pacer* fp, int mode) {
-    if (!fp) return null_pacer("pacer_set_mode");
-    return guarded([&] { return status_code(fp->impl.set_mode(static_cast<pacer::WaitMode>(mode))); });
+    return change_config(fp, "pacer_set_mode",
+                         [&](pacer::PacerConfig& c) { c.mode = static_cast<pacer::WaitMode>(mode); });
+}
+
+int pacer_set_late_policy(pacer_frame_pacer* fp, int late_policy, int max_catch_up) {
+    return change_config(fp, "pacer_set_late_policy", [&](pacer::PacerConfig& c) {
+        c.late_policy = static_cast<pacer::LatePolicy>(late_policy);
+        c.max_catch_up = max_catch_up;
+    });
 }
 
 int pacer_set_sync(pacer_frame_pacer* fp, int sync) {
-    if (!fp) return null_pacer("pacer_set_sync");
-    return guarded([&] { return status_code(fp->impl.set_sync(static_cast<pacer::SyncMode>(sync))); });
+    return change_config(fp, "pacer_set_sync",
+                         [&](pacer::PacerConfig& c) { c.sync = static_cast<pacer::SyncMode>(sync); });
+}
+
+int pacer_set_background(pacer_frame_pacer* fp, int on) {
+    if (!fp) return null_argument("pacer_set_background", "the pacer");
+    fp->impl.set_background(on != 0);
+    return PACER_OK;
 }
 
 int pacer_mark_input(pacer_frame_pacer* fp) {
-    if (!fp) return null_pacer("pacer_mark_input");
+    if (!fp) return null_argument("pacer_mark_input", "the pacer");
     fp->impl.mark_input();
     return PACER_OK;
 }
 
 int pacer_before_present(pacer_frame_pacer* fp) {
-    if (!fp) return null_pacer("pacer_before_present");
+    if (!fp) return null_argument("pacer_before_present", "the pacer");
     fp->impl.before_present();
     return PACER_OK;
 }
 
-int pacer_set_background(pacer_frame_pacer* fp, int on) {
-    if (!fp) return null_pacer("pacer_set_background");
-    fp->impl.set_background(on != 0);
-    return PACER_OK;
-}
-
-int pacer_set_late_policy(pacer_frame_pacer* fp, int late_policy, int max_catch_up) {
-    if (!fp) return null_pacer("pacer_set_late_policy");
-    return guarded([&] {
-        return status_code(
-            fp->impl.set_late_policy(static_cast<pacer::LatePolicy>(late_policy), max_catch_up));
-    });
-}
-
 int pacer_report_present(pacer_frame_pacer* fp, const pacer_present* present) {
-    if (!fp) return null_pacer("pacer_report_present");
-    if (!present) return fail(PACER_ERROR_INVALID_ARGUMENT, "pacer_report_present: the present is NULL");
-    pacer::PresentInfo p;
-    p.begin = pacer::clock::from_ns(present->begin_ns);
-    p.end = pacer::clock::from_ns(present->end_ns);
-    p.swap_interval = present->swap_interval;
-    p.refresh_hz = present->refresh_hz;
-    p.ok = present->ok != 0;
-    if (present->displayed_ns != 0) p.displayed = pacer::clock::from_ns(present->displayed_ns);
-    fp->impl.report_present(p);
-    return PACER_OK;
-}
-
-int pacer_report_vblank(pacer_frame_pacer* fp, int64_t vblank_ns) {
-    if (!fp) return null_pacer("pacer_report_vblank");
-    fp->impl.report_vblank(pacer::clock::from_ns(vblank_ns));
-    return PACER_OK;
-}
-
-int pacer_get_display_status(const pacer_frame_pacer* fp, pacer_display_status* out) {
-    if (!fp) return null_pacer("pacer_get_display_status");
-    if (!out) return fail(PACER_ERROR_INVALID_ARGUMENT, "pacer_get_display_status: out is NULL");
-    const pacer::DisplayStatus& s = fp->impl.display_status();
-    out->state = static_cast<int>(s.state);
-    out->refresh_hz = s.refresh_hz;
-    out->reported_hz = s.reported_hz;
-    out->skew_ppm = s.skew_ppm;
-    out->vblank_ns = pacer::clock::to_ns(s.vblank);
-    out->vrr_min_hz = s.vrr_min_hz;
-    out->vrr_max_hz = s.vrr_max_hz;
-    out->reason = s.reason;
+    if (!fp) return null_argument("pacer_report_present", "the pacer");
+    if (!present) return null_argument("pacer_report_present", "the present");
+    fp->impl.report_present(to_cpp(*present));
     return PACER_OK;
 }
 
 int pacer_desired_swap_interval(const pacer_frame_pacer* fp) {
-    if (!fp) return null_pacer("pacer_desired_swap_interval");
+    if (!fp) return null_argument("pacer_desired_swap_interval", "the pacer");
     return fp->impl.desired_swap_interval();
+}
+
+int pacer_report_vblank(pacer_frame_pacer* fp, int64_t vblank_ns) {
+    if (!fp) return null_argument("pacer_report_vblank", "the pacer");
+    fp->impl.report_vblank(pacer::clock::from_ns(vblank_ns));
+    return PACER_OK;
+}
+
+int pacer_reset(pacer_frame_pacer* fp) {
+    if (!fp) return null_argument("pacer_reset", "the pacer");
+    fp->impl.reset();
+    return PACER_OK;
+}
+
+int pacer_end_pacing(pacer_frame_pacer* fp) {
+    if (!fp) return null_argument("pacer_end_pacing", "the pacer");
+    fp->impl.end_pacing();
+    return PACER_OK;
+}
+
+int pacer_get_status(const pacer_frame_pacer* fp, pacer_status* out) {
+    if (!fp) return null_argument("pacer_get_status", "the pacer");
+    if (!out) return null_argument("pacer_get_status", "out");
+    const pacer::PacerStatus s = fp->impl.status();
+    *out = pacer_status{};
+    out->period_ns = s.period.count();
+    out->background = s.background ? 1 : 0;
+    out->frames = s.frames;
+    out->missed = s.missed;
+    out->waiter.margin_ns = s.waiter.margin.count();
+    out->waiter.spin_cap_ns = s.waiter.spin_cap.count();
+    out->waiter.preempted_spins = s.waiter.preempted_spins;
+    fill(out->vsync, s.vsync);
+    fill(out->display, s.display);
+    fill(out->cadence, s.cadence);
+    return PACER_OK;
 }
 
 int64_t pacer_now_ns(void) { return pacer::clock::to_ns(pacer::clock::now()); }
 
 int64_t pacer_sleep_until_ns(int64_t deadline_ns) {
-    return ns(pacer::sleep_until(pacer::clock::from_ns(deadline_ns)).lateness);
+    return pacer::sleep_until(pacer::clock::from_ns(deadline_ns)).lateness.count();
 }
 
 int64_t pacer_sleep_for_ns(int64_t duration_ns) {
-    return ns(pacer::sleep_for(std::chrono::nanoseconds(duration_ns)).lateness);
+    return pacer::sleep_for(std::chrono::nanoseconds(duration_ns)).lateness.count();
 }
 
-const char* pacer_last_error(void) { return t_last_error; }
+const char* pacer_version(void) { return pacer::kVersion; }
+
+const char* pacer_last_error(void) { return last_error(); }
 
 int pacer_set_log_function(pacer_log_function fn, void* user) {
     return guarded([&] {
@@ -301,7 +256,7 @@ void pacer_log_to_stderr(int level, const char* message, void* user) {
 int pacer_set_log_level(int level) {
     if (level < PACER_LOG_DEBUG || level > PACER_LOG_OFF) {
         char text[96];
-        std::snprintf(text, sizeof text, "log level = %d: must be in [%d, %d] (PACER_LOG_*)", level,
+        std::snprintf(text, sizeof text, "log level = %d: must be in [%d, %d] (pacer_log_severity)", level,
                       PACER_LOG_DEBUG, PACER_LOG_OFF);
         return fail(PACER_ERROR_INVALID_ARGUMENT, text);
     }

@@ -45,7 +45,8 @@ void LatenessEstimator::reset() noexcept {
     count_ = 0;
 }
 
-void LatenessEstimator::add(std::int64_t ns) noexcept {
+void LatenessEstimator::add(std::chrono::nanoseconds sample) noexcept {
+    std::int64_t ns = sample.count();
     if (ns < 0) ns = 0;
     weight_[static_cast<std::size_t>(bin_of(ns))] += increment_;
     total_ += increment_;
@@ -59,7 +60,8 @@ void LatenessEstimator::add(std::int64_t ns) noexcept {
     }
 }
 
-double LatenessEstimator::fraction_below(std::int64_t ns) const noexcept {
+double LatenessEstimator::fraction_below(std::chrono::nanoseconds d) const noexcept {
+    const std::int64_t ns = d.count();
     if (total_ <= 0.0 || ns <= 0) return 0.0;
     const int b = bin_of(ns);
     double below = 0.0;
@@ -71,8 +73,10 @@ double LatenessEstimator::fraction_below(std::int64_t ns) const noexcept {
     return std::clamp(below / total_, 0.0, 1.0);
 }
 
-std::int64_t LatenessEstimator::least_cost(double late_cost_ns, std::int64_t max_ns) const noexcept {
-    if (total_ <= 0.0 || max_ns <= 0) return 0;
+std::chrono::nanoseconds LatenessEstimator::least_cost(std::chrono::nanoseconds late_cost, std::chrono::nanoseconds max) const noexcept {
+    const double late_cost_ns = static_cast<double>(late_cost.count());
+    const std::int64_t max_ns = max.count();
+    if (total_ <= 0.0 || max_ns <= 0) return std::chrono::nanoseconds(0);
     // Walk up the bins; after bin i, "below" holds the weight of the bins up to i and "moment" its
     // sum of weight x middle, so the spin of margin m is (below x m - moment) / total.
     double below = 0.0, moment = 0.0;
@@ -91,11 +95,11 @@ std::int64_t LatenessEstimator::least_cost(double late_cost_ns, std::int64_t max
         }
         if (total_ - below <= 1e-9 * total_) break;  // nothing above: a larger margin only spins more
     }
-    return best;
+    return std::chrono::nanoseconds(best);
 }
 
-std::int64_t LatenessEstimator::quantile(double p) const noexcept {
-    if (total_ <= 0.0) return 0;
+std::chrono::nanoseconds LatenessEstimator::quantile(double p) const noexcept {
+    if (total_ <= 0.0) return std::chrono::nanoseconds(0);
     p = std::clamp(p, 0.0, 1.0);
     // Walk down from the top: the tail above the quantile holds (1 - p) of the weight.
     const double tail = (1.0 - p) * total_;
@@ -108,11 +112,11 @@ std::int64_t LatenessEstimator::quantile(double p) const noexcept {
             const double hi = (i == kBins - 1) ? lo : bin_low_ns(i + 1);
             // Fraction of this bin that lies above the quantile, spread evenly over the bin.
             const double frac = (tail - above) / w;  // in [0, 1]
-            return static_cast<std::int64_t>(hi - frac * (hi - lo));
+            return std::chrono::nanoseconds(static_cast<std::int64_t>(hi - frac * (hi - lo)));
         }
         above += w;
     }
-    return 0;
+    return std::chrono::nanoseconds(0);
 }
 
 }  // namespace pacer

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "log_internal.hpp"
+#include "pacer/present_classifier.hpp"
 
 namespace pacer {
 
@@ -53,8 +54,9 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
         const double since = static_cast<double>((p.end - grid_).count());
         const double m = std::round(since / t);
         const double err = since - m * t;
-        const double early = std::max(250'000.0, 0.03 * t);
-        const double late = std::max(early, std::min(0.25 * t, 2'000'000.0));
+        // The window of the one present rule (pacer/present_classifier.hpp).
+        const VblankWindow w = PresentClassifier::window(std::chrono::nanoseconds(std::llround(t)));
+        const double early = static_cast<double>(w.early.count()), late = static_cast<double>(w.late.count());
         // Both ends on the grid: the interval is k periods give or take both windows.
         locked = k >= p.swap_interval && err >= -early && err <= late &&
                  std::fabs(interval - k * t) <= early + late;
@@ -162,6 +164,7 @@ void VsyncController::set(State state, int interval, VsyncReason reason) noexcep
     vs_.swap_interval = interval;
     vs_.requested = interval > 0;
     vs_.detected = detector_.verified();
+    vs_.locked_streak = detector_.locked_streak();
     vs_.in_use = mode_ == WaitMode::vsync || state == State::verified;
     vs_.refresh_hz = refresh_hz_;
     vs_.code = reason;
@@ -206,20 +209,7 @@ void VsyncController::decide(clock::time_point now) noexcept {
         return;
     }
     const int n = compatible_swap_interval(refresh_hz_, target_hz_);
-    if (m == WaitMode::vsync) {
-        int want = n;
-        if (want == 0) {
-            want = refresh_known(refresh_hz_)
-                       ? std::max(1, static_cast<int>(std::lround(refresh_hz_ / target_hz_)))
-                       : 1;
-            want = std::min(want, 8);
-        }
-        const VsyncReason why = detector_.verified()                                 ? VsyncReason::vsync_verified
-                              : probe_presents_ >= VsyncDetector::kTrustAfter ? VsyncReason::vsync_not_shown
-                                                                              : VsyncReason::vsync_unverified;
-        set(detector_.verified() ? State::verified : State::probing, want, why);
-        return;
-    }
+    if (m == WaitMode::vsync) return decide_vsync(n);
     // automatic
     // A present that reports neither a refresh nor an interval (Mesa under Xvfb refuses even
     // interval 0) still reports the display: it has no usable refresh, said as such below.
@@ -235,38 +225,56 @@ void VsyncController::decide(clock::time_point now) noexcept {
         case State::fallback:
             if (now >= next_probe_ || vs_.swap_interval != 0) set(State::probing, n, VsyncReason::auto_probing);
             break;
-        case State::probing:
-            if (vs_.swap_interval != n) {
-                set(State::probing, n, VsyncReason::auto_probing);
-            } else if (settle_ == 0 && interval_in_effect_ != n && probe_presents_ > 0) {
-                fall_back(VsyncReason::auto_refused, true, now);
-            } else if (detector_.verified() && at_refresh(n)) {
-                probe_backoff_ = clock::duration(0);
-                set(State::verified, n, VsyncReason::auto_verified);
-            } else if (probe_presents_ >= kMaxProbePresents ||
-                       (detector_.unlocked_streak() >= VsyncDetector::kDropAfter &&
-                        // A swap that waits, but not for the reported vblank: a few more presents
-                        // to measure its cadence before falling back. One that does not wait
-                        // (yet): until the queue has had time to fill.
-                        (detector_.swap_waits() ? detector_.intervals_seen() >= VsyncDetector::kCadenceMin
-                                                : probe_presents_ >= kFillPresents))) {
-                // The swap blocked at a steady cadence of its own: say so, with the rate.
-                fall_back(vs_.swap_hz <= 0                          ? VsyncReason::auto_not_blocking
-                          : cadence_is_refresh(refresh_hz_, vs_.swap_hz) ? VsyncReason::auto_irregular
-                                                                         : VsyncReason::auto_other_rate,
-                          true, now);
-            }
-            break;
-        case State::verified:
-            if (vs_.swap_interval != n) {
-                set(State::probing, n, VsyncReason::auto_probing);
-            } else if (!detector_.verified()) {
-                probe_backoff_ = clock::duration(0);
-                fall_back(VsyncReason::auto_lost, true, now);
-            } else if (detector_.locked_in_window() >= 32 && detector_.missed_share() > kMaxMissedShare) {
-                fall_back(VsyncReason::auto_missing, true, now);
-            }
-            break;
+        case State::probing: decide_probing(n, now); break;
+        case State::verified: decide_verified(n, now); break;
+    }
+}
+
+// WaitMode::vsync: the swap paces, always, at the interval that serves the target best; the
+// reason says whether the presents show it.
+void VsyncController::decide_vsync(int n) noexcept {
+    int want = n;
+    if (want == 0) {
+        want = refresh_known(refresh_hz_) ? std::max(1, static_cast<int>(std::lround(refresh_hz_ / target_hz_))) : 1;
+        want = std::min(want, 8);
+    }
+    const VsyncReason why = detector_.verified()                           ? VsyncReason::vsync_verified
+                          : probe_presents_ >= VsyncDetector::kTrustAfter ? VsyncReason::vsync_not_shown
+                                                                          : VsyncReason::vsync_unverified;
+    set(detector_.verified() ? State::verified : State::probing, want, why);
+}
+
+void VsyncController::decide_probing(int n, clock::time_point now) noexcept {
+    if (vs_.swap_interval != n) {
+        set(State::probing, n, VsyncReason::auto_probing);
+    } else if (settle_ == 0 && interval_in_effect_ != n && probe_presents_ > 0) {
+        fall_back(VsyncReason::auto_refused, true, now);
+    } else if (detector_.verified() && at_refresh(n)) {
+        probe_backoff_ = clock::duration(0);
+        set(State::verified, n, VsyncReason::auto_verified);
+    } else if (probe_presents_ >= kMaxProbePresents ||
+               (detector_.unlocked_streak() >= VsyncDetector::kDropAfter &&
+                // A swap that waits, but not for the reported vblank: a few more presents to
+                // measure its cadence before falling back. One that does not wait (yet): until
+                // the queue has had time to fill.
+                (detector_.swap_waits() ? detector_.intervals_seen() >= VsyncDetector::kCadenceMin
+                                        : probe_presents_ >= kFillPresents))) {
+        // The swap blocked at a steady cadence of its own: say so, with the rate.
+        fall_back(vs_.swap_hz <= 0                                ? VsyncReason::auto_not_blocking
+                  : cadence_is_refresh(refresh_hz_, vs_.swap_hz) ? VsyncReason::auto_irregular
+                                                                 : VsyncReason::auto_other_rate,
+                  true, now);
+    }
+}
+
+void VsyncController::decide_verified(int n, clock::time_point now) noexcept {
+    if (vs_.swap_interval != n) {
+        set(State::probing, n, VsyncReason::auto_probing);
+    } else if (!detector_.verified()) {
+        probe_backoff_ = clock::duration(0);
+        fall_back(VsyncReason::auto_lost, true, now);
+    } else if (detector_.locked_in_window() >= 32 && detector_.missed_share() > kMaxMissedShare) {
+        fall_back(VsyncReason::auto_missing, true, now);
     }
 }
 
@@ -306,6 +314,7 @@ void VsyncController::on_present(const PresentInfo& p) noexcept {
     }
     decide(p.end);
     vs_.detected = detector_.verified();
+    vs_.locked_streak = detector_.locked_streak();
 }
 
 bool VsyncController::on_frame() noexcept {

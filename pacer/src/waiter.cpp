@@ -76,19 +76,29 @@ std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     // The margin of least expected cost among those the cap allows (see waiter.hpp).
     const std::int64_t cap = std::max(cfg_.min_margin.count(), cap_ns_);
     const std::int64_t reach = cap - cfg_.min_margin.count();  // the oversleep a spin can catch
-    std::int64_t m = est_.least_cost(static_cast<double>(cfg_.late_cost.count()), reach);
+    std::int64_t m = est_.least_cost(cfg_.late_cost, std::chrono::nanoseconds(reach)).count();
     if (spins_since_preempted_ >= kCalmSpinsForFloor) {
         // The floor: kFloorQuantile of the catchable wake-ups, once at least kFloorSamples
         // wake-ups' weight lies between the least-cost margin and the reach.
-        const double catchable = est_.fraction_below(reach);
-        const double left_late = catchable - est_.fraction_below(m);
+        const double catchable = est_.fraction_below(std::chrono::nanoseconds(reach));
+        const double left_late = catchable - est_.fraction_below(std::chrono::nanoseconds(m));
         if (left_late * est_.effective_count() >= kFloorSamples)
-            m = std::max(m, est_.quantile(kFloorQuantile * catchable));
+            m = std::max(m, est_.quantile(kFloorQuantile * catchable).count());
     }
     m += cfg_.min_margin.count();
     if (est_.count() < kWarmup) m = std::max(m, cfg_.initial_margin.count());
     m = std::clamp(m, cfg_.min_margin.count(), cap);
     return std::chrono::nanoseconds(m);
+}
+
+WaiterStatus HybridWaiter::status() const noexcept {
+    WaiterStatus s;
+    s.margin = margin();
+    s.spin_cap = spin_cap();
+    s.preempted_spins = preempted_spins_;
+    s.sleeps_measured = est_.count();
+    s.sleep_primitive = ts_->sleep_primitive();
+    return s;
 }
 
 WaitResult HybridWaiter::wait_until(clock::time_point deadline, WaitMode mode) noexcept {
@@ -118,7 +128,7 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
         r.os_slept = true;
         r.slept = nanoseconds(woke - now);
         r.oversleep = nanoseconds(std::max<std::int64_t>(0, woke - wake_target));
-        if (mode == WaitMode::hybrid) est_.add(woke - wake_target);
+        if (mode == WaitMode::hybrid) est_.add(nanoseconds(woke - wake_target));
         now = woke;
     }
     if (mode != WaitMode::sleep) {

@@ -16,7 +16,7 @@ int consumer_designated(const std::string& path) {
     pacer::FramePacer pacer({.target_hz = 144.0, .mode = pacer::WaitMode::hybrid,
                              .waiter = {.min_margin = 50us, .max_spin = 2ms}},
                             &os);
-    pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.period()});
+    pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.status().period});
     pacer::CaptureWriter cap;
     if (pacer::Status st = cap.open(path, {.application = "game"}); !st) return 1;
     if (pacer::Status st = cap.open(path, {.application = "game", .config = pacer.config()}); !st)

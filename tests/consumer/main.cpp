@@ -27,7 +27,7 @@ int main() {
     pacer::set_log_function(nullptr);
     // --- README "Embedding", at 200 Hz and for 20 frames ---
     pacer::FramePacer pacer({.target_hz = 200.0});
-    pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.period()});
+    pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.status().period});
     pacer::FrameStats stats;
     pacer::FrameTiming t{};
     for (int frame = 0; frame < 20; ++frame) {

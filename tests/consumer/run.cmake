@@ -2,7 +2,9 @@
 # `cmake --install` of the build tree under test, then runs each of its checks and reports every
 # one that fails (not only the first): the README example, self-contained headers (as C++20 and
 # C++17), a C++17 frame loop, a C program, the SDL2 adapter, designated initializers, and no
-# spdlog or {fmt} handed to the consumer.
+# spdlog or {fmt} handed to the consumer. Then a C-only project (tests/consumer/c_only: a C game,
+# README's C example, pacer::pacer_cli when the tool was installed) the same way, and with
+# find_package also the C game built with cc and pkg-config.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 if(NOT CONFIG)
@@ -15,6 +17,16 @@ function(run)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}")
   endif()
 endfunction()
+
+# The version the C programs must report (pacer_version()), from where it is written.
+file(STRINGS "${SOURCE_DIR}/pacer/include/pacer/version.hpp" version_lines
+     REGEX "^#define PACER_VERSION_(MAJOR|MINOR|PATCH) [0-9]+$")
+set(PACER_VERSION)
+foreach(line IN LISTS version_lines)
+  string(REGEX REPLACE ".* ([0-9]+)$" "\\1" part "${line}")
+  list(APPEND PACER_VERSION ${part})
+endforeach()
+list(JOIN PACER_VERSION "." PACER_VERSION)
 
 set(failed)
 function(check what)
@@ -72,6 +84,72 @@ check("designated initializers of the config structs compile with -Wextra -Werro
       ${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer_designated)
 check("no spdlog or {fmt} in pacer::pacer's INTERFACE_* properties"
       ${CMAKE_COMMAND} --build "${build}" --target consumer_dependencies)
+
+# ---- A C game: project(game C), pacer::pacer and nothing else (c_only/) -------------------------
+set(c_build "${WORK_DIR}/c_only")
+set(c_args -DPACER_HOW=${HOW} -DCMAKE_BUILD_TYPE=${CONFIG} -G "${GENERATOR}" "-DPACER_README=${SOURCE_DIR}/README.md")
+if(HOW STREQUAL "add_subdirectory")
+  list(APPEND c_args -DPACER_SOURCE_DIR=${SOURCE_DIR})
+else()
+  # pacer::pacer_cli exactly when the tool was installed.
+  file(GLOB installed_tool "${WORK_DIR}/prefix/bin/pacer" "${WORK_DIR}/prefix/bin/pacer.exe")
+  if(installed_tool)
+    list(APPEND c_args -DPACER_EXPECT_CLI=ON)
+  else()
+    list(APPEND c_args -DPACER_EXPECT_CLI=OFF)
+  endif()
+  list(APPEND c_args -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+endif()
+check("a C-only project (project(game C)) configures with pacer::pacer"
+      ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer/c_only" -B "${c_build}" ${c_args})
+if(EXISTS "${c_build}/CMakeCache.txt")
+  check("the C game links pacer::pacer alone and builds with -Wall -Wextra -Wpedantic -Wconversion -Werror"
+        ${CMAKE_COMMAND} --build "${c_build}" -j 2 --target game)
+  check("the C game paces, writes a capture and reads back its statistics"
+        "${c_build}/game" "${c_build}/game.csv" "${PACER_VERSION}")
+  check("README's \"From C\" example builds with -Wall -Wextra -Wpedantic -Wconversion -Werror"
+        ${CMAKE_COMMAND} --build "${c_build}" -j 2 --target readme_example)
+  # 30 frames: the header and a row for each frame but the first, which has no frame time.
+  file(REMOVE "${c_build}/frames.csv")
+  execute_process(COMMAND "${c_build}/readme_example" WORKING_DIRECTORY "${c_build}" RESULT_VARIABLE rc)
+  set(lines 0)
+  if(EXISTS "${c_build}/frames.csv")
+    file(STRINGS "${c_build}/frames.csv" lines)
+    list(LENGTH lines lines)
+  endif()
+  if(rc EQUAL 0 AND lines EQUAL 30)
+    check("README's \"From C\" example runs and writes a capture of its 30 frames" ${CMAKE_COMMAND} -E true)
+  else()
+    check("README's \"From C\" example runs (exit ${rc}) and writes a capture of its 30 frames (${lines} lines)"
+          ${CMAKE_COMMAND} -E false)
+  endif()
+  if(installed_tool)
+    check("pacer::pacer_cli from find_package(pacer) analyzes the game's capture"
+          ${CMAKE_COMMAND} --build "${c_build}" --target analyze_capture)
+  endif()
+endif()
+
+# ---- The same game with pkg-config, as a Makefile builds it --------------------------------------
+if(HOW STREQUAL "find_package")
+  find_program(PKG_CONFIG NAMES pkg-config pkgconf)
+  find_program(CC NAMES cc gcc clang)
+  file(GLOB_RECURSE pc "${WORK_DIR}/prefix/pacer.pc")
+  if(PKG_CONFIG AND CC AND pc AND NOT WIN32)
+    list(GET pc 0 pc)
+    get_filename_component(pc_dir "${pc}" DIRECTORY)
+    set(ENV{PKG_CONFIG_PATH} "${pc_dir}")
+    execute_process(COMMAND ${PKG_CONFIG} --cflags --libs pacer OUTPUT_VARIABLE flags
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    separate_arguments(flags UNIX_COMMAND "${flags}")
+    check("cc game.c $(pkg-config --cflags --libs pacer) builds with -Wall -Wextra -Wpedantic -Wconversion -Werror"
+          ${CC} -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Werror "${SOURCE_DIR}/tests/consumer/c_only/game.c"
+          ${flags} -o "${WORK_DIR}/game_pkgconfig")
+    check("the pkg-config C game runs" "${WORK_DIR}/game_pkgconfig" "${WORK_DIR}/game_pkgconfig.csv"
+          "${PACER_VERSION}")
+  else()
+    message(STATUS "consumer.${HOW}: pkg-config, a C compiler or pacer.pc missing: the pkg-config C build is not checked")
+  endif()
+endif()
 
 if(failed)
   list(LENGTH failed n)

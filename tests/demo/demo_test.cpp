@@ -244,16 +244,17 @@ TEST(Session, ControlsRefuseBadValuesAndKeepRunning) {
     // learned; the statistics carry on.
     EXPECT_TRUE(s.set_rate(500.0).ok());
     const pacer::FramePacer* before = &s.pacer();
-    const std::int64_t learned = s.pacer().waiter().estimator().count();
+    const std::int64_t learned = s.pacer().status().waiter.sleeps_measured;
     EXPECT_TRUE(s.set_coarse(1).ok());
     EXPECT_EQ(s.coarse_ms(), 1);
     EXPECT_EQ(&s.pacer(), before);
-    EXPECT_EQ(s.pacer().waiter().estimator().count(), learned);
-    EXPECT_NE(&s.pacer().time_source(), &pacer::system_time_source());
+    EXPECT_EQ(s.pacer().status().waiter.sleeps_measured, learned);
+    const std::string system_sleep = pacer::system_time_source().sleep_primitive();
+    EXPECT_NE(s.pacer().status().waiter.sleep_primitive, system_sleep);
     EXPECT_DOUBLE_EQ(s.pacer().config().target_hz, 500.0);
     for (int i = 0; i < 5; ++i) s.begin_frame();
     EXPECT_TRUE(s.set_coarse(0).ok());
-    EXPECT_EQ(&s.pacer().time_source(), &pacer::system_time_source());
+    EXPECT_EQ(s.pacer().status().waiter.sleep_primitive, system_sleep);
     for (int i = 0; i < 5; ++i) s.begin_frame();
     s.refresh(true);
     EXPECT_EQ(s.summary().frames_total, 20u);
@@ -322,7 +323,7 @@ TEST(Replay, ReadsAPacerCaptureBackFrameByFrame) {
     EXPECT_EQ(r.mode(), "hybrid");
     EXPECT_TRUE(r.has_target());
     EXPECT_TRUE(r.has_lateness());
-    EXPECT_EQ(r.target(), fp.period());
+    EXPECT_EQ(r.target(), fp.status().period);
     ASSERT_EQ(r.size(), written.size() - 1);  // the first frame has no frame time, hence no row
     int missed = 0;
     for (std::size_t i = 0; i < r.size(); ++i) {
@@ -382,7 +383,7 @@ TEST(Replay, SteppedAndPlayedTheSessionShowsTheFilesFrames) {
 
     s.stop_replay();
     EXPECT_FALSE(s.replaying());
-    EXPECT_EQ(s.target_period(), s.pacer().period());
+    EXPECT_EQ(s.target_period(), s.pacer().status().period);
     EXPECT_EQ(s.stats().summarize().frames, 0u);
 }
 
@@ -396,7 +397,7 @@ public:
     int swaps = 0;
     bool set_interval(int interval, std::string* why) override {
         intervals.push_back(interval);
-        if (refuse) *why = "not today";
+        if (refuse) *why = "refused by the test";
         return !refuse;
     }
     void swap() override { ++swaps; }
@@ -443,10 +444,12 @@ TEST(Presenter, AsksForThePacersIntervalAndReportsEverySwap) {
     p.present(swap, fp, false);
     EXPECT_EQ(swap.intervals.size(), 1u);  // asked again only when the wish changes
     EXPECT_EQ(swap.swaps, 2);
-    EXPECT_EQ(fp.vsync_status().refresh_hz, 60.0);  // the reports reached the pacer
+    EXPECT_EQ(fp.status().vsync.refresh_hz, 60.0);  // the reports reached the pacer
 
     // Hybrid mode: the user's checkbox decides; a refusal is remembered as -1.
-    ASSERT_TRUE(fp.set_mode(pacer::WaitMode::hybrid).ok());
+    pacer::PacerConfig hybrid = fp.config();
+    hybrid.mode = pacer::WaitMode::hybrid;
+    ASSERT_TRUE(fp.set_config(hybrid).ok());
     RecordingSwap refusing;
     refusing.refuse = true;
     Presenter q;
@@ -497,17 +500,21 @@ TEST(Session, DisplaySettingsReachThePacer) {
     for (int i = 0; i < 5; ++i) s.begin_frame();
     s.note_present(s.pacer().now());
     s.refresh(false);
-    EXPECT_EQ(s.vblank_offset_ms.count, s.pacer().display().locked() ? 1u : 0u);
-    if (!s.pacer().display().locked()) {
+    const bool locked = s.pacer().status().display.state == pacer::DisplayState::locked;
+    EXPECT_EQ(s.vblank_offset_ms.count, locked ? 1u : 0u);
+    if (!locked) {
         EXPECT_LT(s.phase_p50_ms(), 0.0);
     }
 }
 
-TEST(VblankOffset, NearestOfTheTwoVblanksAroundThePresent) {
+TEST(VblankOffset, NearestVblankOfTheGrid) {
     // Vblanks at 1'000'000 and 17'666'667 (period 16'666'667).
     EXPECT_EQ(vblank_offset_ns(1'000'120, 17'666'667, 16'666'667), 120);         // 0.12 ms after one
     EXPECT_EQ(vblank_offset_ns(17'666'000, 17'666'667, 16'666'667), -667);       // just before the next
     EXPECT_EQ(vblank_offset_ns(9'333'333, 17'666'667, 16'666'667), 8'333'333);   // halfway: the earlier one
     EXPECT_EQ(vblank_offset_ns(9'333'334, 17'666'667, 16'666'667), -8'333'333);  // past halfway: the next
     EXPECT_EQ(vblank_offset_ns(1'000'000, 17'666'667, 16'666'667), 0);
+    // Any vblank of the grid gives the same offsets: one far after, one before.
+    EXPECT_EQ(vblank_offset_ns(1'000'120, 17'666'667 + 10 * 16'666'667, 16'666'667), 120);
+    EXPECT_EQ(vblank_offset_ns(17'666'000, 1'000'000 - 3 * 16'666'667, 16'666'667), -667);
 }

@@ -14,13 +14,14 @@
 #   8  everything   pacer.hpp
 set(_layers
   "version=0" "names=0" "status=0" "clock=0" "log=0" "time_source=0"
-  "modes=1" "present=1" "estimator=1"
+  "modes=1" "present=1" "estimator=1" "clock_offset=1"
   "waiter=2" "cadence=2" "display=2" "vsync=2" "fixed_step=2" "sim=2"
-  "sim_display=3"
+  "grid=2" "present_classifier=2" "lead=2" "latency=2"
+  "sim_display=3" "vblanks=3" "rate=3"
   "frame_timing=4" "config=4"
   "stats=5" "capture_columns=5"
   "capture=6" "frame_pacer=6"
-  "sdl2=7" "spdlog=7"
+  "sdl2=7" "spdlog=7" "x11_present=7" "wayland_presentation=7"
   "pacer=8")
 
 function(layer_of name out)

@@ -1,7 +1,8 @@
 # ctest driver: builds the Debian package of the build tree under test (`cpack -G DEB`), checks
 # its control fields and contents, unpacks it into a scratch root (`dpkg-deb -x`, no root needed),
-# then builds against the unpacked tree both ways a user would: tests/consumer with find_package
-# (CMAKE_PREFIX_PATH), and a plain compiler command line with `pkg-config --cflags --libs pacer`.
+# then builds against the unpacked tree both ways a user would: tests/consumer and the C-only
+# tests/consumer/c_only with find_package (CMAKE_PREFIX_PATH), and plain compiler command lines
+# (C++ and C) with `pkg-config --cflags --libs pacer`.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 
@@ -68,6 +69,16 @@ run(${CMAKE_COMMAND} --build "${build}" -j 2 --target consumer)
 run("${build}/consumer")
 expect("find_package(pacer) consumer runs" "${out}" "consumer: pacer ${VERSION}, .* ok")
 
+# find_package from a C-only project (tests/consumer/c_only): the C game and README's C example
+# link pacer::pacer alone; the package holds no tool, so no pacer::pacer_cli either.
+set(c_build "${WORK_DIR}/c_only")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer/c_only" -B "${c_build}" -G "${GENERATOR}"
+    -DPACER_HOW=find_package -DCMAKE_BUILD_TYPE=${CONFIG} "-DCMAKE_PREFIX_PATH=${root}/usr"
+    "-DPACER_README=${SOURCE_DIR}/README.md" -DPACER_EXPECT_CLI=OFF)
+run(${CMAKE_COMMAND} --build "${c_build}" -j 2 --target game readme_example)
+run("${c_build}/game" "${c_build}/game.csv" "${VERSION}")
+expect("find_package(pacer) from project(game C): the C game runs" "${out}" "game: pacer ${VERSION}, [0-9]+ frames, ok")
+
 # pkg-config, found through PKG_CONFIG_PATH only: pacer.pc finds its prefix from its own place.
 set(ENV{PKG_CONFIG_PATH} "${root}/usr/lib/pkgconfig")
 run(${PKG_CONFIG} --modversion pacer)
@@ -88,7 +99,11 @@ run("${WORK_DIR}/frames" "${VERSION}")
 expect("pkg-config build links with cc and runs" "${out}" "frames: pacer ${VERSION}, frame [0-9]+, ok")
 
 # A C program, the way a Makefile builds it: cc $(pkg-config --cflags --libs pacer), nothing else.
-run(${CC} -std=c99 -Wall -Wextra -Wpedantic -Werror ${cflags} "${SOURCE_DIR}/tests/consumer/c_consumer.c"
+run(${CC} -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Werror ${cflags} "${SOURCE_DIR}/tests/consumer/c_consumer.c"
     ${libs} -o "${WORK_DIR}/c_consumer")
 run("${WORK_DIR}/c_consumer")
 expect("C program built with pkg-config runs" "${out}" "consumer_c: frame [0-9]+, [0-9]+ log lines, ok")
+run(${CC} -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Werror ${cflags} "${SOURCE_DIR}/tests/consumer/c_only/game.c"
+    ${libs} -o "${WORK_DIR}/game")
+run("${WORK_DIR}/game" "${WORK_DIR}/game.csv" "${VERSION}")
+expect("C game built with pkg-config runs" "${out}" "game: pacer ${VERSION}, [0-9]+ frames, ok")

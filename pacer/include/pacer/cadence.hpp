@@ -1,9 +1,15 @@
 // pacer/cadence.hpp - the cadence governor, the display-time delta and the VRR cap: pure logic.
 //
-// FramePacer uses these with PacerConfig::cadence = CadenceMode::automatic (the governor), on every
-// frame (DisplayDelta: FrameTiming::display_dt) and on a variable-refresh display (vrr_period,
-// slew_period). They take times and durations in ns and return decisions: no clock, no sleeping,
-// no allocation, so they are tested on their own (tests/cadence_test.cpp).
+//   CadenceGovernor   the divisor of the refresh (or target) the frame's work sustains
+//   CadenceStatus     the cadence in force and why (CadenceReason: a name and a sentence)
+//   DisplayDelta      the display-time delta (FrameTiming::display_dt), its debt to wall time
+//   vrr_period        the frame period kept inside a VRR panel's range by the wake-up jitter
+//   slew_period       a period moving toward another by at most a share per frame
+//
+// FramePacer uses these through its rate planner (pacer/rate.hpp) with PacerConfig::cadence =
+// CadenceMode::automatic (the governor), on every frame (DisplayDelta) and on a variable-refresh
+// display (vrr_period, slew_period). They take times and durations and return decisions: no
+// clock, no sleeping, no allocation, so they are tested on their own (tests/cadence_test.cpp).
 //
 // Cadence governor. A frame whose work does not fit the refresh is shown one refresh late; when
 // that happens to every other frame the player sees 16.7 / 33.3 ms alternating on a 60 Hz display,
@@ -58,6 +64,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "pacer/clock.hpp"
 #include "pacer/names.hpp"
 #include "pacer/status.hpp"
 
@@ -126,9 +133,10 @@ public:
     // Throws ConfigError for an invalid config.
     explicit CadenceGovernor(const CadenceConfig& config = {});
 
-    // One frame at time `now` (ns): its cost, the base period and the shortest frame period
-    // allowed (the target's), all in ns. Returns true when the divisor changed.
-    bool update(std::int64_t now, std::int64_t cost, std::int64_t base, std::int64_t min_period) noexcept;
+    // One frame at `now`: its cost, the base period and the shortest frame period allowed (the
+    // target's). Returns true when the divisor changed.
+    bool update(clock::time_point now, std::chrono::nanoseconds cost, std::chrono::nanoseconds base,
+                std::chrono::nanoseconds min_period) noexcept;
 
     std::uint32_t divisor() const noexcept { return status_.divisor; }
     const CadenceStatus& status() const noexcept { return status_; }
@@ -139,9 +147,18 @@ public:
     void reset() noexcept;
 
     // The smallest divisor whose period is not shorter than min_period (0.5 % slack), >= 1.
-    static std::uint32_t min_divisor(std::int64_t base, std::int64_t min_period) noexcept;
+    static std::uint32_t min_divisor(std::chrono::nanoseconds base, std::chrono::nanoseconds min_period) noexcept;
 
 private:
+    struct Range {
+        std::uint32_t fastest = 1, slowest = 1;  // divisors allowed
+    };
+    bool record(std::int64_t cost, std::int64_t base, std::int64_t min_period) noexcept;
+    Range range(std::int64_t base, std::int64_t min_period) const noexcept;
+    std::uint32_t smallest_fitting(double q, double share, std::int64_t base, std::uint32_t from,
+                                   std::uint32_t to) const noexcept;
+    bool learning(std::int64_t now, std::uint32_t old, bool first, bool rebase, Range r) noexcept;
+    bool switch_to(std::int64_t now, std::uint32_t old, std::uint32_t n, CadenceReason why) noexcept;
     std::int64_t cost_quantile() const noexcept;
     void set(std::uint32_t divisor, CadenceReason why) noexcept;
 
@@ -163,26 +180,28 @@ public:
     // interval: this frame's wall time (wake to wake); nominal: the delta it should get (a whole
     // number of refreshes, or the scheduled interval); bound: the largest |debt| allowed (half a
     // refresh). Returns the delta, >= 0, after slewing toward the debt and clamping to the bound.
-    std::int64_t next(std::int64_t interval, std::int64_t nominal, std::int64_t bound) noexcept;
+    std::chrono::nanoseconds next(std::chrono::nanoseconds interval, std::chrono::nanoseconds nominal,
+                                  std::chrono::nanoseconds bound) noexcept;
     // Wall time given minus deltas returned so far.
-    std::int64_t debt() const noexcept { return debt_; }
+    std::chrono::nanoseconds debt() const noexcept { return std::chrono::nanoseconds(debt_); }
     // Real time that belongs to the last interval but came after next() saw it (the end of a
     // spin finished in the caller): owed to the next delta.
-    void carry(std::int64_t ns) noexcept { debt_ += ns; }
+    void carry(std::chrono::nanoseconds d) noexcept { debt_ += d.count(); }
     void reset() noexcept { debt_ = 0; }
 
     // interval rounded to a whole number of refreshes, at least one (0 for an interval <= 0).
-    static std::int64_t quantize(std::int64_t interval, std::int64_t refresh) noexcept;
+    static std::chrono::nanoseconds quantize(std::chrono::nanoseconds interval, std::chrono::nanoseconds refresh) noexcept;
 
 private:
     std::int64_t debt_ = 0;
 };
 
 // The VRR frame period (see above): the target period kept within [1 / max_hz + jitter,
-// 1 / min_hz - jitter] (the lower bound wins). min_hz 0: no floor. All in ns but the rates.
-std::int64_t vrr_period(std::int64_t target_period, double vrr_min_hz, double vrr_max_hz,
-                        std::int64_t jitter) noexcept;
+// 1 / min_hz - jitter] (the lower bound wins). min_hz 0: no floor. At least 1 ns.
+std::chrono::nanoseconds vrr_period(std::chrono::nanoseconds target_period, double vrr_min_hz, double vrr_max_hz,
+                                    std::chrono::nanoseconds jitter) noexcept;
 // The period in force moving toward `want` by at most max_step x current per frame.
-std::int64_t slew_period(std::int64_t current, std::int64_t want, double max_step = 0.02) noexcept;
+std::chrono::nanoseconds slew_period(std::chrono::nanoseconds current, std::chrono::nanoseconds want,
+                                     double max_step = 0.02) noexcept;
 
 }  // namespace pacer

@@ -1,5 +1,10 @@
 // pacer/clock.hpp - the one clock of pacer's public API.
 //
+//   clock                 a std::chrono Clock: rep int64, period nano, steady
+//     now()               the real OS's monotonic clock; any thread
+//     from_steady, to_steady   std::chrono::steady_clock <-> pacer::clock (real OS clock only)
+//     from_ns, to_ns      int64 nanoseconds <-> time_point, for the OS seam and the C API
+//
 // Every time point pacer hands out or takes (FrameTiming::deadline and wake, PresentInfo,
 // HybridWaiter::wait_until, WaitResult::end) is a pacer::clock::time_point: int64 nanoseconds on
 // the clock of the TimeSource that paced it. pacer::clock meets the standard's Clock requirements,

@@ -1,5 +1,9 @@
 // pacer/config.hpp - PacerConfig: every setting of a FramePacer, with its default and range.
 //
+//   PacerConfig           every setting: rate, mode, late policy, tolerance, waiter, background,
+//                         sync, late budget, display lock, match display, cadence
+//   validate(config)      Status: the first value out of range, named; no side effects
+//
 //   pacer::PacerConfig c;                 // 60 Hz, hybrid wait, catch-up late policy
 //   c.target_hz = 144.0;
 //   if (pacer::Status s = pacer::validate(c); !s) log(s.message());   // without exceptions
@@ -17,10 +21,6 @@
 #include "pacer/waiter.hpp"
 
 namespace pacer {
-
-// Highest accepted rate. Above 10 kHz a period is shorter than one OS wake-up on any desktop OS;
-// such a "frame rate" is a bug in the caller, not a pacing request.
-inline constexpr double kMaxTargetHz = 10'000.0;
 
 struct PacerConfig {
     double target_hz = 60.0;                   // frames per second, in (0, 10000]

@@ -59,6 +59,7 @@
 
 #include "pacer/clock.hpp"
 #include "pacer/names.hpp"
+#include "pacer/present.hpp"
 
 namespace pacer {
 
@@ -76,12 +77,6 @@ inline constexpr EnumName<DisplayState> kDisplayStateNames[] = {
 };
 inline const char* to_string(DisplayState state) noexcept { return name_of(kDisplayStateNames, state); }
 
-// What an observed vblank is.
-enum class VblankSource {
-    displayed,    // a displayed time the host reported: noisy both ways
-    swap_return,  // the return of a swap that waited for the vblank: never early, often late
-};
-
 struct DisplayStatus {
     DisplayState state = DisplayState::unknown;
     const char* reason = "no vblank seen yet";  // in words (static storage)
@@ -94,6 +89,7 @@ struct DisplayStatus {
     std::uint64_t vblanks = 0;           // observations taken
     std::uint64_t locks = 0;             // times the tracker locked (1 + re-locks)
     double vrr_min_hz = 0, vrr_max_hz = 0;  // state vrr: the range the presents showed
+    double shown_hz = 0;      // the rate frames were shown at (displayed times, also unsynced); 0 unknown
 };
 
 class DisplayTracker {

@@ -1,5 +1,11 @@
 // pacer/fixed_step.hpp - fixed simulation rate with render interpolation ("Fix Your Timestep").
 //
+//   FixedStep             the accumulator: one thread
+//     advance(delta)      a frame's real time in; steps to simulate and the interpolation alpha out
+//     step(), step_seconds()   one step (a chrono duration; seconds for world.step())
+//     alpha, backlog, total_steps, set_config, reset
+//   FixedStepConfig       step_hz, max_steps, max_frame_delta, snap_period, snap_tolerance
+//
 //   pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.period()});
 //   while (running) {
 //       pacer::FrameTiming t = pacer.wait();
@@ -69,13 +75,16 @@ public:
     // A negative delta (a clock that went backwards) counts as zero.
     Advance advance(std::chrono::nanoseconds frame_delta) noexcept;
 
-    double step_seconds() const noexcept { return step_ns_ * 1e-9; }
-    double step_ns() const noexcept { return step_ns_; }
+    // One step, exactly (1 / step_hz: a fraction of a nanosecond kept).
+    std::chrono::duration<double, std::nano> step() const noexcept { return std::chrono::duration<double, std::nano>(step_ns_); }
+    double step_seconds() const noexcept { return step_ns_ * 1e-9; }  // the same, in seconds for world.step()
     double alpha() const noexcept { return acc_ns_ / step_ns_; }
     std::uint64_t total_steps() const noexcept { return total_steps_; }
     // Real time given to advance() minus time dropped, minus time simulated: the accumulator
     // plus the snap carry. Always in [-snap_tolerance, step + snap_tolerance).
-    double backlog_ns() const noexcept { return acc_ns_ + carry_ns_; }
+    std::chrono::duration<double, std::nano> backlog() const noexcept {
+        return std::chrono::duration<double, std::nano>(acc_ns_ + carry_ns_);
+    }
 
     // Rejected configs keep the old one. The accumulator is kept (alpha is rescaled naturally).
     Status set_config(const FixedStepConfig& config);

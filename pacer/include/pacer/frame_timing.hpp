@@ -1,5 +1,9 @@
 // pacer/frame_timing.hpp - what one paced frame looked like: FrameTiming.
 //
+//   FrameTiming           one frame: deadline, wake, lateness, interval, work, sleep and spin,
+//                         late policy outcome, the previous frame's latency, cadence, display_dt,
+//                         the display time it is for, presentation feedback since the last one
+//
 // The record FramePacer::wait() returns and FrameStats and CaptureWriter consume. Its own header
 // so that statistics and capture code need not see the pacer.
 #pragma once
@@ -54,6 +58,20 @@ struct FrameTiming {
     std::chrono::nanoseconds display_dt{0};  // predicted display interval of this frame: the
                                              // delta to give the simulation (FixedStep)
     bool display_locked = false;  // the wait was placed against the fitted vblanks
+
+    // The display time this frame is for: the vblank (or, while none is known, the grid time) it
+    // is aimed at, and that vblank's counter when the vblanks come with one. What a present-at-a-
+    // time API takes (FramePacer's manual, "Presenting at a time").
+    clock::time_point display_target{};
+    std::uint64_t display_target_msc = 0;
+    bool has_display_target_msc = false;
+
+    // Presentation feedback (PresentInfo::outcome) that arrived since the previous wait(): presents
+    // shown, and presents that never reached the screen (skipped or discarded). present_feedback:
+    // the host reports outcomes at all; without it shown frames are unknown, not the submitted ones.
+    std::uint32_t presents_shown = 0;
+    std::uint32_t presents_dropped = 0;
+    bool present_feedback = false;
 };
 
 }  // namespace pacer

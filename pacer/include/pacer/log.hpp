@@ -1,5 +1,10 @@
 // pacer/log.hpp - where pacer's diagnostics go.
 //
+//   LogLevel, to_string   debug, info, warn, error, off
+//   set_log_function(fn, user)   where the lines go; nullptr silences pacer; thread-safe
+//   set_log_level, log_level     the lowest level written (default warn); thread-safe
+//   log_to_stderr        the default: "pacer: <level>: <message>" on stderr
+//
 // pacer reports events, never frames: a rejected setting, a vsync decision that changed, a failed
 // present, a fallback of the OS layer. Each event is one line handed to a plain function, the way
 // SDL routes its log (SDL_LogSetOutputFunction), so the library needs no logging dependency and an

@@ -83,4 +83,8 @@ inline bool parse_cadence_mode(const char* text, CadenceMode* out) noexcept {
     return parse_name(kCadenceModeNames, text, out);
 }
 
+// Highest accepted rate. Above 10 kHz a period is shorter than one OS wake-up on any desktop OS;
+// such a "frame rate" is a bug in the caller, not a pacing request.
+inline constexpr double kMaxTargetHz = 10'000.0;
+
 }  // namespace pacer

@@ -1,5 +1,12 @@
 // pacer/names.hpp - one name table per public enum, for to_string(), parsing, menus and help text.
 //
+//   EnumName<E>           one {value, name} row of an enum's name table
+//   name_of(table, v)     the name; "?" for a value not in the table
+//   parse_name(table, s, &v)   the value named s (exact); false and v untouched otherwise
+//   index_of(table, v)    a menu's index; -1 when not listed
+//   is_named(table, v)    the value is one of the table's (validates a cast integer)
+// All constexpr or noexcept, pure: any thread.
+//
 //   for (const auto& e : pacer::kWaitModeNames) add_menu_item(e.name, e.value);
 //   pacer::WaitMode m;
 //   if (!pacer::parse_name(pacer::kWaitModeNames, "hybrid", &m)) ...

@@ -1,5 +1,11 @@
 // pacer/sim.hpp - a virtual-time operating system for tests, tuning and the `simulate` tool.
 //
+//   SimulatedOs           a TimeSource in virtual time: one thread
+//     advance(ns), jump(ns), block_until_ns(t)   work, a clock jump, a blocking wait (int64 ns:
+//                         the seam's unit, as TimeSource counts)
+//     uniform(), exponential(mean)   its deterministic random numbers
+//   SimModel              the scheduler: granularity, wake-up noise, preemption, spin preemption
+//
 // SimulatedOs is a TimeSource whose clock only moves when somebody sleeps, spins or calls
 // advance(). Its OS sleep behaves like a scheduler with a tick (the fake sleep of "Making an
 // accurate Sleep() function", Blat Blatnik, 2020, extended):

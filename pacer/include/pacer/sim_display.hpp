@@ -1,5 +1,11 @@
 // pacer/sim_display.hpp - a display and its swap chain in virtual time, beside SimulatedOs.
 //
+//   SimulatedDisplay      a display and swap chain in virtual time: one thread
+//     present(interval)   a present at the OS's time; may block; returns PresentResult
+//     vblank_after(t), refresh_period_at(t), refresh_hz_at(t)   the model's truth (int64 ns)
+//   DisplayConfig         refresh, skew, phase, queue depth, VRR range, LFC, report noise and losses
+//   PresentResult         what the model did and what the host learns (PresentResult::info())
+//
 // SimulatedDisplay is what the host's present call talks to, modelled exactly (integer ns, a
 // fixed-seed generator), so that pacing against a display can be tested and tuned in virtual time:
 //

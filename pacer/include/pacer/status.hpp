@@ -1,5 +1,8 @@
 // pacer/status.hpp - how pacer reports configuration mistakes.
 //
+//   Status                ok, or a one-line message naming the field, the value and the range
+//   ConfigError           thrown by constructors; what() is the Status message
+//
 // Two doors, same checks:
 //   * Constructors (FramePacer, HybridWaiter, FixedStep) throw pacer::ConfigError for an invalid
 //     configuration, because an object that cannot pace must not exist.

@@ -1,5 +1,10 @@
 // pacer/time_source.hpp - the seam between pacing logic and the operating system.
 //
+//   TimeSource            the seam: now_ns, sleep_until_ns, relax, cpu_times, begin/end_pacing
+//   CpuTimes              process and thread CPU time, ns (-1: unknown)
+//   system_time_source()  the real OS; process-wide, any thread
+//   PacingScope           RAII begin_pacing / end_pacing on the calling thread
+//
 // Everything in pacer that reads a clock, sleeps, spins or asks for CPU time does it through a
 // TimeSource. The default, system_time_source(), is the real OS (see pacer/src/platform/<os>/).
 // Tests and the `simulate` tools pass a pacer::SimulatedOs (pacer/sim.hpp) instead, so the very

@@ -1,4 +1,7 @@
 // pacer/version.hpp - library version. The one place it is written: CMake reads it from here.
+//
+//   PACER_VERSION_MAJOR, _MINOR, _PATCH   the numbers, for the preprocessor
+//   kVersion, version()                    "MAJOR.MINOR.PATCH" of the headers compiled against
 #pragma once
 
 #define PACER_VERSION_MAJOR 0

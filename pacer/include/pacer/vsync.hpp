@@ -1,5 +1,13 @@
 // pacer/vsync.hpp - is vsync really pacing the frames? Evidence from the host's presents.
 //
+//   VsyncController       the decision (FramePacer's vsync half): one thread, no clock
+//     configure(mode, hz, now)   the mode and the target rate changed, or a decision is due
+//     on_present(p)       one present; on_frame() once per frame: does the swap pace it?
+//     status, desired_swap_interval, last_present_locked
+//   VsyncDetector         the evidence: locked presents, hysteresis, the swap's own cadence
+//   VsyncStatus, VsyncReason   what is decided and why (a code and a sentence)
+//   compatible_swap_interval(refresh, target)   N with refresh / N within 0.5 % of the target
+//
 // Vsync is the best pacer when it works: exact and free. But drivers and users override the swap
 // interval, the display may refresh at a rate the game does not want, and under a compositor or a
 // virtual display (Xvfb + Mesa) the swap may not block at all. So pacer trusts vsync only on
@@ -73,13 +81,12 @@
 //     (variable-refresh) display report refresh_hz 0, as above.
 //
 // A present is "locked" when it ends k >= swap-interval refresh periods after the previous one
-// and on the vblank grid that earlier presents traced: no earlier than max(0.25 ms, 3 % of a
-// period) before a predicted vblank, no later than min(2 ms, a quarter period) after it. The window is
-// lopsided because a blocking swap returns when the OS wakes the thread, never before the vblank:
-// on a loaded machine (two cores, four compilers beside) one wake-up in five came more than 0.5 ms
-// late, which broke 16-in-a-row under a symmetric test on intervals. The grid follows the earliest
-// returns (a present earlier than predicted moves it at once, a later one by an eighth), so a late
-// wake-up does not drag it and a refresh slightly off its report is tracked. Hysteresis as in
+// and on the vblank grid that earlier presents traced: inside the window of the one present rule
+// (pacer/present_classifier.hpp: no earlier than max(0.25 ms, 3 % of a period) before a
+// predicted vblank, no later than min(2 ms, a quarter period) after it; the classifier's manual
+// says why it is lopsided). The grid follows the earliest returns (a present earlier than
+// predicted moves it at once, a later one by an eighth), so a late wake-up does not drag it and a
+// refresh slightly off its report is tracked. Hysteresis as in
 // Tyler Glaiel's "How to make your game run at 60fps": 16 locked presents in a row verify vsync,
 // 4 unlocked ones in a row drop it, so one hitch (a long frame is still locked: it shows at a
 // later vblank) or one odd swap does not flip the decision.
@@ -213,6 +220,7 @@ struct VsyncStatus {
     int swap_interval = 0;        // what the pacer asks for
     double refresh_hz = 0;        // last reported refresh rate (0 unknown)
     double swap_hz = 0;           // the swap's measured cadence, when it blocks steadily (0 unknown)
+    int locked_streak = 0;        // presents in a row on the vblank grid (VsyncDetector::kTrustAfter verify)
     VsyncReason code = VsyncReason::off;  // why the pacer does what it does ...
     const char* reason = to_string(VsyncReason::off);  // ... in words (static storage)
 };
@@ -235,6 +243,9 @@ public:
 private:
     enum class State { off, waiting, probing, verified, fallback };
     void decide(clock::time_point now) noexcept;
+    void decide_vsync(int n) noexcept;
+    void decide_probing(int n, clock::time_point now) noexcept;
+    void decide_verified(int n, clock::time_point now) noexcept;
     void set(State state, int interval, VsyncReason reason) noexcept;
     void fall_back(VsyncReason reason, bool schedule_probe, clock::time_point now) noexcept;
     bool at_refresh(int swap_interval) const noexcept;

@@ -1,5 +1,15 @@
 // pacer/waiter.hpp - accurate sleep: OS sleep as far as it can be trusted, then spin.
 //
+//   sleep_until(t), sleep_for(d)   drop-in accurate sleeps on the real OS; any thread (state per thread)
+//   HybridWaiter          the waiter: one thread at a time
+//     wait_until(t, mode)       sleeps and spins until t (pacer::clock); returns WaitResult
+//     wait_until_handoff, finish_wait   the same in two halves (the spin's end in the caller)
+//     margin, spin_cap, status  what it learned
+//     set_config, set_time_source
+//   WaiterConfig          late_cost, half_life, initial_margin, min_margin, max_spin
+//   WaitResult            slept, spun, oversleep, lateness, margin, end
+//   WaiterStatus          margin, spin cap, preempted spins, sleeps measured, the OS primitive
+//
 //   pacer::sleep_for(std::chrono::microseconds(1500));       // drop-in, per-thread state
 //   pacer::sleep_until(next_deadline);                        // absolute: nothing drifts
 //
@@ -104,6 +114,15 @@ struct WaitResult {
     bool spin_preempted = false;            // the spin lost the CPU (clock reads > 100 us apart)
 };
 
+// What a HybridWaiter has learned (HybridWaiter::status, FramePacer::status).
+struct WaiterStatus {
+    std::chrono::nanoseconds margin{0};    // what the next hybrid wait subtracts from its deadline
+    std::chrono::nanoseconds spin_cap{0};  // max_spin, or less after preempted spins
+    std::int64_t preempted_spins = 0;      // spins that lost the CPU, so far
+    std::int64_t sleeps_measured = 0;      // OS sleeps whose oversleep was learned, so far
+    const char* sleep_primitive = "";      // the OS wait behind the sleep (static storage)
+};
+
 class HybridWaiter {
 public:
     // Throws ConfigError for an invalid config. ts = nullptr: the real OS.
@@ -130,6 +149,7 @@ public:
     // Current spin cap: max_spin, or less after preempted spins (see above).
     std::chrono::nanoseconds spin_cap() const noexcept { return std::chrono::nanoseconds(cap_ns_); }
     std::int64_t preempted_spins() const noexcept { return preempted_spins_; }  // so far
+    WaiterStatus status() const noexcept;  // all of the above (a margin query: ~0.25 us)
 
     // A gap this long between two clock reads of a spin means the thread was descheduled.
     static constexpr std::int64_t kPreemptGapNs = 100'000;

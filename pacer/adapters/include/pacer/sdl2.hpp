@@ -100,6 +100,9 @@ public:
     int requested_interval() const noexcept { return requested_; }
     double refresh_hz() const noexcept { return refresh_hz_; }  // reported with each present; 0 unknown
     std::uint64_t presents() const noexcept { return presents_; }
+    // The id the next present is reported with (PresentInfo::id: 1, 2, 3, ...), for a feedback
+    // source that must name it before the swap (pacer/wayland_presentation.hpp).
+    std::uint64_t next_id() const noexcept { return presents_ + 1; }
     const PresentInfo& last_present() const noexcept { return last_; }
     SDL_Window* window() const noexcept { return window_; }
 
@@ -143,7 +146,7 @@ protected:
         swap();
         const clock::time_point end = pacer.now();
         last_ = PresentInfo{begin, end, in_effect_, refresh_hz_, true};  // SDL2's presents return nothing
-        ++presents_;
+        last_.id = ++presents_;
         pacer.report_present(last_);
         return last_;
     }

@@ -1,0 +1,142 @@
+// FramePacer's inside: the parts it composes and the steps of a frame. Private to the library.
+//
+// A frame, in wait():
+//   start_frame     match the display, apply pending settings, read the clock, tick the display
+//   close_frame     the previous frame's cost and latency figures; the lead learns from it
+//   plan_frame      does the swap pace it; the sync mode; the rate in force (VRR cap, cadence)
+//   pace            the wait itself, by sync mode: grid slot, swap floor, lead before a vblank
+//   describe        the FrameTiming: sync mode, latency figures, cadence, display time
+// before_present() is present sync's wait (present_wait); report_present() classifies a present
+// and hands what it says to vsync, the display's fit and the latency marks.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <thread>
+
+#include "pacer/frame_pacer.hpp"
+#include "pacer/grid.hpp"
+#include "pacer/latency.hpp"
+#include "pacer/lead.hpp"
+#include "pacer/rate.hpp"
+#include "pacer/vblanks.hpp"
+#include "pacer/vsync.hpp"
+#include "pacer/waiter.hpp"
+
+namespace pacer {
+
+class FramePacer::Impl {
+public:
+    Impl(const PacerConfig& config, TimeSource* ts);
+
+    FrameTiming wait(detail::Handoff& handoff) noexcept;
+    void settle(detail::Handoff& handoff) noexcept;  // what an inline finished spin changed
+    void mark_input() noexcept;
+    void before_present() noexcept;
+    void report_present(const PresentInfo& present) noexcept;
+    void report_vblank(const VblankInfo& vblank) noexcept;
+    int desired_swap_interval() const noexcept { return vsync_.desired_swap_interval(); }
+    Status set_config(const PacerConfig& config);
+    void set_background(bool on) noexcept;
+    const PacerConfig& config() const noexcept { return cfg_; }
+    PacerStatus status() const noexcept;
+    clock::time_point now() const noexcept { return clock::from_ns(ts_->now_ns()); }
+    void reset() noexcept { grid_.stop(); }
+    void end_pacing() noexcept;
+    void set_time_source(TimeSource* ts) noexcept;
+
+private:
+    // A frame's wait: its grid slot, what the waiter waits for, and how it is paced.
+    struct PaceSlot {
+        GridSlot grid;
+        std::int64_t wait_until = 0;  // the floor when the swap paces; deadline - lead when early
+        bool swap_paces = false;
+        bool early = false;  // just_in_time: due at wait_until, ahead of the display deadline
+        std::int64_t aim = 0;  // the display time it is aimed at; 0: the next slot
+    };
+    // A present reported, kept until its feedback (PresentInfo::id) can no longer come.
+    struct Sent {
+        PresentInfo info{};
+        bool settled = false;  // its outcome was counted
+    };
+    static constexpr int kSentKept = 16;  // presents in flight: feedback comes 1-3 frames late
+
+    // The steps of wait(), in order.
+    void enter_thread() noexcept;
+    std::int64_t start_frame() noexcept;
+    LatencyFigures close_frame(std::int64_t now, std::optional<std::chrono::nanoseconds>* cost) noexcept;
+    bool plan_frame(std::int64_t now, std::optional<std::chrono::nanoseconds> cost) noexcept;
+    FrameTiming pace(std::int64_t now, bool swap_paces, detail::Handoff& handoff) noexcept;
+    void describe(FrameTiming& t, const LatencyFigures& previous) noexcept;
+
+    // The waits of pace() and before_present().
+    FrameTiming first_frame(std::int64_t now) noexcept;
+    FrameTiming present_placeholder(std::int64_t now) noexcept;
+    FrameTiming just_in_time(std::int64_t now, bool swap_paces) noexcept;
+    FrameTiming aligned_frame(std::int64_t now) noexcept;
+    FrameTiming lead_wait(PaceSlot slot, std::int64_t lead, WaitMode mode, bool locked, bool aligned,
+                          std::int64_t now) noexcept;
+    FrameTiming grid_wait(std::int64_t now, bool swap_paces, detail::Handoff& handoff) noexcept;
+    FrameTiming present_wait(std::int64_t now) noexcept;
+    PaceSlot swap_slot() noexcept;
+    PaceSlot grid_slot(std::int64_t now) const noexcept;
+    FrameTiming record(const PaceSlot& slot, const WaitResult& r, std::int64_t now) noexcept;
+    std::int64_t display_target(const PaceSlot& slot) const noexcept;
+
+    // Presents and their feedback (pacer_present.cpp).
+    Sent* sent(std::uint64_t id) noexcept;
+    void remember(const PresentInfo& present) noexcept;
+    void feedback(Sent& sent, const PresentInfo& in) noexcept;
+    void count_outcome(Sent& sent, PresentOutcome outcome) noexcept;
+
+    // Helpers.
+    void apply_config() noexcept;
+    void set_period(double hz) noexcept;
+    void govern(std::int64_t now, std::optional<std::chrono::nanoseconds> cost) noexcept;
+    void display_delta(FrameTiming& t) noexcept;
+    void leave_swap_grid(std::int64_t now) noexcept;  // re-anchor after the swap paced
+    bool align_torn_frames(bool swap_paces, std::int64_t now) const noexcept;
+    std::int64_t next_target(std::int64_t earliest) const noexcept;
+    std::int64_t lead_ns() const noexcept;
+    std::int64_t vblank_period() const noexcept { return vblanks_.period().count(); }
+    std::int64_t vblank_after(std::int64_t t) const noexcept;
+    WaitMode active_mode() const noexcept { return rate_.background() ? WaitMode::sleep : cfg_.mode; }
+    RateConfig rate_config() const noexcept;
+    RateInputs rate_inputs() const noexcept;
+
+    PacerConfig cfg_;
+    TimeSource* ts_;
+    // The parts.
+    HybridWaiter waiter_;
+    VsyncController vsync_;
+    Vblanks vblanks_;
+    DeadlineGrid grid_;
+    LatencyTracker latency_;
+    LeadController lead_;
+    RatePlanner rate_;
+    DisplayDelta delta_;
+    // The pacer's own state.
+    std::int64_t last_wake_ = 0;
+    std::int64_t prev_due_ = 0;     // the previous frame's deadline (display_dt's schedule)
+    std::uint64_t frames_ = 0;
+    std::uint64_t missed_ = 0;
+    double vsync_hz_ = 0;           // the rate the vsync decision was configured with
+    bool pending_ = false;          // settings changed since the last wait()
+    bool grid_dirty_ = false;       // the swap paced: re-anchor the grid before using it
+    bool pacing_ = false;           // begin_pacing() was called ...
+    std::thread::id pacing_thread_; // ... on this thread
+    SyncMode sync_ = SyncMode::frame_start;  // in force for the frame in progress
+    bool swap_paces_ = false;       // the swap paces the frame in progress
+    bool second_call_ = false;      // before_present() was called in the frame in progress
+    bool host_presents_ = false;    // ... and in the previous one: present sync waits there
+    FrameTiming present_record_{};  // present sync: the last wait made in before_present()
+    // Presentation feedback.
+    std::array<Sent, kSentKept> sent_{};
+    int sent_next_ = 0;
+    PresentCounts presents_{};
+    std::uint32_t shown_since_ = 0, dropped_since_ = 0;  // since the last wait()
+};
+
+}  // namespace pacer

@@ -1,0 +1,129 @@
+// FramePacer, the present side: the frame markers, present sync's wait, and what a present or a
+// vblank event tells the parts (pacer_impl.hpp).
+#include <algorithm>
+
+#include "pacer/present_classifier.hpp"
+#include "pacer_impl.hpp"
+
+namespace pacer {
+
+void FramePacer::Impl::mark_input() noexcept { latency_.mark_input(now()); }
+
+void FramePacer::Impl::before_present() noexcept {
+    if (!grid_.started() || !latency_.is_open()) return;
+    second_call_ = true;
+    const std::int64_t t = ts_->now_ns();
+    latency_.mark_work_end(clock::from_ns(t));
+    if (sync_ != SyncMode::present) {
+        latency_.mark_present_call(clock::from_ns(t));
+        return;
+    }
+    present_record_ = present_wait(t);
+    latency_.mark_present_call(present_record_.wake);
+}
+
+// present sync: waits for the frame's present deadline, the grid deadline or, when the swap
+// paces and the vblanks are known, the next vblank - 1 ms (a quarter period at most).
+FrameTiming FramePacer::Impl::present_wait(std::int64_t now) noexcept {
+    PaceSlot slot;
+    WaitMode mode = active_mode();
+    const bool locked = swap_paces_ && vblanks_.known();
+    if (locked) {
+        grid_dirty_ = true;
+        const std::int64_t lead = std::min<std::int64_t>(1'000'000, vblank_period() / 4);
+        slot.grid = grid_.after(clock::from_ns(next_target(now + lead) - lead));
+        slot.swap_paces = true;
+        mode = WaitMode::hybrid;
+        slot.aim = clock::to_ns(slot.grid.deadline) + lead;
+        latency_.aim(slot.grid.deadline + std::chrono::nanoseconds(lead), true);
+    } else {
+        leave_swap_grid(now);
+        slot = grid_slot(now);
+        slot.aim = clock::to_ns(slot.grid.deadline);
+        latency_.aim(slot.grid.deadline, false);
+    }
+    slot.wait_until = clock::to_ns(slot.grid.deadline);
+    const WaitResult r = waiter_.wait_until(clock::from_ns(slot.wait_until), mode);
+    FrameTiming t = record(slot, r, now);
+    t.sync = SyncMode::present;
+    t.display_locked = locked && vblanks_.use_fit();
+    return t;
+}
+
+// One present: vsync's evidence, the display's fit, and the frame's latency marks. A present with
+// the id of one reported before is its feedback.
+void FramePacer::Impl::report_present(const PresentInfo& in) noexcept {
+    if (in.id != 0) {
+        if (Sent* s = sent(in.id)) return feedback(*s, in);
+    }
+    bool moved = false;
+    const PresentInfo present = rate_.as_reported(in, &moved);
+    if (moved) pending_ = true;
+    vsync_.on_present(present);
+    vblanks_.set_reported_hz(present.refresh_hz);
+    const PresentVerdict v = PresentClassifier::classify(present, vsync_.status().in_use, vblanks_);
+    vblanks_.observe(present, v);
+    remember(present);
+    if (!grid_.started() || !latency_.is_open()) return;
+    latency_.on_present(present.begin, present.end, v.displayed, v.shown, v.shown_known);
+}
+
+FramePacer::Impl::Sent* FramePacer::Impl::sent(std::uint64_t id) noexcept {
+    for (Sent& s : sent_)
+        if (s.info.id == id) return &s;
+    return nullptr;
+}
+
+void FramePacer::Impl::remember(const PresentInfo& present) noexcept {
+    ++presents_.submitted;
+    Sent& s = sent_[static_cast<std::size_t>(sent_next_)];
+    sent_next_ = (sent_next_ + 1) % kSentKept;
+    s.info = present;
+    s.settled = false;
+    if (present.outcome != PresentOutcome::unknown) count_outcome(s, present.outcome);
+}
+
+void FramePacer::Impl::count_outcome(Sent& s, PresentOutcome outcome) noexcept {
+    presents_.feedback = true;
+    if (s.settled) return;  // a present's outcome counts once
+    s.settled = true;
+    if (outcome == PresentOutcome::shown) {
+        ++presents_.shown;
+        ++shown_since_;
+    } else {
+        ++presents_.dropped;
+        ++dropped_since_;
+    }
+}
+
+// Feedback for a present reported before: its outcome; a shown frame's displayed time goes to
+// the display's fit (by what the flags say) and, while its frame is open, to its latency.
+void FramePacer::Impl::feedback(Sent& s, const PresentInfo& in) noexcept {
+    PresentInfo p = s.info;
+    if (in.outcome != PresentOutcome::unknown) {
+        p.outcome = in.outcome;
+        count_outcome(s, in.outcome);
+    }
+    if (in.displayed.time_since_epoch().count() != 0) p.displayed = in.displayed;
+    if (in.has_msc) {
+        p.msc = in.msc;
+        p.has_msc = true;
+    }
+    if (in.flags.known) p.flags = in.flags;
+    if (in.completion != CompletionMode::unknown) p.completion = in.completion;
+    if (in.refresh_hz > 0) p.refresh_hz = in.refresh_hz;
+    s.info = p;
+    if (p.outcome != PresentOutcome::shown && p.outcome != PresentOutcome::unknown) return;
+    vblanks_.set_reported_hz(p.refresh_hz);
+    const PresentVerdict v = PresentClassifier::classify_feedback(p, vsync_.status().in_use);
+    vblanks_.observe(p, v);
+    if (!grid_.started() || !latency_.is_open()) return;
+    latency_.on_present(p.begin, p.end, v.displayed, v.shown, v.shown_known);
+}
+
+void FramePacer::Impl::report_vblank(const VblankInfo& vblank) noexcept {
+    if (vblank.refresh_hz > 0) vblanks_.set_reported_hz(vblank.refresh_hz);
+    vblanks_.add_vblank(vblank.time);
+}
+
+}  // namespace pacer

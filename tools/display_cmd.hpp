@@ -1,0 +1,72 @@
+// tools/display_cmd.hpp - `pacer display`: what one run against a real display measured, and the
+// figures every source shares (the vblank stream, the present-at-time outcome, the report).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pacer/frame_pacer.hpp"
+
+namespace pacer::tools {
+
+struct DisplayCmdOptions {
+    std::string source = "x11-present";  // x11-present, wayland, swap
+    double hz = 60;                      // the pacer's target rate
+    bool present_at_time = false;        // x11-present: present pixmaps at their target counter
+    bool match_display = false;          // the pacer's PacerConfig::match_display
+    double seconds = 10;
+    bool json = false;
+};
+
+// The vblanks a source delivered and how well the display's fit predicted them.
+class VblankJudge {
+public:
+    // Before waiting for the next vblank: the prediction in force (the fit's next vblank).
+    void expect(const PacerStatus& before) noexcept;
+    // A vblank with its counter (has_msc) and time; `after`: the status once it was reported.
+    void vblank(bool has_msc, std::uint64_t msc, clock::time_point t, const PacerStatus& after);
+
+    std::uint64_t vblanks = 0;
+    std::optional<std::uint64_t> lock_vblanks;  // vblanks until the fit first locked
+    std::vector<double> errors_us;               // observed - predicted, after lock
+    std::map<std::uint64_t, std::uint64_t> msc_steps;  // counter advance -> times
+
+private:
+    clock::time_point predicted_{};
+    std::chrono::nanoseconds period_{0};
+    std::uint64_t last_msc_ = 0;
+    bool has_last_ = false, has_prediction_ = false;
+};
+
+// Present at time: each frame's target counter against the counter it was shown at.
+struct TargetJudge {
+    std::map<std::uint64_t, std::uint64_t> target_of;  // present id -> target counter
+    std::uint64_t presented = 0, on_target = 0, late = 0, early = 0, skipped = 0;
+    bool counting = false;  // false while the fit and the lead settle (not counted)
+
+    void shown(std::uint64_t id, std::uint64_t msc);
+    void dropped(std::uint64_t id);
+};
+
+struct DisplayCmdResult {
+    std::string source;
+    PacerStatus status;
+    VblankJudge vblanks;
+    std::optional<TargetJudge> targets;
+    double seconds = 0;   // wall time of the run
+};
+
+// JSON (--json) or text.
+std::string format_display_result(const DisplayCmdResult& r, bool json);
+
+// The sources: each opens its window on the current display, runs for opts.seconds and fills
+// `out`; on a missing display or source: a message and false (exit 2).
+bool run_x11_present(const DisplayCmdOptions& opts, DisplayCmdResult* out, std::string* error);
+bool run_sdl_source(const DisplayCmdOptions& opts, DisplayCmdResult* out, std::string* error);  // wayland, swap
+
+int display_main(int argc, char** argv);
+
+}  // namespace pacer::tools

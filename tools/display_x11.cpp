@@ -1,0 +1,173 @@
+// `pacer display --source x11-present`: a window of its own on the X server, its vblanks from
+// the Present extension (pacer/x11_present.hpp); with --present-at-time, pixmaps presented at the
+// vblank counter each FramePacer frame is for.
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "display_cmd.hpp"
+
+#if defined(PACER_TOOLS_HAVE_X11_PRESENT)
+#include <xcb/xcb.h>
+
+#include <array>
+
+#include "pacer/x11_present.hpp"
+#endif
+
+namespace pacer::tools {
+
+#if !defined(PACER_TOOLS_HAVE_X11_PRESENT)
+
+bool run_x11_present(const DisplayCmdOptions&, DisplayCmdResult*, std::string* error) {
+    *error = "this pacer was built without libxcb-present: no x11-present source";
+    return false;
+}
+
+#else
+
+namespace {
+
+constexpr std::uint16_t kSize = 160;  // the window, in pixels
+constexpr auto kWarmUp = std::chrono::seconds(2);  // present at time: the fit and the lead settle
+
+// A small window on the source's connection (so its Present events need no second connection).
+xcb_window_t open_window(xcb_connection_t* c) {
+    xcb_screen_t* screen = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+    const xcb_window_t w = xcb_generate_id(c);
+    const std::uint32_t values[] = {screen->black_pixel};
+    xcb_create_window(c, XCB_COPY_FROM_PARENT, w, screen->root, 0, 0, kSize, kSize, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+                      screen->root_visual, XCB_CW_BACK_PIXEL, values);
+    xcb_map_window(c, w);
+    xcb_flush(c);
+    return w;
+}
+
+// Pixmaps to present, each filled with a colour of its own (the content does not matter).
+struct Pixmaps {
+    std::array<xcb_pixmap_t, 3> ids{};
+    std::array<bool, 3> busy{};
+    xcb_gcontext_t gc = 0;
+
+    void create(xcb_connection_t* c, xcb_window_t w) {
+        xcb_screen_t* screen = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+        gc = xcb_generate_id(c);
+        xcb_create_gc(c, gc, w, 0, nullptr);
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            ids[i] = xcb_generate_id(c);
+            xcb_create_pixmap(c, screen->root_depth, ids[i], w, kSize, kSize);
+        }
+    }
+    // A free pixmap, filled; 0 when all three are still held by the server.
+    xcb_pixmap_t fill(xcb_connection_t* c, std::uint32_t colour) {
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (busy[i]) continue;
+            busy[i] = true;
+            xcb_change_gc(c, gc, XCB_GC_FOREGROUND, &colour);
+            const xcb_rectangle_t all{0, 0, kSize, kSize};
+            xcb_poly_fill_rectangle(c, ids[i], gc, 1, &all);
+            return ids[i];
+        }
+        return 0;
+    }
+    void idle(xcb_pixmap_t p) {
+        for (std::size_t i = 0; i < ids.size(); ++i)
+            if (ids[i] == p) busy[i] = false;
+    }
+};
+
+// The vblank counter of a display time: from the last vblank seen and the fitted period.
+std::uint64_t target_msc(const FrameTiming& t, const x11::PresentSource& src, clock::time_point last_vblank,
+                         std::chrono::nanoseconds period) {
+    if (t.has_display_target_msc) return t.display_target_msc;
+    const double n = std::round(static_cast<double>((t.display_target - last_vblank).count()) /
+                                static_cast<double>(std::max<std::int64_t>(1, period.count())));
+    return src.last_msc() + static_cast<std::uint64_t>(std::max(1.0, n));
+}
+
+// Vblanks only: wait for each, report it, judge the fit's prediction of it.
+void watch_vblanks(const DisplayCmdOptions& o, x11::PresentSource& src, FramePacer& pacer, DisplayCmdResult* r) {
+    const clock::time_point end = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                                     std::chrono::duration<double>(o.seconds));
+    while (clock::now() < end && src.ok()) {
+        r->vblanks.expect(pacer.status());
+        if (!src.wait(std::chrono::milliseconds(100))) continue;
+        src.poll(pacer, [&](const x11::PresentEvent& e) {
+            if (e.kind == x11::PresentEvent::Kind::vblank) r->vblanks.vblank(true, e.msc, e.time, pacer.status());
+        });
+    }
+}
+
+// Frames paced by FramePacer at --hz (hybrid wait, vsync off: the frames are placed before the
+// vblank they are for, pacer/frame_pacer.hpp "Display lock"), each a pixmap presented at the
+// counter of FrameTiming::display_target.
+void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FramePacer& pacer, DisplayCmdResult* r) {
+    Pixmaps pixmaps;
+    pixmaps.create(src.connection(), src.window());
+    TargetJudge& targets = r->targets.emplace();
+    clock::time_point last_vblank{}, locked_since{};
+    const clock::time_point end = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                                     std::chrono::duration<double>(o.seconds));
+    std::uint32_t colour = 0x204060;
+    while (clock::now() < end && src.ok()) {
+        src.poll(pacer, [&](const x11::PresentEvent& e) {
+            using Kind = x11::PresentEvent::Kind;
+            if (e.kind == Kind::vblank) {
+                r->vblanks.vblank(true, e.msc, e.time, pacer.status());
+                last_vblank = e.time;
+            } else if (e.kind == Kind::pixmap_shown) {
+                targets.shown(e.id, e.msc);
+            } else if (e.kind == Kind::pixmap_skipped) {
+                targets.dropped(e.id);
+            } else {
+                pixmaps.idle(e.pixmap);
+            }
+        });
+        const FrameTiming t = pacer.wait();
+        const PacerStatus st = pacer.status();
+        if (st.display.state != DisplayState::locked || !src.has_msc()) {
+            locked_since = {};
+            continue;
+        }
+        if (locked_since == clock::time_point{}) locked_since = t.wake;
+        targets.counting = t.wake - locked_since >= kWarmUp;
+        const xcb_pixmap_t p = pixmaps.fill(src.connection(), colour += 0x010203);
+        if (p == 0) continue;  // the server still holds all three: skip this frame
+        const std::uint64_t msc = target_msc(t, src, last_vblank, st.display.period);
+        targets.target_of[src.present(pacer, p, msc)] = msc;
+    }
+}
+
+}  // namespace
+
+bool run_x11_present(const DisplayCmdOptions& o, DisplayCmdResult* r, std::string* error) {
+    x11::PresentSource src;
+    if (!src.ok()) {
+        *error = std::string("x11-present: ") + src.error() + " (is DISPLAY set?)";
+        return false;
+    }
+    if (!src.watch(open_window(src.connection()))) {
+        *error = std::string("x11-present: ") + src.error();
+        return false;
+    }
+    PacerConfig c;
+    c.target_hz = o.hz;
+    c.mode = WaitMode::hybrid;   // vsync off: the pixmaps are presented at a counter instead
+    c.max_late_share = 0.001;    // a frame shown after its target counter is one of the 0.1 %
+    c.match_display = o.match_display;
+    FramePacer pacer(c);
+    const clock::time_point start = clock::now();
+    if (o.present_at_time) present_at_time(o, src, pacer, r);
+    else watch_vblanks(o, src, pacer, r);
+    r->seconds = std::chrono::duration<double>(clock::now() - start).count();
+    r->status = pacer.status();
+    if (!src.ok()) {
+        *error = std::string("x11-present: ") + src.error();
+        return false;
+    }
+    return true;
+}
+
+#endif
+
+}  // namespace pacer::tools
