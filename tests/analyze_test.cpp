@@ -616,12 +616,18 @@ TEST(Refresh, PeriodSaysWhereItCameFrom) {
     ASSERT_TRUE(analyze_text(classic_file({10, 20, 30}), a).ok());
     EXPECT_STREQ(a.refresh_source, "60 Hz default");
     EXPECT_NEAR(a.refresh_ms, 1000.0 / 60.0, 1e-12);
-    // 10 -> [0,1), 20 -> [1,2), 30 -> [1,2) refresh periods of 16.667 ms.
-    EXPECT_EQ(a.interval_hist[0], 1u);
+    // In refresh periods of 16.667 ms: 10 -> 0.6 and 20 -> 1.2, both in the bin of 1 period
+    // [0.5,1.5); 30 -> 1.8, in the bin of 2 [1.5,2.5).
+    EXPECT_EQ(a.interval_hist[0], 0u);
     EXPECT_EQ(a.interval_hist[1], 2u);
+    EXPECT_EQ(a.interval_hist[2], 1u);
     const std::string text = pacer::tools::format_text({a});
     EXPECT_TRUE(has_row(text, "refresh period from", "60 Hz default")) << text;
-    EXPECT_TRUE(has_row(text, "% frames lasting [1,2) refresh periods", "66.67")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting 1 refresh period [0.5,1.5)", "66.67")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting 2 refresh periods [1.5,2.5)", "33.33")) << text;
+    const std::string json = pacer::tools::format_json({a});
+    EXPECT_NE(json.find("\"frame_time_refresh_histogram\": [0,2,1,0,0,0]"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"frame_time_refresh_bins\": [[0, 0.5], [0.5, 1.5],"), std::string::npos) << json;
 
     AnalyzeOptions o;
     o.refresh_hz = 100;
@@ -629,6 +635,12 @@ TEST(Refresh, PeriodSaysWhereItCameFrom) {
     ASSERT_TRUE(analyze_text(classic_file({10, 20, 30}), b, o).ok());
     EXPECT_STREQ(b.refresh_source, "--refresh-hz");
     EXPECT_EQ(b.interval_hist[3], 1u);  // 30 ms = 3 periods of 10 ms
+    // Frames on target, a microsecond either side of one period: all in the bin of 1 period
+    // (bins from the floor of frame time / period split them half and half between 0 and 1).
+    Analysis on;
+    ASSERT_TRUE(analyze_text(classic_file({9.999, 10.001, 9.999, 10.001, 10}), on, o).ok());
+    EXPECT_EQ(on.interval_hist[1], 5u);
+    EXPECT_TRUE(has_row(pacer::tools::format_text({on}), "% frames lasting 1 refresh period [0.5,1.5)", "100.00"));
     o = {};
     o.target_ms = 20;
     Analysis c;

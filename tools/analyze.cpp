@@ -1200,12 +1200,12 @@ struct HistogramLine {
 };
 
 const HistogramLine kHistogramLines[] = {
-    {"% frames lasting < 0.5 refreshes", per_frame, &Analysis::interval_hist, 0},
-    {"% frames lasting [0.5,1.5) refreshes", per_frame, &Analysis::interval_hist, 1},
-    {"% frames lasting [1.5,2.5) refreshes", per_frame, &Analysis::interval_hist, 2},
-    {"% frames lasting [2.5,3.5) refreshes", per_frame, &Analysis::interval_hist, 3},
-    {"% frames lasting [3.5,4.5) refreshes", per_frame, &Analysis::interval_hist, 4},
-    {"% frames lasting >= 4.5 refreshes", per_frame, &Analysis::interval_hist, 5},
+    {"% frames lasting < 0.5 refresh periods", per_frame, &Analysis::interval_hist, 0},
+    {"% frames lasting 1 refresh period [0.5,1.5)", per_frame, &Analysis::interval_hist, 1},
+    {"% frames lasting 2 refresh periods [1.5,2.5)", per_frame, &Analysis::interval_hist, 2},
+    {"% frames lasting 3 refresh periods [2.5,3.5)", per_frame, &Analysis::interval_hist, 3},
+    {"% frames lasting 4 refresh periods [3.5,4.5)", per_frame, &Analysis::interval_hist, 4},
+    {"% frames lasting >= 4.5 refresh periods", per_frame, &Analysis::interval_hist, 5},
     {"% frames late by [0,1) refresh periods", lateness, &Analysis::lateness_hist, 0},
     {"% frames late by [1,2) refresh periods", lateness, &Analysis::lateness_hist, 1},
     {"% frames late by [2,3) refresh periods", lateness, &Analysis::lateness_hist, 2},
@@ -1424,10 +1424,14 @@ std::string json_display_busy_latency(A a) {
                         ", \"input_to_photon_p99\": " + jnum(a.has_input_latency ? a.input_latency_p99_ms : nan) + "}");
 }
 
+// frame_time_refresh_histogram's bins, [lo, hi) in refresh periods: centred on whole periods.
+constexpr const char* kRefreshBinsJson = "[[0, 0.5], [0.5, 1.5], [1.5, 2.5], [2.5, 3.5], [3.5, 4.5], [4.5, null]]";
+
 std::string json_histograms(A a) {
     return ",\n   \"refresh_ms\": " + jframe(a, a.refresh_ms) +
            ", \"refresh_source\": " + (a.sampled ? std::string("null") : json_str(a.refresh_source)) +
            ", \"frame_time_refresh_histogram\": " + (a.sampled ? std::string("null") : jarr(a.interval_hist)) +
+           ", \"frame_time_refresh_bins\": " + (a.sampled ? std::string("null") : std::string(kRefreshBinsJson)) +
            ", \"lateness_refresh_histogram\": " + (a.has_lateness && !a.sampled ? jarr(a.lateness_hist) : std::string("null")) +
            ",\n   \"histogram\": " +
            jnull_or(!a.sampled, "{\"lo_ms\": " + jnum(a.hist_lo_ms) + ", \"hi_ms\": " + jnum(a.hist_hi_ms) +

@@ -30,7 +30,10 @@
 //     p99 of |error|, share of frames within +/- 0.5 ms;
 //   * hitch (Unreal): ft > 60 ms and ft >= 1.5 x the previous frame time;
 //   * Swappy histograms: share of frames whose frame time (and, pacer captures, whose lateness)
-//     lasts N refresh periods: bucket = clamp(floor(x / refresh period), 0, 5). The refresh period
+//     lasts N refresh periods: frame time bucket = clamp(floor(x / refresh period + 0.5), 0, 5),
+//     bins centred on whole periods ("1 refresh period" = [0.5, 1.5)), so that a frame of exactly
+//     one period lands in one bin whichever way its jitter goes; lateness bucket =
+//     clamp(floor(x / refresh period), 0, 5) (whole periods late). The refresh period
 //     is --refresh-hz, else the capture's (or --target-hz) target, else 60 Hz.
 //   * displayed frames (files with Dropped, MsBetweenDisplayChange or DisplayedTime): a frame is
 //     dropped when Dropped = 1, or, without a Dropped value, when DisplayedTime is NA; dropped share

@@ -491,6 +491,12 @@ void summary_table(std::string& o, const std::vector<Analysis>& as, const std::v
              return std::to_string(a.stutters) + " <span class=\"dim\">(" + num(100 * a.stutter_time_share, 2) + " % of the time)</span>";
          }},
         {"hitches", [](const Analysis& a) { return std::to_string(a.hitches); }},
+        // The share of frames in the refresh-period bin of 1 period (pacer analyze's histogram).
+        {"lasting 1 refresh period [0.5,1.5) (%)", [](const Analysis& a) {
+             if (a.sampled || a.frames == 0) return std::string("-");
+             return num(100.0 * static_cast<double>(a.interval_hist[1]) / static_cast<double>(a.frames), 2) +
+                    " <span class=\"dim\">(of " + num(a.refresh_ms, 3) + " ms)</span>";
+         }},
     };
     o += "<table>\n<thead><tr><th></th>";
     for (std::size_t i = 0; i < ps.size(); ++i)
