@@ -877,3 +877,19 @@ TEST(Mutation, ReaderSurvivesRandomEdits) {
 }
 
 }  // namespace
+
+// ---- pacer analyze --columns ------------------------------------------------------------------
+
+TEST(Columns, ListEveryColumnWithItsUnitOriginAndAliases) {
+    const std::string text = pacer::tools::format_columns();
+    std::size_t lines = 0;
+    for (char ch : text) lines += ch == '\n';
+    EXPECT_EQ(lines, 1 + pacer::kCaptureColumnCount) << text;  // a heading, then a line each
+    EXPECT_TRUE(std::regex_search(text, std::regex("\nTimeInSeconds +seconds +presentmon +CPUStartTime, "
+                                                   "CPUStartTimeInMs \\(ms\\), TimeInMs \\(ms\\), elapsed \\(ns\\)\n")))
+        << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex("\nMsCPUBusy +ms +pacer +CPUBusy, CpuActive\n"))) << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex("\nGPUBusy +ms +other +MsGPUBusy, MsGPUActive, GpuActive\n"))) << text;
+    for (const pacer::CaptureColumn& c : pacer::kCaptureColumns)
+        EXPECT_NE(text.find("\n" + std::string(c.name) + " "), std::string::npos) << c.name;
+}

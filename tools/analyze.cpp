@@ -1077,6 +1077,37 @@ Status list_file(const std::string& path, FileAnalysis& out) {
     return {};
 }
 
+namespace {
+
+// "CPUStartTime, TimeInMs (ms)": a column's aliases as the table writes them ("Name:ms").
+std::string aliases_text(std::string_view aliases) {
+    std::string out;
+    while (!aliases.empty()) {
+        const std::size_t bar = aliases.find('|');
+        std::string_view one = aliases.substr(0, bar);
+        aliases = bar == std::string_view::npos ? std::string_view() : aliases.substr(bar + 1);
+        const std::size_t colon = one.find(':');
+        if (!out.empty()) out += ", ";
+        out += std::string(one.substr(0, colon));
+        if (colon != std::string_view::npos) out += " (" + std::string(one.substr(colon + 1)) + ")";
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string format_columns() {
+    std::string out = "column                     unit           origin      also read as\n";
+    char b[256];
+    for (const pacer::CaptureColumn& c : pacer::kCaptureColumns) {
+        std::snprintf(b, sizeof b, "%-26s %-14s %-11s ", c.name, pacer::to_string(c.unit), pacer::to_string(c.origin));
+        out += b + aliases_text(c.aliases);
+        while (out.back() == ' ') out.pop_back();
+        out += '\n';
+    }
+    return out;
+}
+
 std::string format_series(const FileAnalysis& fa) {
     std::string out = fa.file + ": " + fa.format + ", " + std::to_string(fa.series.size()) + " series" +
                       (fa.sampled ? " (a log of samples: one row per interval, not per frame)" : "") + "\n";

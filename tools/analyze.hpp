@@ -229,6 +229,11 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a);
 Status list_file(const std::string& path, FileAnalysis& out);
 // "application  pid  swap chain  frames  duration s" table of a file's series.
 std::string format_series(const FileAnalysis& fa);
+// `pacer analyze --columns`: every column of the capture table (pacer/capture_columns.hpp), one a
+// line: the name pacer writes (or reads), its unit, its origin (presentmon: PresentMon's classic
+// header, written first; pacer: pacer's own, written after; other: read only) and the names
+// other tools write for it ("TimeInMs (ms)": in another unit).
+std::string format_columns();
 // "dwm.exe (pid 10376, swap chain 0x1BF098B1ED0, 47 frames)".
 std::string describe(const SeriesInfo& s);
 
