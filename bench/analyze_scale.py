@@ -15,10 +15,12 @@ the load other programs put on the machine falls on all three alike:
   report   pacer report FILE -o PAGE.html
   pandas   /usr/bin/python3: pandas.read_csv(FILE, usecols=[the frame-time column]) and
            numpy.percentile of it at 50, 90, 95, 99 and 99.9 (the percentiles analyze prints)
-Each command's wall time (from start to exit) and peak resident memory (ru_maxrss of the child,
-os.wait4) are taken; the table gives the medians over the rounds and the ratios of the medians.
+Each command's wall time (from start to exit) and peak resident memory (GNU time's %M, the
+command's ru_maxrss) are taken; the table gives the medians over the rounds and the ratios of the
+medians. --keep DIR writes the captures into DIR and leaves them there (to profile one).
 
-Debian's python3-pandas and python3-numpy are installed when missing (apt-get, as ./dev does).
+Needs Debian's python3-pandas, python3-numpy and time (GNU time); pandas and numpy are installed
+when missing (apt-get, as ./dev does). They are not in ./dev's list: no test needs them.
 """
 
 import argparse
@@ -32,6 +34,7 @@ import tempfile
 import time
 
 DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's interpreter: the one python3-pandas installs into
+GNU_TIME = "/usr/bin/time"  # Debian's `time`: the peak resident memory of a command (run())
 
 # The goals the table is checked against (ratios of medians).
 GOAL_ANALYZE_TIME = 0.30     # analyze time <= 0.3 x pandas
@@ -151,18 +154,23 @@ CAPTURES = [
 
 # ---- measuring -------------------------------------------------------------------------------
 
-def run(cmd):
-    """Wall seconds and peak RSS (KiB) of one child; its output is discarded, a failure is fatal."""
+def run(cmd, folder):
+    """Wall seconds and peak RSS (KiB) of one command; its output is discarded, a failure is fatal.
+
+    The peak comes from GNU time (/usr/bin/time, Debian's `time`), which runs the command as its
+    own child: Linux starts a child's ru_maxrss at the high-water mark of the process it was
+    forked from, so the RSS of this script (the captures it generated) would otherwise be the
+    floor of every figure."""
+    report = os.path.join(folder, "time.txt")
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
+    child = subprocess.run([GNU_TIME, "-f", "%M", "-o", report] + cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
     wall = time.perf_counter() - start
-    err = child.stderr.read().decode(errors="replace")
-    child.stderr.close()
-    child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
-        sys.exit("analyze_scale: %s failed (%d): %s" % (" ".join(cmd), child.returncode, err.strip()))
-    return wall, usage.ru_maxrss
+        sys.exit("analyze_scale: %s failed (%d): %s" % (" ".join(cmd), child.returncode,
+                                                       child.stderr.decode(errors="replace").strip()))
+    with open(report) as f:
+        return wall, int(f.read().split()[-1])
 
 
 def measure(pacer, folder, rounds):
@@ -178,7 +186,7 @@ def measure(pacer, folder, rounds):
         runs = {k: [] for k in commands}
         for _ in range(rounds):
             for k, cmd in commands.items():
-                runs[k].append(run(cmd))
+                runs[k].append(run(cmd, folder))
         med = {k: (statistics.median(w for w, _ in v), statistics.median(m for _, m in v)) for k, v in runs.items()}
         results.append({"label": label, "bytes": os.path.getsize(path), "page": os.path.getsize(page), "med": med})
         print("analyze_scale: %s done" % label, file=sys.stderr)
@@ -201,7 +209,7 @@ def table(results, frames, rounds, command):
             r["label"], r["bytes"] / 1e6, at, pt, ratios[0], am / 1024, pm / 1024, ratios[1], rt, ratios[2],
             r["page"] / 1024))
     lines.append("")
-    lines.append("Medians of %d interleaved rounds; memory is the peak resident set (ru_maxrss). Goals: analyze "
+    lines.append("Medians of %d interleaved rounds; memory is the peak resident set (GNU time's %%M). Goals: analyze "
                  "<= %.2f x pandas' time and <= %.2f x its memory, report <= %.0f x analyze's time and a page "
                  "under %d MB: %s." % (rounds, GOAL_ANALYZE_TIME, GOAL_ANALYZE_MEMORY, GOAL_REPORT_TIME,
                                        GOAL_REPORT_BYTES >> 20, "all met" if ok else "NOT all met"))
@@ -231,18 +239,21 @@ def main():
     ap.add_argument("--frames", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--write", metavar="DOC", help="put the table into DOC between its markers")
+    ap.add_argument("--keep", metavar="DIR", help="write the captures into DIR and keep them")
     args = ap.parse_args()
     if not os.access(args.pacer, os.X_OK):
         sys.exit("analyze_scale: no pacer at %s (cmake --preset release && cmake --build build-release "
                  "--target pacer_cli)" % args.pacer)
     ensure_pandas()
-    folder = tempfile.mkdtemp(prefix="pacer-analyze-scale-")
+    folder = args.keep or tempfile.mkdtemp(prefix="pacer-analyze-scale-")
+    os.makedirs(folder, exist_ok=True)
     try:
         for label, name, writer, _, _ in CAPTURES:
             writer(os.path.join(folder, name), args.frames)
         results = measure(os.path.abspath(args.pacer), folder, args.rounds)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
     command = "bench/analyze_scale.py --frames %d --rounds %d" % (args.frames, args.rounds)
     text, ok = table(results, args.frames, args.rounds, command)
     sys.stdout.write(text)
