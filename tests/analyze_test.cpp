@@ -893,3 +893,47 @@ TEST(Columns, ListEveryColumnWithItsUnitOriginAndAliases) {
     for (const pacer::CaptureColumn& c : pacer::kCaptureColumns)
         EXPECT_NE(text.find("\n" + std::string(c.name) + " "), std::string::npos) << c.name;
 }
+
+// ---- percentiles without the values ---------------------------------------------------------------
+
+TEST(Scale, PercentilesKeptInLittleMemoryEqualThoseOfAFullSort) {
+    // analyze finds the p99 of jitter and pacing error from the top 1 % of the values, the
+    // display and latency percentiles from counts of distinct values (few distinct) or from the
+    // ranks put in place (many): each must be the very double a full sort gives.
+    for (const std::size_t distinct : {std::size_t{7}, std::size_t{100000}}) {
+        std::vector<double> ft, display, latency;
+        std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+        for (int i = 0; i < 60000; ++i) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            const double v = 10.0 + static_cast<double>((x >> 20) % distinct) / 1000.0;
+            ft.push_back(v);
+            display.push_back(v + 0.25);
+            latency.push_back(i % 5 == 0 ? std::nan("") : 2 * v);
+        }
+        pacer::tools::FrameColumns c;
+        c.display_ms = display;
+        c.dropped.assign(ft.size(), 0.0);
+        c.pc_latency_ms = latency;
+        AnalyzeOptions o;
+        o.target_ms = 10.05;
+        Analysis a;
+        pacer::tools::compute(ft, c, o, a);
+        auto p = [](std::vector<double> v, double q) {
+            v.erase(std::remove_if(v.begin(), v.end(), [](double d) { return std::isnan(d); }), v.end());
+            std::sort(v.begin(), v.end());
+            return pacer::percentile_sorted({v.data(), v.size()}, q);
+        };
+        std::vector<double> jit, err;
+        for (std::size_t i = 0; i < ft.size(); ++i) {
+            if (i > 0) jit.push_back(std::fabs(ft[i] - ft[i - 1]));
+            err.push_back(std::fabs(ft[i] - 10.05));
+        }
+        EXPECT_EQ(a.jitter_p99_ms, p(jit, 0.99)) << distinct;
+        EXPECT_EQ(a.abs_err_p99_ms, p(err, 0.99)) << distinct;
+        EXPECT_EQ(a.p99_ms, p(ft, 0.99)) << distinct;
+        EXPECT_EQ(a.display_p50_ms, p(display, 0.5)) << distinct;
+        EXPECT_EQ(a.display_p999_ms, p(display, 0.999)) << distinct;
+        EXPECT_EQ(a.pc_latency_p50_ms, p(latency, 0.5)) << distinct;
+        EXPECT_EQ(a.pc_latency_p99_ms, p(latency, 0.99)) << distinct;
+    }
+}

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <string_view>
@@ -16,22 +18,82 @@
 
 namespace pacer::tools {
 
+namespace {
+
+// The figures over an ascending sequence S of frame times: a std::vector<double>, or a sorted
+// FrameColumn (tools/analyze.hpp), which holds a million frame times in 4 MB instead of 8. Each
+// does the arithmetic of its pacer:: counterpart (pacer/stats.hpp) in the same order, so that the
+// figures are the same to the bit whichever S holds the values.
+
+// MathNet's R8 quantile (quantile_r8 below).
+template <class S>
+double quantile_r8_of(const S& s, double p) noexcept {
+    const std::size_t n = s.size();
+    if (n == 0) return 0.0;
+    const double h = (static_cast<double>(n) + 1.0 / 3.0) * p + 1.0 / 3.0;
+    const double hf = std::floor(h);
+    if (hf <= 0 || p <= 0) return s[0];
+    if (hf >= static_cast<double>(n) || p >= 1) return s[n - 1];
+    const auto k = static_cast<std::size_t>(hf);  // 1-based x_k = s[k - 1]
+    return s[k - 1] + (h - hf) * (s[k] - s[k - 1]);
+}
+
+// pacer::percentile_sorted (type 7).
+template <class S>
+double percentile_of(const S& s, double p) noexcept {
+    const std::size_t n = s.size();
+    if (n == 0) return 0.0;
+    if (!(p > 0.0)) return s[0];
+    if (p >= 1.0) return s[n - 1];
+    const double h = static_cast<double>(n - 1) * p;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, n - 1);
+    return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
+}
+
+// pacer::describe_sorted.
+template <class S>
+pacer::Distribution describe_of(const S& s) noexcept {
+    pacer::Distribution d;
+    const std::size_t n = s.size();
+    if (n == 0) return d;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += s[i];
+    d.mean = sum / static_cast<double>(n);
+    double ss = 0;
+    for (std::size_t i = 0; i < n; ++i) ss += (s[i] - d.mean) * (s[i] - d.mean);
+    d.stddev = std::sqrt(ss / static_cast<double>(n));
+    d.min = s[0];
+    d.max = s[n - 1];
+    d.p50 = percentile_of(s, 0.50);
+    d.p90 = percentile_of(s, 0.90);
+    d.p95 = percentile_of(s, 0.95);
+    d.p99 = percentile_of(s, 0.99);
+    d.p999 = percentile_of(s, 0.999);
+    return d;
+}
+
+// The first index whose value is >= cut (std::lower_bound).
+template <class S>
+std::size_t lower_index(const S& s, double cut) noexcept {
+    std::size_t lo = 0, hi = s.size();
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (s[mid] < cut) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+}  // namespace
+
 const char* to_string(Definitions d) noexcept {
     return d == Definitions::capframex ? "capframex" : "presentmon";
 }
 
 // ArrayStatistics.QuantileInplace of MathNet.Numerics (src/Numerics/Statistics/ArrayStatistics.cs),
 // which CapFrameX's GetPQuantileSequence calls through Statistics.Quantile.
-double quantile_r8(const std::vector<double>& s, double p) noexcept {
-    const std::size_t n = s.size();
-    if (n == 0) return 0.0;
-    const double h = (static_cast<double>(n) + 1.0 / 3.0) * p + 1.0 / 3.0;
-    const double hf = std::floor(h);
-    if (hf <= 0 || p <= 0) return s.front();
-    if (hf >= static_cast<double>(n) || p >= 1) return s.back();
-    const auto k = static_cast<std::size_t>(hf);  // 1-based x_k = s[k - 1]
-    return s[k - 1] + (h - hf) * (s[k] - s[k - 1]);
-}
+double quantile_r8(const std::vector<double>& s, double p) noexcept { return quantile_r8_of(s, p); }
 
 // ---- FrameColumn -------------------------------------------------------------------------------
 
@@ -178,18 +240,41 @@ std::vector<double> FrameColumn::doubles() const {
 
 // Sorting the integers sorts the doubles: decode is monotone (a correctly rounded division, then
 // a positive factor).
-std::vector<double> FrameColumn::sorted() && {
-    std::vector<double> out;
+void FrameColumn::sort() {
     if (wide_) {
-        out = std::move(wide_values_);
-        out.erase(std::remove_if(out.begin(), out.end(), [](double x) { return std::isnan(x); }), out.end());
-        std::sort(out.begin(), out.end());
+        auto& v = wide_values_;
+        v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+        std::sort(v.begin(), v.end());
     } else {
         narrow_.erase(std::remove(narrow_.begin(), narrow_.end(), kNaNCode), narrow_.end());
         if (!narrow_.empty()) radix_sort(narrow_);
-        out.resize(narrow_.size());
-        for (std::size_t i = 0; i < narrow_.size(); ++i) out[i] = decode(narrow_[i]);
     }
+}
+
+void FrameColumn::select(std::vector<std::size_t> ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    auto place = [&ranks](auto& v) {
+        std::size_t from = 0;
+        for (const std::size_t r : ranks) {
+            if (r >= v.size()) break;
+            std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(r), v.end());
+            from = r + 1;
+        }
+    };
+    if (wide_) {
+        auto& v = wide_values_;
+        v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+        place(v);
+    } else {
+        narrow_.erase(std::remove(narrow_.begin(), narrow_.end(), kNaNCode), narrow_.end());
+        place(narrow_);
+    }
+}
+
+std::vector<double> FrameColumn::sorted() && {
+    sort();
+    std::vector<double> out = wide_ ? std::move(wide_values_) : doubles();
     *this = FrameColumn();
     return out;
 }
@@ -200,7 +285,7 @@ namespace {
 
 // Values that are only ever sorted (display, busy and latency times): a count per distinct value
 // while that takes less memory than the values (a capture's numbers have few decimals and repeat),
-// else the values in a FrameColumn. Either way sorted() gives every value, ascending.
+// else the values in a FrameColumn. SortedBag gives them back, ascending.
 class ValueBag {
 public:
     void add(double v) {  // v finite
@@ -222,7 +307,7 @@ public:
         }
     }
     bool empty() const noexcept { return n_ == 0; }
-    std::vector<double> sorted() &&;
+    friend class SortedBag;  // takes the values out, ascending
 
 private:
     // Up to this many distinct values the table (12 bytes a slot, at most half full: 400 KB) is
@@ -268,24 +353,64 @@ void ValueBag::spill() {
     spilled_ = true;
 }
 
-std::vector<double> ValueBag::sorted() && {
-    if (spilled_) return std::move(values_).sorted();
-    std::vector<std::pair<double, std::uint32_t>> runs;
-    runs.reserve(distinct_);
-    for (std::size_t i = 0; i < keys_.size(); ++i) {
-        if (counts_[i] == 0) continue;
-        double v;
-        std::memcpy(&v, &keys_[i], sizeof v);
-        runs.emplace_back(v, counts_[i]);
+
+// A ValueBag's values in ascending order, for the percentiles ps: as the bag's (value, count) runs
+// while it kept them (a million frames of a few hundred distinct values take a few KB, where the
+// values one by one take 8 MB, and the page faults of 8 MB cost more than the sort), else every
+// value, with the ranks those percentiles read put in place (FrameColumn::select: no scratch
+// memory, where a sort needs as much again).
+class SortedBag {
+public:
+    SortedBag(ValueBag&& bag, std::initializer_list<double> ps) : n_(bag.n_) {
+        if (bag.spilled_) {
+            values_ = std::move(bag.values_);
+            std::vector<std::size_t> ranks;
+            for (const double p : ps) {
+                const double h = n_ > 0 ? static_cast<double>(n_ - 1) * p : 0.0;
+                const auto lo = !(p > 0) ? 0 : p >= 1 ? n_ - 1 : static_cast<std::size_t>(std::floor(h));
+                ranks.insert(ranks.end(), {lo, std::min(lo + 1, n_ - 1)});
+            }
+            values_.select(std::move(ranks));
+            return;
+        }
+        for (std::size_t i = 0; i < bag.keys_.size(); ++i) {
+            if (bag.counts_[i] == 0) continue;
+            double v;
+            std::memcpy(&v, &bag.keys_[i], sizeof v);
+            runs_.push_back({v, bag.counts_[i]});
+        }
+        bag = ValueBag();
+        std::sort(runs_.begin(), runs_.end(), [](const Run& x, const Run& y) { return x.value < y.value; });
+        std::uint64_t end = 0;
+        for (Run& r : runs_) r.end = end += r.end;
     }
-    keys_ = {};
-    counts_ = {};
-    std::sort(runs.begin(), runs.end());
-    std::vector<double> out;
-    out.reserve(n_);
-    for (const auto& [v, c] : runs) out.insert(out.end(), c, v);
-    return out;
-}
+    bool empty() const noexcept { return n_ == 0; }
+    // pacer::percentile_sorted(values, p), the same arithmetic on the same values; p one of ps.
+    double percentile(double p) const {
+        if (n_ == 0) return 0.0;
+        if (!(p > 0.0)) return at(0);
+        if (p >= 1.0) return at(n_ - 1);
+        const double h = static_cast<double>(n_ - 1) * p;
+        const auto lo = static_cast<std::size_t>(std::floor(h));
+        const std::size_t hi = std::min(lo + 1, n_ - 1);
+        return at(lo) + (h - static_cast<double>(lo)) * (at(hi) - at(lo));
+    }
+
+private:
+    struct Run {
+        double value;
+        std::uint64_t end;  // a count, then the rank just past the run
+    };
+    double at(std::size_t rank) const {
+        if (!values_.empty()) return values_[rank];
+        const auto it = std::upper_bound(runs_.begin(), runs_.end(), static_cast<std::uint64_t>(rank),
+                                         [](std::uint64_t r, const Run& run) { return r < run.end; });
+        return it->value;
+    }
+    std::size_t n_;
+    std::vector<Run> runs_;
+    FrameColumn values_;  // every value (the bag spilled), compact where it can be; see select()
+};
 
 // ---- the figures -------------------------------------------------------------------------------
 
@@ -327,26 +452,31 @@ void add_other_columns(SeriesFrames& s, const OtherColumns& c) {
     if (std::isfinite(c.input)) s.input_latency.add(c.input);
 }
 
-double low_avg(const std::vector<double>& sorted, double cut) {
-    const auto first = std::lower_bound(sorted.begin(), sorted.end(), cut);
-    const double n = static_cast<double>(sorted.end() - first);
-    const double sum = std::accumulate(first, sorted.end(), 0.0);
+template <class S>
+double low_avg(const S& sorted, double cut) {
+    const std::size_t first = lower_index(sorted, cut);
+    const double n = static_cast<double>(sorted.size() - first);
+    double sum = 0.0;
+    for (std::size_t i = first; i < sorted.size(); ++i) sum += sorted[i];
     return sum > 0 ? 1000.0 * n / sum : 0.0;
 }
 
 // Longest frames first, accumulated until they cover `share` of the total time.
-double low_integral(const std::vector<double>& sorted, double total, double share) {
+template <class S>
+double low_integral(const S& sorted, double total, double share) {
     double acc = 0;
-    for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) {
-        acc += *it;
-        if (acc >= share * total) return *it > 0 ? 1000.0 / *it : 0.0;
+    for (std::size_t i = sorted.size(); i-- > 0;) {
+        const double v = sorted[i];
+        acc += v;
+        if (acc >= share * total) return v > 0 ? 1000.0 / v : 0.0;
     }
-    return sorted.empty() || sorted.front() <= 0 ? 0.0 : 1000.0 / sorted.front();
+    return sorted.empty() || sorted[0] <= 0 ? 0.0 : 1000.0 / sorted[0];
 }
 
 // Q8(p) of the FPS values 1000 / ft, from the ascending frame times (the FPS values are the same
 // list, descending): CapFrameX's P1 / P0.1 FPS.
-double fps_quantile_r8(const std::vector<double>& sorted_ft, double p) {
+template <class S>
+double fps_quantile_r8(const S& sorted_ft, double p) {
     const std::size_t n = sorted_ft.size();
     if (n == 0) return 0.0;
     auto fps = [&](std::size_t k) {  // k-th smallest FPS value, 0-based
@@ -361,17 +491,44 @@ double fps_quantile_r8(const std::vector<double>& sorted_ft, double p) {
     return fps(k - 1) + (h - hf) * (fps(k) - fps(k - 1));
 }
 
-// Puts into v's positions floor(h) and floor(h) + 1, h = (n - 1) p, the values a full sort would
-// put there, in O(n): pacer::percentile_sorted (pacer/stats.hpp) reads only those, so it then
-// gives the sorted answer.
-void select_for_percentile(std::vector<double>& v, double p) {
-    if (v.size() < 2 || !(p > 0) || p >= 1) return std::sort(v.begin(), v.end());
-    const auto lo = static_cast<std::size_t>(std::floor(static_cast<double>(v.size() - 1) * p));
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-    if (lo + 1 < v.size())
-        std::iter_swap(v.begin() + static_cast<std::ptrdiff_t>(lo + 1),
-                       std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo + 1), v.end()));
-}
+// pacer::percentile_sorted(values, p) of `count` values that come one at a time, without keeping
+// them: only the largest count - floor((count - 1) p) are kept (a min-heap), the values at ranks
+// floor(h) and floor(h) + 1 that a full sort would give. For p = 0.99: 1 % of the values, 80 KB
+// for a million frames where the values would take 8 MB.
+class UpperPercentile {
+public:
+    UpperPercentile(std::size_t count, double p) : count_(count), p_(p) {
+        const double h = count > 0 ? static_cast<double>(count - 1) * p : 0.0;
+        const auto lo = static_cast<std::size_t>(std::floor(h));
+        keep_ = !(p > 0) ? count : p >= 1 ? 1 : count - lo;
+        heap_.reserve(keep_);
+    }
+    void add(double v) {
+        if (heap_.size() < keep_) {
+            heap_.push_back(v);
+            std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+        } else if (v > heap_.front()) {
+            std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+            heap_.back() = v;
+            std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+        }
+    }
+    // After `count` add()s.
+    double value() {
+        std::sort(heap_.begin(), heap_.end());
+        if (heap_.empty()) return 0.0;
+        if (!(p_ > 0) || p_ >= 1) return !(p_ > 0) ? heap_.front() : heap_.back();
+        const double h = static_cast<double>(count_ - 1) * p_;
+        const double frac = h - std::floor(h);
+        const double lo = heap_[0], hi = heap_.size() > 1 ? heap_[1] : heap_[0];
+        return lo + frac * (hi - lo);
+    }
+
+private:
+    std::size_t count_, keep_;
+    double p_;
+    std::vector<double> heap_;
+};
 
 // CapFrameX's stutter rule (FrametimeStatisticProvider.GetStutteringTimePercentage with
 // GetMovingAverage and SampleBasedMovingAverage.ProcessSamples): the window is
@@ -447,18 +604,19 @@ void compute_sampled(const SeriesFrames& s, Analysis& a) {
 }
 
 // Frame-time figures: mean, spread, quantiles, P1 / P0.1 FPS, lows. `sorted` is ft sorted.
-void frame_time_figures(const std::vector<double>& sorted, double total, bool cfx, Analysis& a) {
-    const Distribution dist = describe_sorted(sorted);
+template <class S>
+void frame_time_figures(const S& sorted, double total, bool cfx, Analysis& a) {
+    const Distribution dist = describe_of(sorted);
     a.mean_ms = dist.mean;
     a.stddev_ms = dist.stddev;
     a.min_ms = dist.min;
     a.max_ms = dist.max;
     if (cfx) {
-        a.p50_ms = quantile_r8(sorted, 0.50);
-        a.p90_ms = quantile_r8(sorted, 0.90);
-        a.p95_ms = quantile_r8(sorted, 0.95);
-        a.p99_ms = quantile_r8(sorted, 0.99);
-        a.p999_ms = quantile_r8(sorted, 0.999);
+        a.p50_ms = quantile_r8_of(sorted, 0.50);
+        a.p90_ms = quantile_r8_of(sorted, 0.90);
+        a.p95_ms = quantile_r8_of(sorted, 0.95);
+        a.p99_ms = quantile_r8_of(sorted, 0.99);
+        a.p999_ms = quantile_r8_of(sorted, 0.999);
         a.p1_fps = fps_quantile_r8(sorted, 0.01);
         a.p01_fps = fps_quantile_r8(sorted, 0.001);
     } else {
@@ -481,7 +639,7 @@ void pacing_error(const SeriesFrames& s, const AnalyzeOptions& o, Analysis& a) {
     const std::size_t n = s.ft.size();
     a.has_target = o.target_ms > 0 || s.target.size() == n;
     if (!a.has_target) return;
-    std::vector<double> err(n);
+    UpperPercentile err_p99(n, 0.99);
     double sum = 0, sq = 0, tsum = 0;
     std::size_t within = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -490,14 +648,13 @@ void pacing_error(const SeriesFrames& s, const AnalyzeOptions& o, Analysis& a) {
         tsum += t;
         sum += e;
         sq += e * e;
-        err[i] = std::fabs(e);
-        if (err[i] <= 0.5) ++within;
+        err_p99.add(std::fabs(e));
+        if (std::fabs(e) <= 0.5) ++within;
     }
-    select_for_percentile(err, 0.99);
     a.target_ms = tsum / static_cast<double>(n);
     a.bias_ms = sum / static_cast<double>(n);
     a.rms_ms = std::sqrt(sq / static_cast<double>(n));
-    a.abs_err_p99_ms = percentile_sorted(err, 0.99);
+    a.abs_err_p99_ms = err_p99.value();
     a.within_05ms = static_cast<double>(within) / static_cast<double>(n);
 }
 
@@ -505,18 +662,18 @@ void pacing_error(const SeriesFrames& s, const AnalyzeOptions& o, Analysis& a) {
 void jitter(const FrameColumn& ft, Analysis& a) {
     const std::size_t n = ft.size();
     if (n < 2) return;
-    std::vector<double> d(n - 1);
+    UpperPercentile p99(n - 1, 0.99);
     double sum = 0, prev = ft[0], max = 0;
     for (std::size_t i = 1; i < n; ++i) {
         const double cur = ft[i];
-        d[i - 1] = std::fabs(cur - prev);
-        sum += d[i - 1];
-        max = std::max(max, d[i - 1]);
+        const double d = std::fabs(cur - prev);
+        p99.add(d);
+        sum += d;
+        max = std::max(max, d);
         prev = cur;
     }
-    select_for_percentile(d, 0.99);
     a.jitter_mean_ms = sum / static_cast<double>(n - 1);
-    a.jitter_p99_ms = percentile_sorted(d, 0.99);
+    a.jitter_p99_ms = p99.value();
     a.jitter_max_ms = max;
 }
 
@@ -563,14 +720,15 @@ void swappy_histograms(const SeriesFrames& s, Analysis& a) {
 }
 
 // The frame-time histogram from min to p99.9 (longer frames land in the last bin).
-void frame_time_histogram(const std::vector<double>& sorted, const AnalyzeOptions& o, Analysis& a) {
+template <class S>
+void frame_time_histogram(const S& sorted, const AnalyzeOptions& o, Analysis& a) {
     const int bins = std::max(1, o.histogram_bins);
     a.histogram.assign(static_cast<std::size_t>(bins), 0);
     a.hist_lo_ms = a.min_ms;
     a.hist_hi_ms = a.p999_ms > a.min_ms ? a.p999_ms : a.min_ms + 1.0;
     const double scale = bins / (a.hist_hi_ms - a.hist_lo_ms);
-    for (double v : sorted) {
-        const double b = std::floor((v - a.hist_lo_ms) * scale);
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        const double b = std::floor((sorted[i] - a.hist_lo_ms) * scale);
         const std::size_t k = b < 0 ? 0 : b >= bins ? static_cast<std::size_t>(bins - 1) : static_cast<std::size_t>(b);
         ++a.histogram[k];
     }
@@ -584,35 +742,41 @@ void displayed_frames(SeriesFrames& s, double total, Analysis& a) {
         a.dropped_share = static_cast<double>(a.dropped) / static_cast<double>(a.displayed + a.dropped);
         a.displayed_fps = total > 0 ? 1000.0 * static_cast<double>(a.displayed) / total : 0.0;
     }
-    const std::vector<double> shown = std::move(s.shown).sorted();
+    const SortedBag shown(std::move(s.shown), {0.50, 0.90, 0.99, 0.999});
     a.has_display_times = !shown.empty();
-    a.display_p50_ms = percentile_sorted(shown, 0.50);
-    a.display_p90_ms = percentile_sorted(shown, 0.90);
-    a.display_p99_ms = percentile_sorted(shown, 0.99);
-    a.display_p999_ms = percentile_sorted(shown, 0.999);
+    a.display_p50_ms = shown.percentile(0.50);
+    a.display_p90_ms = shown.percentile(0.90);
+    a.display_p99_ms = shown.percentile(0.99);
+    a.display_p999_ms = shown.percentile(0.999);
 }
 
 // CPU busy against GPU busy, and the latency columns.
 void busy_and_latency(SeriesFrames& s, Analysis& a) {
     if (s.cpu_needs_gpu && !s.any_gpu) s.cpu_busy = ValueBag();
-    std::vector<double> v = std::move(s.cpu_busy).sorted();
-    a.has_cpu_busy = !v.empty();
-    a.cpu_busy_p50_ms = percentile_sorted(v, 0.5);
-    v = std::move(s.gpu_busy).sorted();
-    a.has_gpu_busy = !v.empty();
-    a.gpu_busy_p50_ms = percentile_sorted(v, 0.5);
+    {
+        const SortedBag v(std::move(s.cpu_busy), {0.5});
+        a.has_cpu_busy = !v.empty();
+        a.cpu_busy_p50_ms = v.percentile(0.5);
+    }
+    {
+        const SortedBag v(std::move(s.gpu_busy), {0.5});
+        a.has_gpu_busy = !v.empty();
+        a.gpu_busy_p50_ms = v.percentile(0.5);
+    }
     if (a.has_cpu_busy && a.has_gpu_busy) {
         a.busy_frames = s.busy_frames;
         a.gpu_bound_share = a.busy_frames ? static_cast<double>(s.gpu_bound) / static_cast<double>(a.busy_frames) : 0.0;
     }
-    v = std::move(s.pc_latency).sorted();
-    a.has_pc_latency = !v.empty();
-    a.pc_latency_p50_ms = percentile_sorted(v, 0.5);
-    a.pc_latency_p99_ms = percentile_sorted(v, 0.99);
-    v = std::move(s.input_latency).sorted();
+    {
+        const SortedBag v(std::move(s.pc_latency), {0.5, 0.99});
+        a.has_pc_latency = !v.empty();
+        a.pc_latency_p50_ms = v.percentile(0.5);
+        a.pc_latency_p99_ms = v.percentile(0.99);
+    }
+    const SortedBag v(std::move(s.input_latency), {0.5, 0.99});
     a.has_input_latency = !v.empty();
-    a.input_latency_p50_ms = percentile_sorted(v, 0.5);
-    a.input_latency_p99_ms = percentile_sorted(v, 0.99);
+    a.input_latency_p50_ms = v.percentile(0.5);
+    a.input_latency_p99_ms = v.percentile(0.99);
 }
 
 // Every figure of one series. Consumes the frames: each column is freed once its figures are
@@ -638,7 +802,8 @@ void analyze_frames(SeriesFrames& s, const AnalyzeOptions& o, Analysis& a) {
     s.target = FrameColumn();
     s.lateness = FrameColumn();
     // CapFrameX's stutters need the mean first, and the frames in their order after it.
-    const std::vector<double> sorted = cfx ? FrameColumn(s.ft).sorted() : std::move(s.ft).sorted();
+    FrameColumn sorted = cfx ? FrameColumn(s.ft) : std::move(s.ft);
+    sorted.sort();
     frame_time_figures(sorted, total, cfx, a);
     frame_time_histogram(sorted, o, a);
     if (!cfx) return;

@@ -103,6 +103,11 @@ public:
     // The values that are not NaN, ascending; the column is left empty (its memory freed first
     // where it can be: a million compact values sort in 4 MB plus 4 MB of scratch).
     std::vector<double> sorted() &&;
+    // The values that are not NaN, ascending, in place (operator[] then reads them in order).
+    void sort();
+    // The values that are not NaN, with the value a full sort would put at each of ranks in its
+    // place (std::nth_element, in place: no scratch memory); the others in no given order.
+    void select(std::vector<std::size_t> ranks);
 
 private:
     double decode(std::int32_t m) const noexcept;
