@@ -209,6 +209,11 @@ void FrameColumn::widen() {
     narrow_ = std::vector<std::int32_t>();
 }
 
+void FrameColumn::reserve(std::size_t n) {
+    if (wide_) wide_values_.reserve(n);
+    else narrow_.reserve(n);
+}
+
 void FrameColumn::push_at(std::size_t i, double v) {
     if (empty() && std::isnan(v)) return;
     pad(i);
@@ -883,6 +888,9 @@ struct Group {
     SeriesFrames frames;        // the frames of a selected series
     bool any_target = false, any_lateness = false, has_missed = false;
     std::uint64_t missed = 0, na_rows = 0;
+    // The file's rows (CaptureReader::rows_hint()) for the first series: its columns are reserved
+    // at once, not grown by doubling (each doubling copies the column into fresh pages).
+    std::uint64_t rows_hint = 0;
 };
 
 bool same_pid(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
@@ -968,6 +976,13 @@ Keep keep_of(const CaptureReader& r, const AnalyzeOptions& o, bool keep) {
 void add_frame(Group& g, const FrameRecord& f, const Keep& k) {
     SeriesFrames& s = g.frames;
     const std::size_t i = s.ft.size();
+    if (i == 0 && g.rows_hint > 0) {
+        const auto n = static_cast<std::size_t>(g.rows_hint);
+        s.ft.reserve(n);
+        if (k.times) s.time_s.reserve(n);
+        if (k.target) s.target.reserve(n);
+        if (k.lateness) s.lateness.reserve(n);
+    }
     s.ft.push(f.frame_ms);
     if (k.times) s.time_s.push(f.time_s);
     if (k.target) s.target.push(f.target_ms);
@@ -1030,6 +1045,7 @@ Status collect(CaptureReader& r, const AnalyzeOptions& o, bool keep, std::vector
             if (groups.size() >= 100000)
                 return Status::error(r.name() + ":" + std::to_string(f.line) + ": more than 100000 processes and swap chains");
             groups.push_back(new_group(f, lookup.key(), o));
+            if (groups.size() == 1) groups.back().rows_hint = r.rows_hint();
             lookup.added(groups);
         }
         if (Status st = add_row(groups[cur], f, k, o, kept, r); !st) return st;

@@ -94,6 +94,7 @@ public:
     // file without the column pays nothing); the frames before that value read NaN.
     void push_at(std::size_t i, double v);
     void pad(std::size_t n);  // NaN up to n values, unless the column is empty
+    void reserve(std::size_t n);  // room for n values (compact: 4 bytes each)
     void set(std::size_t i, double v);
     std::size_t size() const noexcept { return wide_ ? wide_values_.size() : narrow_.size(); }
     bool empty() const noexcept { return size() == 0; }

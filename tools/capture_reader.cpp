@@ -218,12 +218,21 @@ Status CaptureReader::open(const std::string& path) {
     }
     // The reader's buffer is the only one: each fill() is one read() of up to kBufferBytes.
     std::setvbuf(file_, nullptr, _IONBF, 0);
+    if (std::fseek(file_, 0, SEEK_END) == 0) {  // the size, for rows_hint(); a pipe has none
+        const long size = std::ftell(file_);
+        input_bytes_ = size > 0 ? static_cast<std::uint64_t>(size) : 0;
+        if (std::fseek(file_, 0, SEEK_SET) != 0) {
+            error_ = Status::error(path + ": cannot read: " + std::strerror(errno));
+            return error_;
+        }
+    }
     return start();
 }
 
 Status CaptureReader::open_memory(std::string_view data, const std::string& name) {
     name_ = name;
     mem_ = data;
+    input_bytes_ = data.size();
     // All of a small input fits at once; a large one streams through kBufferBytes like a file.
     cap_ = std::min(kBufferBytes, data.size() + 1);
     buf_.reset(new char[cap_ + kPadding]());
@@ -554,6 +563,7 @@ bool CaptureReader::next_row() {
         if (!read_line(line)) return false;
     } while (line.empty());  // blank lines (a trailing one, say) carry nothing
     if (!split(line)) return false;
+    if (first_row_bytes_ == 0) first_row_bytes_ = line.size() + 1;
     // A process killed while writing (or a full disk) leaves its last row cut short. pacer's own
     // writer ends every row with a line feed, so there an unterminated last line is always such a
     // fragment, even when it happens to parse ("16.17" of "16.487717"); other tools' files may just

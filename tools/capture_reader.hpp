@@ -176,6 +176,12 @@ public:
     CaptureFormat format() const noexcept { return format_; }
     const std::vector<std::string>& columns() const noexcept { return columns_; }
     std::uint64_t header_line() const noexcept { return header_line_; }
+    // About how many rows the input holds, from its size and the first row's length (after the
+    // first next()): what to reserve for per-row columns. 0 when unknown (a pipe, no row yet).
+    std::uint64_t rows_hint() const noexcept {
+        return first_row_bytes_ ? std::min<std::uint64_t>(input_bytes_ / first_row_bytes_ + 1, kMaxRowsHint) : 0;
+    }
+    static constexpr std::uint64_t kMaxRowsHint = std::uint64_t{1} << 27;  // 512 MB of 4-byte values
     // The header's field that holds a column of the table (the first such field); -1: none.
     int field_of(pacer::CaptureColumnId c) const noexcept { return col_[static_cast<std::size_t>(c)]; }
     bool has(pacer::CaptureColumnId c) const noexcept { return field_of(c) >= 0; }
@@ -240,6 +246,7 @@ private:
     std::size_t begin_ = 0, end_ = 0;
     bool eof_ = false;
     std::uint64_t line_ = 0, header_line_ = 0;
+    std::uint64_t input_bytes_ = 0, first_row_bytes_ = 0;  // rows_hint()
     Status error_;
     CaptureFormat format_ = CaptureFormat::presentmon1;
     std::vector<std::string> columns_;
