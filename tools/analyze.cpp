@@ -809,6 +809,7 @@ void analyze_frames(SeriesFrames& s, const AnalyzeOptions& o, Analysis& a) {
     // CapFrameX's stutters need the mean first, and the frames in their order after it.
     FrameColumn sorted = cfx ? FrameColumn(s.ft) : std::move(s.ft);
     sorted.sort();
+    if (o.keep_frames) a.frame_ms_sorted = sorted.doubles();
     frame_time_figures(sorted, total, cfx, a);
     frame_time_histogram(sorted, o, a);
     if (!cfx) return;
@@ -965,7 +966,7 @@ Keep keep_of(const CaptureReader& r, const AnalyzeOptions& o, bool keep) {
     k.frames = keep;
     k.sampled = r.sampled();
     k.times = o.keep_frames || k.sampled;
-    k.per_frame = o.keep_frames;
+    k.per_frame = o.keep_frames && o.keep_columns;
     k.target = r.has_target();
     k.lateness = r.has_lateness();
     // Without a Dropped value, PresentMon 2.x's DisplayedTime says NA for a frame never displayed.

@@ -77,6 +77,8 @@ struct AnalyzeOptions {
     int histogram_bins = 20;
     std::size_t max_frames = 50'000'000;  // a larger capture is refused (memory stays bounded)
     bool keep_frames = false;    // fill Analysis::frame_ms / time_s (plots, analyze --json --frames)
+    bool keep_columns = true;    // with keep_frames, the other per-frame series too (display_ms, ...);
+                                 // the report draws only the frame times
     Definitions definitions = Definitions::presentmon;
 };
 
@@ -188,6 +190,7 @@ struct Analysis {
     // With AnalyzeOptions::keep_frames: every analysed frame in file order, its frame time (ms) and
     // its time stamp (s since the first frame; from the file's time column, else the running sum).
     std::vector<double> frame_ms, time_s;
+    std::vector<double> frame_ms_sorted;  // the same frame times, ascending (the report's plots)
     // With keep_frames, the other per-frame columns the summary reads, in the same order (empty
     // when the file has no such column; NaN where a row has none).
     std::vector<double> display_ms, dropped_flags, cpu_busy_ms, gpu_busy_ms, pc_latency_ms,

@@ -588,8 +588,11 @@ Layout prepare(const std::vector<Analysis>& as, const ReportOptions& opt, std::v
     for (std::size_t i = 0; i < as.size(); ++i) {
         ps[i].label = series_label(as[i], strip);
         find_marks(as[i], opt, 0, L.t_end, columns, ps[i]);
-        ps[i].sorted = as[i].frame_ms;
-        std::sort(ps[i].sorted.begin(), ps[i].sorted.end());
+        ps[i].sorted = as[i].frame_ms_sorted;
+        if (ps[i].sorted.size() != as[i].frame_ms.size()) {  // an Analysis made without keep_frames
+            ps[i].sorted = as[i].frame_ms;
+            std::sort(ps[i].sorted.begin(), ps[i].sorted.end());
+        }
         L.body_top = std::max(L.body_top, ps[i].body_p999);
     }
     if (!(L.body_top > 0)) L.body_top = std::max(longest, 1e-3);
@@ -659,6 +662,7 @@ std::string render_report(const std::vector<Analysis>& as, const ReportOptions& 
 int report_main(int argc, char** argv) {
     AnalyzeOptions ao;
     ao.keep_frames = true;
+    ao.keep_columns = false;  // the plots draw the frame times only
     ReportOptions ro;
     std::string out;
     cli::Parser opts("pacer report", "FILE... -o REPORT.html",
