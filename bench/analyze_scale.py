@@ -84,24 +84,32 @@ def frame_times(n, seed):
     return out
 
 
+def write_rows(f, rows):
+    """The rows into f, 65536 at a time (one string per chunk: fast, bounded memory)."""
+    chunk = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == 65536:
+            f.write("".join(chunk))
+            chunk.clear()
+    f.write("".join(chunk))
+
+
 def write_presentmon1(path, n):
     # tests/samples/presentmon1.csv: the classic 15 columns, 6 decimals of seconds, 4 of ms.
     with open(path, "w", newline="\n") as f:
         f.write("Application,ProcessID,SwapChainAddress,Runtime,SyncInterval,PresentFlags,AllowsTearing,"
                 "PresentMode,Dropped,TimeInSeconds,MsBetweenPresents,MsBetweenDisplayChange,MsInPresentAPI,"
                 "MsUntilRenderComplete,MsUntilDisplayed\n")
-        t = 0.0
-        rows = []
-        for i, ft in enumerate(frame_times(n, 1)):
-            t += ft / 1000.0
-            dropped = 1 if i % 997 == 0 else 0
-            shown = 0.0 if dropped else ft
-            rows.append("game.exe,4242,0x0000021D5B1C2F40,DXGI,1,0,0,Hardware: Independent Flip,%d,%.6f,%.4f,"
-                        "%.4f,0.2150,1.3020,18.4410\n" % (dropped, t, ft, shown))
-            if len(rows) == 65536:
-                f.write("".join(rows))
-                rows.clear()
-        f.write("".join(rows))
+        def rows():
+            t = 0.0
+            for i, ft in enumerate(frame_times(n, 1)):
+                t += ft / 1000.0
+                dropped = 1 if i % 997 == 0 else 0
+                shown = 0.0 if dropped else ft
+                yield ("game.exe,4242,0x0000021D5B1C2F40,DXGI,1,0,0,Hardware: Independent Flip,%d,%.6f,%.4f,"
+                       "%.4f,0.2150,1.3020,18.4410\n" % (dropped, t, ft, shown))
+        write_rows(f, rows())
 
 
 def write_presentmon2(path, n):
@@ -110,18 +118,15 @@ def write_presentmon2(path, n):
         f.write("Application,ProcessID,SwapChainAddress,PresentRuntime,SyncInterval,PresentFlags,AllowsTearing,"
                 "PresentMode,CPUStartTime,FrameTime,CPUBusy,CPUWait,GPULatency,GPUTime,GPUBusy,GPUWait,"
                 "DisplayLatency,DisplayedTime,ClickToPhotonLatency\n")
-        t = 1.258333
-        rows = []
-        for i, ft in enumerate(frame_times(n, 2)):
-            busy = min(ft, 6.1 + (i % 3) * 0.1)
-            shown = "NA" if i % 997 == 5 else "%.4f" % ft
-            rows.append("game.exe,4242,0x0000021D5B1C2F40,DXGI,0,512,1,Hardware: Independent Flip,%.6f,%.4f,%.4f,"
-                        "%.4f,0.5100,5.0200,4.8800,0.1400,21.0300,%s,NA\n" % (t, ft, busy, ft - busy, shown))
-            t += ft / 1000.0
-            if len(rows) == 65536:
-                f.write("".join(rows))
-                rows.clear()
-        f.write("".join(rows))
+        def rows():
+            t = 1.258333
+            for i, ft in enumerate(frame_times(n, 2)):
+                busy = min(ft, 6.1 + (i % 3) * 0.1)
+                shown = "NA" if i % 997 == 5 else "%.4f" % ft
+                yield ("game.exe,4242,0x0000021D5B1C2F40,DXGI,0,512,1,Hardware: Independent Flip,%.6f,%.4f,%.4f,"
+                       "%.4f,0.5100,5.0200,4.8800,0.1400,21.0300,%s,NA\n" % (t, ft, busy, ft - busy, shown))
+                t += ft / 1000.0
+        write_rows(f, rows())
 
 
 def write_mangohud(path, n):
@@ -132,16 +137,13 @@ def write_mangohud(path, n):
                 "6.1.0-18-amd64,Mesa 22.3.6,\n"
                 "fps,frametime,cpu_load,gpu_load,cpu_temp,gpu_temp,gpu_core_clock,gpu_mem_clock,gpu_vram_used,"
                 "gpu_power,ram_used,elapsed\n")
-        elapsed = 0
-        rows = []
-        for ft in frame_times(n, 3):
-            us = round(ft * 1000.0, 1)
-            elapsed += int(us * 1000)
-            rows.append("%.4f,%.1f,31,57,61,66,2491,1000,3.2,88,6.1,%d\n" % (1e6 / us, us, elapsed))
-            if len(rows) == 65536:
-                f.write("".join(rows))
-                rows.clear()
-        f.write("".join(rows))
+        def rows():
+            elapsed = 0
+            for ft in frame_times(n, 3):
+                us = round(ft * 1000.0, 1)
+                elapsed += int(us * 1000)
+                yield "%.4f,%.1f,31,57,61,66,2491,1000,3.2,88,6.1,%d\n" % (1e6 / us, us, elapsed)
+        write_rows(f, rows())
 
 
 # (label, file name, writer, frame-time column, header lines before the column names)
