@@ -623,8 +623,8 @@ TEST(Refresh, PeriodSaysWhereItCameFrom) {
     EXPECT_EQ(a.interval_hist[2], 1u);
     const std::string text = pacer::tools::format_text({a});
     EXPECT_TRUE(has_row(text, "refresh period from", "60 Hz default")) << text;
-    EXPECT_TRUE(has_row(text, "% frames lasting 1 refresh period [0.5,1.5)", "66.67")) << text;
-    EXPECT_TRUE(has_row(text, "% frames lasting 2 refresh periods [1.5,2.5)", "33.33")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting 1 refresh [0.5,1.5)", "66.67")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting 2 refreshes [1.5,2.5)", "33.33")) << text;
     const std::string json = pacer::tools::format_json({a});
     EXPECT_NE(json.find("\"frame_time_refresh_histogram\": [0,2,1,0,0,0]"), std::string::npos) << json;
     EXPECT_NE(json.find("\"frame_time_refresh_bins\": [[0, 0.5], [0.5, 1.5],"), std::string::npos) << json;
@@ -640,7 +640,7 @@ TEST(Refresh, PeriodSaysWhereItCameFrom) {
     Analysis on;
     ASSERT_TRUE(analyze_text(classic_file({9.999, 10.001, 9.999, 10.001, 10}), on, o).ok());
     EXPECT_EQ(on.interval_hist[1], 5u);
-    EXPECT_TRUE(has_row(pacer::tools::format_text({on}), "% frames lasting 1 refresh period [0.5,1.5)", "100.00"));
+    EXPECT_TRUE(has_row(pacer::tools::format_text({on}), "% frames lasting 1 refresh [0.5,1.5)", "100.00"));
     o = {};
     o.target_ms = 20;
     Analysis c;

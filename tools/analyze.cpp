@@ -1413,12 +1413,12 @@ struct HistogramLine {
 };
 
 const HistogramLine kHistogramLines[] = {
-    {"% frames lasting < 0.5 refresh periods", per_frame, &Analysis::interval_hist, 0},
-    {"% frames lasting 1 refresh period [0.5,1.5)", per_frame, &Analysis::interval_hist, 1},
-    {"% frames lasting 2 refresh periods [1.5,2.5)", per_frame, &Analysis::interval_hist, 2},
-    {"% frames lasting 3 refresh periods [2.5,3.5)", per_frame, &Analysis::interval_hist, 3},
-    {"% frames lasting 4 refresh periods [3.5,4.5)", per_frame, &Analysis::interval_hist, 4},
-    {"% frames lasting >= 4.5 refresh periods", per_frame, &Analysis::interval_hist, 5},
+    {"% frames lasting < 0.5 refreshes", per_frame, &Analysis::interval_hist, 0},
+    {"% frames lasting 1 refresh [0.5,1.5)", per_frame, &Analysis::interval_hist, 1},
+    {"% frames lasting 2 refreshes [1.5,2.5)", per_frame, &Analysis::interval_hist, 2},
+    {"% frames lasting 3 refreshes [2.5,3.5)", per_frame, &Analysis::interval_hist, 3},
+    {"% frames lasting 4 refreshes [3.5,4.5)", per_frame, &Analysis::interval_hist, 4},
+    {"% frames lasting >= 4.5 refreshes", per_frame, &Analysis::interval_hist, 5},
     {"% frames late by [0,1) refresh periods", lateness, &Analysis::lateness_hist, 0},
     {"% frames late by [1,2) refresh periods", lateness, &Analysis::lateness_hist, 1},
     {"% frames late by [2,3) refresh periods", lateness, &Analysis::lateness_hist, 2},
