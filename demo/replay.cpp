@@ -5,8 +5,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "capture_reader.hpp"
+#include "pacer/cadence.hpp"
+#include "pacer/capture_columns.hpp"
+#include "pacer/modes.hpp"
 #include "pacer/stats.hpp"
 
 namespace pacer_demo {
@@ -18,6 +22,49 @@ std::chrono::nanoseconds ns_or_0(double ms) {
     return std::chrono::nanoseconds(std::isfinite(ms) ? std::llround(ms * 1e6) : 0);
 }
 
+// A column's value into the FrameTiming member the column table names for it
+// (pacer/capture_columns.hpp, `timing`). A value the file does not have (NaN: no such column or
+// NA; an empty text or a name pacer does not know) leaves the member as it was.
+void set(std::chrono::nanoseconds& m, double ms) {
+    if (std::isfinite(ms)) m = ns_or_0(ms);
+}
+void set(std::uint64_t& m, double v) {
+    if (std::isfinite(v) && v >= 0) m = static_cast<std::uint64_t>(v);  // the reader: < 2^53
+}
+void set(std::uint32_t& m, double v) {
+    if (std::isfinite(v) && v >= 0 && v <= 4294967295.0) m = static_cast<std::uint32_t>(v);
+}
+void set(bool& m, double v) {
+    if (std::isfinite(v)) m = v != 0;
+}
+void set(double& m, double v) {
+    if (std::isfinite(v)) m = v;
+}
+template <class E, std::size_t N>
+void set_named(E& m, std::string_view text, const pacer::EnumName<E> (&names)[N]) {
+    const std::string name(text);
+    pacer::parse_name(names, name.c_str(), &m);
+}
+void set(pacer::WaitMode& m, std::string_view t) { set_named(m, t, pacer::kWaitModeNames); }
+void set(pacer::PacingSource& m, std::string_view t) { set_named(m, t, pacer::kPacingSourceNames); }
+void set(pacer::SyncMode& m, std::string_view t) { set_named(m, t, pacer::kSyncModeNames); }
+void set(pacer::CadenceReason& m, std::string_view t) { set_named(m, t, pacer::kCadenceReasonNames); }
+
+template <class M, class V>
+void set_member(pacer::FrameTiming& t, M pacer::FrameTiming::*member, const V& v) {
+    set(t.*member, v);
+}
+template <class V>
+void set_member(pacer::FrameTiming&, std::nullptr_t, const V&) {}  // a column FrameTiming has not
+
+// Every column of the table that mirrors a FrameTiming member, from the row.
+void set_from_row(pacer::FrameTiming& t, const pacer::tools::FrameRecord& f) {
+    using pacer::FrameTiming;  // the table names the members unqualified
+#define PACER_REPLAY_SET(member, name, aliases, unit, origin, timing, value) set_member(t, timing, f.member);
+    PACER_CAPTURE_COLUMNS(PACER_REPLAY_SET)
+#undef PACER_REPLAY_SET
+}
+
 }  // namespace
 
 pacer::Status Replay::load(const std::string& path) {
@@ -26,7 +73,7 @@ pacer::Status Replay::load(const std::string& path) {
     if (pacer::Status st = r.open(path); !st) return st;
     has_target_ = r.has_target();
     has_lateness_ = r.has_lateness();
-    has_missed_ = std::find(r.columns().begin(), r.columns().end(), "Missed") != r.columns().end();
+    has_missed_ = r.has(pacer::CaptureColumnId::missed);
     std::vector<pacer::FrameTiming> frames;
     std::vector<double> sorted;
     std::int64_t wake = 0;
@@ -37,20 +84,11 @@ pacer::Status Replay::load(const std::string& path) {
             return pacer::Status::error(path + ": more than " + std::to_string(kMaxFrames) + " frames");
         if (mode.empty() && !f.wait_mode.empty()) mode = std::string(f.wait_mode);
         pacer::FrameTiming t;
-        t.interval = ns_or_0(f.frame_ms);
+        t.index = frames.size();  // without a Frame column
+        set_from_row(t, f);
         wake += t.interval.count();
         t.wake = pacer::clock::from_ns(wake);
-        t.index = std::isfinite(f.frame_index) ? static_cast<std::uint64_t>(f.frame_index) : frames.size();
-        t.lateness = ns_or_0(f.lateness_ms);
         t.deadline = t.wake - t.lateness;
-        t.work = ns_or_0(f.busy_ms);
-        t.period = ns_or_0(f.target_ms);
-        t.slept = ns_or_0(f.sleep_ms);
-        t.spun = ns_or_0(f.spin_ms);
-        t.oversleep = ns_or_0(f.oversleep_ms);
-        t.margin = ns_or_0(f.margin_ms);
-        t.skipped = std::isfinite(f.skipped) ? static_cast<std::uint32_t>(f.skipped) : 0;
-        t.missed = std::isfinite(f.missed) && f.missed != 0;
         frames.push_back(t);
         sorted.push_back(f.frame_ms);
     }

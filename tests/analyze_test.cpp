@@ -616,12 +616,18 @@ TEST(Refresh, PeriodSaysWhereItCameFrom) {
     ASSERT_TRUE(analyze_text(classic_file({10, 20, 30}), a).ok());
     EXPECT_STREQ(a.refresh_source, "60 Hz default");
     EXPECT_NEAR(a.refresh_ms, 1000.0 / 60.0, 1e-12);
-    // 10 -> [0,1), 20 -> [1,2), 30 -> [1,2) refresh periods of 16.667 ms.
-    EXPECT_EQ(a.interval_hist[0], 1u);
+    // In refresh periods of 16.667 ms: 10 -> 0.6 and 20 -> 1.2, both in the bin of 1 period
+    // [0.5,1.5); 30 -> 1.8, in the bin of 2 [1.5,2.5).
+    EXPECT_EQ(a.interval_hist[0], 0u);
     EXPECT_EQ(a.interval_hist[1], 2u);
+    EXPECT_EQ(a.interval_hist[2], 1u);
     const std::string text = pacer::tools::format_text({a});
     EXPECT_TRUE(has_row(text, "refresh period from", "60 Hz default")) << text;
-    EXPECT_TRUE(has_row(text, "% frames lasting [1,2) refresh periods", "66.67")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting 1 refresh [0.5,1.5)", "66.67")) << text;
+    EXPECT_TRUE(has_row(text, "% frames lasting 2 refreshes [1.5,2.5)", "33.33")) << text;
+    const std::string json = pacer::tools::format_json({a});
+    EXPECT_NE(json.find("\"frame_time_refresh_histogram\": [0,2,1,0,0,0]"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"frame_time_refresh_bins\": [[0, 0.5], [0.5, 1.5],"), std::string::npos) << json;
 
     AnalyzeOptions o;
     o.refresh_hz = 100;
@@ -629,6 +635,12 @@ TEST(Refresh, PeriodSaysWhereItCameFrom) {
     ASSERT_TRUE(analyze_text(classic_file({10, 20, 30}), b, o).ok());
     EXPECT_STREQ(b.refresh_source, "--refresh-hz");
     EXPECT_EQ(b.interval_hist[3], 1u);  // 30 ms = 3 periods of 10 ms
+    // Frames on target, a microsecond either side of one period: all in the bin of 1 period
+    // (bins from the floor of frame time / period split them half and half between 0 and 1).
+    Analysis on;
+    ASSERT_TRUE(analyze_text(classic_file({9.999, 10.001, 9.999, 10.001, 10}), on, o).ok());
+    EXPECT_EQ(on.interval_hist[1], 5u);
+    EXPECT_TRUE(has_row(pacer::tools::format_text({on}), "% frames lasting 1 refresh [0.5,1.5)", "100.00"));
     o = {};
     o.target_ms = 20;
     Analysis c;
@@ -865,3 +877,63 @@ TEST(Mutation, ReaderSurvivesRandomEdits) {
 }
 
 }  // namespace
+
+// ---- pacer analyze --columns ------------------------------------------------------------------
+
+TEST(Columns, ListEveryColumnWithItsUnitOriginAndAliases) {
+    const std::string text = pacer::tools::format_columns();
+    std::size_t lines = 0;
+    for (char ch : text) lines += ch == '\n';
+    EXPECT_EQ(lines, 1 + pacer::kCaptureColumnCount) << text;  // a heading, then a line each
+    EXPECT_TRUE(std::regex_search(text, std::regex("\nTimeInSeconds +seconds +presentmon +CPUStartTime, "
+                                                   "CPUStartTimeInMs \\(ms\\), TimeInMs \\(ms\\), elapsed \\(ns\\)\n")))
+        << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex("\nMsCPUBusy +ms +pacer +CPUBusy, CpuActive\n"))) << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex("\nGPUBusy +ms +other +MsGPUBusy, MsGPUActive, GpuActive\n"))) << text;
+    for (const pacer::CaptureColumn& c : pacer::kCaptureColumns)
+        EXPECT_NE(text.find("\n" + std::string(c.name) + " "), std::string::npos) << c.name;
+}
+
+// ---- percentiles without the values ---------------------------------------------------------------
+
+TEST(Scale, PercentilesKeptInLittleMemoryEqualThoseOfAFullSort) {
+    // analyze finds the p99 of jitter and pacing error from the top 1 % of the values, the
+    // display and latency percentiles from counts of distinct values (few distinct) or from the
+    // ranks put in place (many): each must be the very double a full sort gives.
+    for (const std::size_t distinct : {std::size_t{7}, std::size_t{100000}}) {
+        std::vector<double> ft, display, latency;
+        std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+        for (int i = 0; i < 60000; ++i) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            const double v = 10.0 + static_cast<double>((x >> 20) % distinct) / 1000.0;
+            ft.push_back(v);
+            display.push_back(v + 0.25);
+            latency.push_back(i % 5 == 0 ? std::nan("") : 2 * v);
+        }
+        pacer::tools::FrameColumns c;
+        c.display_ms = display;
+        c.dropped.assign(ft.size(), 0.0);
+        c.pc_latency_ms = latency;
+        AnalyzeOptions o;
+        o.target_ms = 10.05;
+        Analysis a;
+        pacer::tools::compute(ft, c, o, a);
+        auto p = [](std::vector<double> v, double q) {
+            v.erase(std::remove_if(v.begin(), v.end(), [](double d) { return std::isnan(d); }), v.end());
+            std::sort(v.begin(), v.end());
+            return pacer::percentile_sorted({v.data(), v.size()}, q);
+        };
+        std::vector<double> jit, err;
+        for (std::size_t i = 0; i < ft.size(); ++i) {
+            if (i > 0) jit.push_back(std::fabs(ft[i] - ft[i - 1]));
+            err.push_back(std::fabs(ft[i] - 10.05));
+        }
+        EXPECT_EQ(a.jitter_p99_ms, p(jit, 0.99)) << distinct;
+        EXPECT_EQ(a.abs_err_p99_ms, p(err, 0.99)) << distinct;
+        EXPECT_EQ(a.p99_ms, p(ft, 0.99)) << distinct;
+        EXPECT_EQ(a.display_p50_ms, p(display, 0.5)) << distinct;
+        EXPECT_EQ(a.display_p999_ms, p(display, 0.999)) << distinct;
+        EXPECT_EQ(a.pc_latency_p50_ms, p(latency, 0.5)) << distinct;
+        EXPECT_EQ(a.pc_latency_p99_ms, p(latency, 0.99)) << distinct;
+    }
+}

@@ -641,3 +641,35 @@ TEST(Capture, ReopenStartsANewFile) {
 }
 
 }  // namespace
+
+// ---- the column table (pacer/capture_columns.hpp) ---------------------------------------------
+
+TEST(Columns, TheWriterWritesTheTableInItsOrder) {
+    // The header line of a capture is the names of the columns pacer writes, in the table's order,
+    // and a row has a field for each.
+    std::string header;
+    for (const pacer::CaptureColumn& c : pacer::kCaptureColumns) {
+        if (c.origin == pacer::CaptureOrigin::other) continue;
+        header += (header.empty() ? "" : ",") + std::string(c.name);
+    }
+    std::string written = pacer::CaptureWriter::header();
+    while (!written.empty() && (written.back() == '\n' || written.back() == '\r')) written.pop_back();
+    EXPECT_EQ(written, header);
+}
+
+TEST(Columns, DocsNameEveryColumnPacerWrites) {
+    // docs/capture.md's "The file" table has a row naming each written column in its first cell.
+    const std::vector<std::string> doc = read_lines(std::string(PACER_SAMPLES_DIR) + "/../../docs/capture.md");
+    ASSERT_FALSE(doc.empty());
+    for (const pacer::CaptureColumn& c : pacer::kCaptureColumns) {
+        if (c.origin == pacer::CaptureOrigin::other) continue;
+        bool found = false;
+        for (const std::string& l : doc) {
+            if (l.rfind("| ", 0) != 0) continue;
+            const std::string first = l.substr(0, l.find(" | ", 2));
+            for (const std::string& name : split(std::string(first.substr(2))))
+                found = found || name == c.name || name == " " + std::string(c.name);
+        }
+        EXPECT_TRUE(found) << c.name << " has no row in docs/capture.md";
+    }
+}

@@ -30,7 +30,10 @@
 //     p99 of |error|, share of frames within +/- 0.5 ms;
 //   * hitch (Unreal): ft > 60 ms and ft >= 1.5 x the previous frame time;
 //   * Swappy histograms: share of frames whose frame time (and, pacer captures, whose lateness)
-//     lasts N refresh periods: bucket = clamp(floor(x / refresh period), 0, 5). The refresh period
+//     lasts N refresh periods: frame time bucket = clamp(floor(x / refresh period + 0.5), 0, 5),
+//     bins centred on whole periods ("1 refresh period" = [0.5, 1.5)), so that a frame of exactly
+//     one period lands in one bin whichever way its jitter goes; lateness bucket =
+//     clamp(floor(x / refresh period), 0, 5) (whole periods late). The refresh period
 //     is --refresh-hz, else the capture's (or --target-hz) target, else 60 Hz.
 //   * displayed frames (files with Dropped, MsBetweenDisplayChange or DisplayedTime): a frame is
 //     dropped when Dropped = 1, or, without a Dropped value, when DisplayedTime is NA; dropped share
@@ -74,7 +77,54 @@ struct AnalyzeOptions {
     int histogram_bins = 20;
     std::size_t max_frames = 50'000'000;  // a larger capture is refused (memory stays bounded)
     bool keep_frames = false;    // fill Analysis::frame_ms / time_s (plots, analyze --json --frames)
+    bool keep_columns = true;    // with keep_frames, the other per-frame series too (display_ms, ...);
+                                 // the report draws only the frame times
     Definitions definitions = Definitions::presentmon;
+};
+
+// Per-frame numbers in file order, kept compact. While every value is m / 10^d x f exactly (the
+// double the reader made from a decimal text: |m| < 2^31, d <= 9 decimals, f 1 or 1e-3, the
+// latter for a MangoHud frame time written in us), a value takes 4 bytes, the integer m; once one
+// is not (more digits, an exponent), the column holds the doubles, 8 bytes each. Each value is
+// checked as it is added: operator[] gives back the very double that was added, bit for bit, so
+// every figure computed from the column is the one computed from the doubles. A capture's
+// numbers have 3 to 6 decimals: a million frame times take 4 MB instead of 8.
+class FrameColumn {
+public:
+    void push(double v);
+    // v as frame i of a column that stays empty until its first value that is not NaN (so a
+    // file without the column pays nothing); the frames before that value read NaN.
+    void push_at(std::size_t i, double v);
+    void pad(std::size_t n);  // NaN up to n values, unless the column is empty
+    void reserve(std::size_t n);  // room for n values (compact: 4 bytes each)
+    void set(std::size_t i, double v);
+    std::size_t size() const noexcept { return wide_ ? wide_values_.size() : narrow_.size(); }
+    bool empty() const noexcept { return size() == 0; }
+    bool compact() const noexcept { return !wide_; }
+    double operator[](std::size_t i) const noexcept { return wide_ ? wide_values_[i] : decode(narrow_[i]); }
+    std::vector<double> doubles() const;  // every value, in order
+    // The values that are not NaN, ascending; the column is left empty (its memory freed first
+    // where it can be: a million compact values sort in 4 MB plus 4 MB of scratch).
+    std::vector<double> sorted() &&;
+    // The values that are not NaN, ascending, in place (operator[] then reads them in order).
+    void sort();
+    // The values that are not NaN, with the value a full sort would put at each of ranks in its
+    // place (std::nth_element, in place: no scratch memory); the others in no given order.
+    void select(std::vector<std::size_t> ranks);
+
+private:
+    double decode(std::int32_t m) const noexcept;
+    bool fits(double v, int digits, double factor, std::int32_t& m) const noexcept;
+    bool refit(double v, std::int32_t& m);
+    bool more_digits(double v, std::int32_t& m);
+    bool other_factor(double v, std::int32_t& m);
+    void widen();
+
+    std::vector<std::int32_t> narrow_;  // m, or kNaNCode
+    std::vector<double> wide_values_;
+    int digits_ = -1;                   // -1: no value that is not NaN yet
+    double factor_ = 1.0;
+    bool wide_ = false;
 };
 
 // Per-frame columns besides the frame time, for compute(). Each is empty (the file has no such
@@ -140,6 +190,7 @@ struct Analysis {
     // With AnalyzeOptions::keep_frames: every analysed frame in file order, its frame time (ms) and
     // its time stamp (s since the first frame; from the file's time column, else the running sum).
     std::vector<double> frame_ms, time_s;
+    std::vector<double> frame_ms_sorted;  // the same frame times, ascending (the report's plots)
     // With keep_frames, the other per-frame columns the summary reads, in the same order (empty
     // when the file has no such column; NaN where a row has none).
     std::vector<double> display_ms, dropped_flags, cpu_busy_ms, gpu_busy_ms, pc_latency_ms,
@@ -187,6 +238,11 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a);
 Status list_file(const std::string& path, FileAnalysis& out);
 // "application  pid  swap chain  frames  duration s" table of a file's series.
 std::string format_series(const FileAnalysis& fa);
+// `pacer analyze --columns`: every column of the capture table (pacer/capture_columns.hpp), one a
+// line: the name pacer writes (or reads), its unit, its origin (presentmon: PresentMon's classic
+// header, written first; pacer: pacer's own, written after; other: read only) and the names
+// other tools write for it ("TimeInMs (ms)": in another unit).
+std::string format_columns();
 // "dwm.exe (pid 10376, swap chain 0x1BF098B1ED0, 47 frames)".
 std::string describe(const SeriesInfo& s);
 

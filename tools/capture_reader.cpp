@@ -1,6 +1,7 @@
 #include "capture_reader.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -9,16 +10,102 @@
 #include <filesystem>
 #include <limits>
 
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
+
 namespace pacer::tools {
 namespace {
 
+using pacer::CaptureColumnId;
+using pacer::CaptureUnit;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-struct Alias {
-    const char* name;
-    int col;
-    double time_scale;  // for time columns: unit -> seconds
+// The values a column of this unit may hold; anything else is refused with file:line.
+struct Limits {
+    bool non_negative;
+    double max;  // of |v|
 };
+
+constexpr Limits limits_of(CaptureUnit u) noexcept {
+    switch (u) {
+        case CaptureUnit::id: return {true, 4294967295.0};
+        case CaptureUnit::flag: return {true, 1.0};
+        case CaptureUnit::count: return {true, 1.9e19};  // a 64-bit frame index
+        case CaptureUnit::swap_interval: return {false, 1e6};
+        case CaptureUnit::seconds: return {false, CaptureReader::kMaxSeconds};
+        case CaptureUnit::ms: return {true, CaptureReader::kMaxMs};
+        case CaptureUnit::ms_signed: return {false, CaptureReader::kMaxMs};
+        case CaptureUnit::hz: return {true, 1e9};
+        case CaptureUnit::text: break;
+    }
+    return {false, 0.0};
+}
+
+constexpr std::size_t col_index(CaptureColumnId c) noexcept { return static_cast<std::size_t>(c); }
+constexpr CaptureUnit unit_of(CaptureColumnId c) noexcept { return pacer::capture_column(c).unit; }
+
+// The record's member for each column, in the table's order: a number or a text.
+struct Member {
+    double FrameRecord::*number;
+    std::string_view FrameRecord::*text;
+};
+constexpr Member member(double FrameRecord::*m) noexcept { return {m, nullptr}; }
+constexpr Member member(std::string_view FrameRecord::*m) noexcept { return {nullptr, m}; }
+constexpr Member kMembers[] = {
+#define PACER_RECORD_MEMBER(name_, name, aliases, unit, origin, timing, value) member(&FrameRecord::name_),
+    PACER_CAPTURE_COLUMNS(PACER_RECORD_MEMBER)
+#undef PACER_RECORD_MEMBER
+};
+
+bool ci_equal(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+        if (x != y && std::tolower(x) != std::tolower(y)) return false;
+    }
+    return true;
+}
+
+bool ci_starts_with(std::string_view s, std::string_view prefix) noexcept {
+    return s.size() >= prefix.size() && ci_equal(s.substr(0, prefix.size()), prefix);
+}
+
+// One name a column goes by: its own or another tool's, and that name's unit -> the column's.
+struct Alias {
+    std::string_view name;
+    CaptureColumnId column;
+    double scale;  // 1, or 1e-3 for "Name:ms", 1e-9 for "Name:ns" (time stamps into seconds)
+};
+
+std::vector<Alias> all_aliases() {
+    std::vector<Alias> out;
+    for (std::size_t c = 0; c < pacer::kCaptureColumnCount; ++c) {
+        const auto id = static_cast<CaptureColumnId>(c);
+        out.push_back({pacer::kCaptureColumns[c].name, id, 1.0});
+        std::string_view rest = pacer::kCaptureColumns[c].aliases;
+        while (!rest.empty()) {
+            const std::size_t bar = rest.find('|');
+            std::string_view a = rest.substr(0, bar);
+            rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
+            double scale = 1.0;
+            if (const std::size_t colon = a.find(':'); colon != std::string_view::npos) {
+                scale = a.substr(colon + 1) == "ns" ? 1e-9 : a.substr(colon + 1) == "us" ? 1e-6 : 1e-3;
+                a = a.substr(0, colon);
+            }
+            out.push_back({a, id, scale});
+        }
+    }
+    return out;
+}
+
+const Alias* find_alias(std::string_view field) {
+    static const std::vector<Alias> kAliases = all_aliases();
+    for (const Alias& a : kAliases)
+        if (ci_equal(field, a.name)) return &a;
+    return nullptr;
+}
 
 // [-]digits[.digits] with at most 19 digits whose value is below 2^53: m / 10^k in one IEEE
 // division, exact in both operands and so correctly rounded (Clinger's fast path), the same
@@ -46,6 +133,56 @@ inline bool fast_decimal(const char* p, const char* end, double& v) {
     return true;
 }
 
+// The idx-th comma-separated field of an unquoted line (empty when the line has fewer).
+std::string_view field_at(std::string_view line, int idx) {
+    std::size_t pos = 0;
+    for (int i = 0; i < idx; ++i) {
+        const std::size_t c = line.find(',', pos);
+        if (c == std::string_view::npos) return {};
+        pos = c + 1;
+    }
+    const std::size_t c = line.find(',', pos);
+    return line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos);
+}
+
+bool parse_double(std::string_view s, double& v) {
+    if (s.empty()) return false;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(v);
+}
+
+// Which of 16 bytes are commas and which are quotes: bit i for byte i.
+struct Block {
+    std::uint32_t commas, quotes;
+};
+
+#if defined(__SSE2__) || defined(_M_X64)
+inline Block scan16(const char* p) noexcept {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return {static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')))),
+            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))))};
+}
+#else
+// Bytes of w equal to c: 0x80 in each such byte (exact: no carry between bytes), gathered to one
+// bit per byte.
+inline std::uint32_t bytes_equal(std::uint64_t w, std::uint64_t c) noexcept {
+    constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL;
+    const std::uint64_t x = w ^ (c * 0x0101010101010101ULL);
+    const std::uint64_t hi = ~(((x & kLow7) + kLow7) | x | kLow7);
+    return static_cast<std::uint32_t>(((hi >> 7) * 0x0102040810204080ULL) >> 56);
+}
+inline Block scan16(const char* p) noexcept {
+    std::uint64_t lo, hi;
+    std::memcpy(&lo, p, 8);
+    std::memcpy(&hi, p + 8, 8);
+    if constexpr (std::endian::native == std::endian::big) {
+        lo = __builtin_bswap64(lo);
+        hi = __builtin_bswap64(hi);
+    }
+    return {bytes_equal(lo, ',') | bytes_equal(hi, ',') << 8, bytes_equal(lo, '"') | bytes_equal(hi, '"') << 8};
+}
+#endif
+
 }  // namespace
 
 const char* to_string(CaptureFormat f) noexcept {
@@ -62,8 +199,7 @@ const char* to_string(CaptureFormat f) noexcept {
     return "?";
 }
 
-CaptureReader::CaptureReader() {
-    fields_.reserve(64);
+CaptureReader::CaptureReader() : field_buf_(new std::string_view[kMaxFields + 16]) {
     std::fill(std::begin(col_), std::end(col_), -1);
 }
 
@@ -74,11 +210,21 @@ CaptureReader::~CaptureReader() {
 Status CaptureReader::open(const std::string& path) {
     name_ = path;
     cap_ = kBufferBytes;
-    buf_.reset(new char[cap_]);
+    buf_.reset(new char[cap_ + kPadding]());
     file_ = std::fopen(path.c_str(), "rb");
     if (!file_) {
         error_ = Status::error(path + ": cannot open: " + std::strerror(errno));
         return error_;
+    }
+    // The reader's buffer is the only one: each fill() is one read() of up to kBufferBytes.
+    std::setvbuf(file_, nullptr, _IONBF, 0);
+    if (std::fseek(file_, 0, SEEK_END) == 0) {  // the size, for rows_hint(); a pipe has none
+        const long size = std::ftell(file_);
+        input_bytes_ = size > 0 ? static_cast<std::uint64_t>(size) : 0;
+        if (std::fseek(file_, 0, SEEK_SET) != 0) {
+            error_ = Status::error(path + ": cannot read: " + std::strerror(errno));
+            return error_;
+        }
     }
     return start();
 }
@@ -86,9 +232,10 @@ Status CaptureReader::open(const std::string& path) {
 Status CaptureReader::open_memory(std::string_view data, const std::string& name) {
     name_ = name;
     mem_ = data;
+    input_bytes_ = data.size();
     // All of a small input fits at once; a large one streams through kBufferBytes like a file.
     cap_ = std::min(kBufferBytes, data.size() + 1);
-    buf_.reset(new char[cap_]);
+    buf_.reset(new char[cap_ + kPadding]());
     return start();
 }
 
@@ -158,130 +305,87 @@ bool CaptureReader::read_line(std::string_view& line) {
     }
 }
 
+// Fields end at commas, found 16 bytes at a time. A field that starts with a quote sends the
+// row to the RFC 4180 path (a quote inside an unquoted field is kept as it is).
 bool CaptureReader::split(std::string_view line) {
-    fields_.clear();
-    // memchr per comma. A field that starts with a quote sends the row to the RFC 4180 path (a
-    // quote inside an unquoted field is kept as it is).
-    std::size_t pos = 0;
-    for (;;) {
-        if (pos < line.size() && line[pos] == '"') return split_quoted(line);
-        const std::size_t comma = line.find(',', pos);
-        if (comma == std::string_view::npos) {
-            fields_.push_back(line.substr(pos));
-            return true;
+    const char* const b = line.data();
+    const std::size_t n = line.size();
+    std::string_view* const out = field_buf_.get();  // room for kMaxFields + 16: a block's commas
+    std::size_t k = 0, start = 0;
+    bool quotes = false;
+    // The buffer has kPadding bytes after its end, so a block may run past the line's.
+    for (std::size_t i = 0; i < n && k < kMaxFields; i += 16) {
+        const Block blk = scan16(b + i);
+        quotes |= blk.quotes != 0;
+        std::uint32_t m = blk.commas;
+        if (n - i < 16) m &= (1u << (n - i)) - 1;
+        for (; m != 0; m &= m - 1) {
+            const std::size_t at = i + static_cast<std::size_t>(std::countr_zero(m));
+            out[k++] = std::string_view(b + start, at - start);
+            start = at + 1;
         }
-        fields_.push_back(line.substr(pos, comma - pos));
-        pos = comma + 1;
-        if (fields_.size() > 4096) return fail("more than 4096 fields");
     }
+    if (k >= kMaxFields) return fail("more than " + std::to_string(kMaxFields) + " fields");
+    out[k++] = std::string_view(b + start, n - start);
+    fields_ = FieldList(out, k);
+    if (quotes) {
+        for (const std::string_view& f : fields_)
+            if (!f.empty() && f[0] == '"') return split_quoted(line);
+    }
+    return true;
 }
 
 // RFC 4180 on one line: a field that starts with a quote runs to the next lone quote ("" is a
 // quote) and must be followed by a comma or the end of the line. Other fields are taken as they are.
 bool CaptureReader::split_quoted(std::string_view line) {
-    fields_.clear();
+    quoted_.clear();
     unquoted_.clear();
     unquoted_.reserve(line.size());  // never more than the line: views into it stay valid
     std::size_t pos = 0;
     for (;;) {
-        if (fields_.size() >= 4096) return fail("more than 4096 fields");
+        if (quoted_.size() >= kMaxFields) return fail("more than " + std::to_string(kMaxFields) + " fields");
+        const std::size_t first = unquoted_.size();
         if (pos < line.size() && line[pos] == '"') {
-            const std::size_t first = unquoted_.size();
             std::size_t i = pos + 1;
-            for (;;) {
+            for (;; ++i) {
                 if (i >= line.size())
-                    return fail("field " + std::to_string(fields_.size() + 1) +
-                                ": quoted field not closed on its line");
-                if (line[i] == '"') {
-                    if (i + 1 < line.size() && line[i + 1] == '"') {
-                        unquoted_ += '"';
-                        i += 2;
-                        continue;
-                    }
+                    return fail("field " + std::to_string(quoted_.size() + 1) + ": quoted field not closed on its line");
+                if (line[i] != '"') {
+                    unquoted_ += line[i];
+                } else if (i + 1 < line.size() && line[i + 1] == '"') {
+                    unquoted_ += line[++i];
+                } else {
                     break;
                 }
-                unquoted_ += line[i++];
             }
-            fields_.push_back(std::string_view(unquoted_.data() + first, unquoted_.size() - first));
-            ++i;  // the closing quote
-            if (i == line.size()) return true;
-            if (line[i] != ',')
-                return fail("field " + std::to_string(fields_.size()) + ": text after the closing quote");
+            quoted_.push_back(std::string_view(unquoted_.data() + first, unquoted_.size() - first));
+            if (++i == line.size()) break;  // past the closing quote
+            if (line[i] != ',') return fail("field " + std::to_string(quoted_.size()) + ": text after the closing quote");
             pos = i + 1;
             continue;
         }
         const std::size_t comma = line.find(',', pos);
         const std::string_view raw = line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-        const std::size_t first = unquoted_.size();
         unquoted_.append(raw.data(), raw.size());
-        fields_.push_back(std::string_view(unquoted_.data() + first, raw.size()));
-        if (comma == std::string_view::npos) return true;
+        quoted_.push_back(std::string_view(unquoted_.data() + first, raw.size()));
+        if (comma == std::string_view::npos) break;
         pos = comma + 1;
     }
-}
-
-namespace {
-
-bool ci_equal(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const unsigned char x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
-        if (x != y && std::tolower(x) != std::tolower(y)) return false;
-    }
+    fields_ = FieldList(quoted_.data(), quoted_.size());
     return true;
 }
 
-bool ci_starts_with(std::string_view s, std::string_view prefix) noexcept {
-    return s.size() >= prefix.size() && ci_equal(s.substr(0, prefix.size()), prefix);
-}
-
-// The idx-th comma-separated field of an unquoted line (empty when the line has fewer).
-std::string_view field_at(std::string_view line, int idx) {
-    std::size_t pos = 0;
-    for (int i = 0; i < idx; ++i) {
-        const std::size_t c = line.find(',', pos);
-        if (c == std::string_view::npos) return {};
-        pos = c + 1;
-    }
-    const std::size_t c = line.find(',', pos);
-    return line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos);
-}
-
-bool parse_double(std::string_view s, double& v) {
-    if (s.empty()) return false;
-    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(v);
-}
-
-}  // namespace
-
 Status CaptureReader::start() {
-    static const Alias kAliases[] = {
-        {"Application", kApplication, 1}, {"TimeInSeconds", kTime, 1}, {"CPUStartTime", kTime, 1},
-        {"CPUStartTimeInMs", kTime, 1e-3}, {"TimeInMs", kTime, 1e-3}, {"elapsed", kTime, 1e-9},
-        {"MsBetweenPresents", kFrame, 1}, {"FrameTime", kFrame, 1}, {"MsBetweenAppStart", kFrame, 1},
-        {"MsCPUBusy", kBusy, 1}, {"CPUBusy", kBusy, 1}, {"MsCPUWait", kWait, 1}, {"CPUWait", kWait, 1},
-        {"MsBetweenDisplayChange", kDisplayChange, 1}, {"DisplayedTime", kDisplayChange, 1},
-        {"MsInPresentAPI", kInPresent, 1}, {"MsUntilRenderComplete", kRenderComplete, 1},
-        {"MsUntilDisplayed", kDisplayed, 1}, {"Dropped", kDropped, 1}, {"Frame", kFrameIndex, 1},
-        {"MsTargetFrameTime", kTarget, 1}, {"MsLateness", kLateness, 1}, {"MsSleep", kSleep, 1},
-        {"MsSpin", kSpin, 1}, {"MsOversleep", kOversleep, 1}, {"MsMargin", kMargin, 1},
-        {"Skipped", kSkipped, 1}, {"Missed", kMissed, 1}, {"WaitMode", kWaitMode, 1},
-        {"PacingSource", kPacingSource, 1}, {"SyncInterval", kSyncInterval, 1}, {"fps", kFps, 1},
-        {"ProcessID", kProcessId, 1}, {"SwapChainAddress", kSwapchain, 1},
-        {"GPUBusy", kGpuBusy, 1}, {"MsGPUBusy", kGpuBusy, 1}, {"MsGPUActive", kGpuBusy, 1},
-        {"MsPCLatency", kPcLatency, 1}, {"PCLatency", kPcLatency, 1},
-        {"MsAllInputToPhotonLatency", kInputToPhoton, 1}, {"AllInputToPhotonLatency", kInputToPhoton, 1},
-        {"MsClickToPhotonLatency", kInputToPhoton, 1}, {"ClickToPhotonLatency", kInputToPhoton, 1},
-        {"MsBetweenWakes", kWake, 1},
-    };
     if (!fill() && !error_.ok()) return error_;
     if (end_ - begin_ >= 3 && std::memcmp(buf_.get() + begin_, "\xEF\xBB\xBF", 3) == 0) begin_ += 3;  // UTF-8 BOM
-    {
-        std::size_t q = begin_;
-        while (q < end_ && std::isspace(static_cast<unsigned char>(buf_[q]))) ++q;
-        if (q < end_ && buf_[q] == '{') return start_json();
-    }
+    std::size_t q = begin_;
+    while (q < end_ && std::isspace(static_cast<unsigned char>(buf_[q]))) ++q;
+    if (q < end_ && buf_[q] == '{') return start_json();
+    return find_header();
+}
+
+// The header: the first line, past "//" preamble lines, that names a frame-time column.
+Status CaptureReader::find_header() {
     std::string_view line;
     bool preamble = false;
     for (int i = 0; i < kMaxHeaderLines;) {
@@ -298,65 +402,71 @@ Status CaptureReader::start() {
         }
         ++i;
         if (!split(line)) return error_;
-        std::fill(std::begin(col_), std::end(col_), -1);
         double time_scale = 1.0;
-        for (std::size_t k = 0; k < fields_.size(); ++k) {
-            for (const Alias& a : kAliases) {
-                // The first column of a kind wins (MsBetweenPresents before MsBetweenAppStart).
-                if (col_[a.col] < 0 && ci_equal(fields_[k], a.name)) {
-                    col_[a.col] = static_cast<int>(k);
-                    if (a.col == kTime) time_scale = a.time_scale;
-                }
-            }
-        }
-        if (col_[kFrame] < 0) {
+        if (!match_columns(time_scale)) {
             // A PresentMon header without a frame-time column is an error here, not a skipped line.
             if (!fields_.empty() && ci_equal(fields_[0], "Application"))
-                return fail("header has no frame-time column (MsBetweenPresents, FrameTime or "
-                            "MsBetweenAppStart)"),
-                       error_;
+                return fail("header has no frame-time column (MsBetweenPresents, FrameTime or MsBetweenAppStart)"), error_;
             continue;
         }
         header_line_ = line_;
         columns_.assign(fields_.begin(), fields_.end());
         time_scale_ = time_scale;
-        auto find = [&](std::string_view n) {
-            for (std::size_t k = 0; k < columns_.size(); ++k)
-                if (ci_equal(columns_[k], n)) return static_cast<int>(k);
-            return -1;
-        };
-        auto any_prefix = [&](std::string_view p) {
-            for (const std::string& c : columns_)
-                if (ci_starts_with(c, p)) return true;
-            return false;
-        };
-        const std::string& frame_name = columns_[static_cast<std::size_t>(col_[kFrame])];
-        const int motherboard = find("Motherboard");
-        if (motherboard > col_[kFrame]) short_row_ = static_cast<std::size_t>(motherboard);
-        if (col_[kTarget] >= 0 || col_[kPacingSource] >= 0) format_ = CaptureFormat::pacer;
-        else if (frame_name == "frametime" || (col_[kFps] >= 0 && find("elapsed") >= 0))
-            format_ = CaptureFormat::mangohud;
-        else if (!ci_equal(frame_name, "MsBetweenPresents")) format_ = CaptureFormat::presentmon2;
-        else if (preamble) format_ = CaptureFormat::capframex_csv;
-        else if (short_row_) format_ = CaptureFormat::ocat;
-        else if (find("Render Queue Depth") >= 0 || any_prefix("GPU0Clk")) format_ = CaptureFormat::frameview;
-        else if (find("MsBetweenAppStart") >= 0 || find("FrameType") >= 0 || find("CPUStartQPC") >= 0 ||
-                 find("CPUStartTime") >= 0)
-            format_ = CaptureFormat::presentmon2;
-        else format_ = CaptureFormat::presentmon1;
-        frame_scale_known_ = format_ != CaptureFormat::mangohud;
-        if (format_ == CaptureFormat::mangohud) probe_sampled();
+        detect_format(preamble);
+        plan_parsing();
         return {};
     }
     fail("no header with a frame-time column in the first " + std::to_string(kMaxHeaderLines) + " lines");
     return error_;
 }
 
+// The table's columns among the fields (the first field of a column wins: MsBetweenPresents
+// before MsBetweenAppStart). True when there is a frame-time column.
+bool CaptureReader::match_columns(double& time_scale) {
+    std::fill(std::begin(col_), std::end(col_), -1);
+    for (std::size_t k = 0; k < fields_.size(); ++k) {
+        const Alias* a = find_alias(fields_[k]);
+        if (!a || col_[col_index(a->column)] >= 0) continue;
+        col_[col_index(a->column)] = static_cast<int>(k);
+        if (a->column == CaptureColumnId::time_s) time_scale = a->scale;
+    }
+    return has(CaptureColumnId::frame_ms);
+}
+
+void CaptureReader::detect_format(bool preamble) {
+    auto find = [&](std::string_view n) {
+        for (std::size_t k = 0; k < columns_.size(); ++k)
+            if (ci_equal(columns_[k], n)) return static_cast<int>(k);
+        return -1;
+    };
+    auto any_prefix = [&](std::string_view p) {
+        return std::any_of(columns_.begin(), columns_.end(), [&](const std::string& c) { return ci_starts_with(c, p); });
+    };
+    const int frame_col = field_of(CaptureColumnId::frame_ms);
+    const std::string& frame_name = columns_[static_cast<std::size_t>(frame_col)];
+    const int motherboard = find("Motherboard");
+    if (motherboard > frame_col) short_row_ = static_cast<std::size_t>(motherboard);
+    if (has(CaptureColumnId::target_ms) || has(CaptureColumnId::pacing_source)) format_ = CaptureFormat::pacer;
+    else if (frame_name == "frametime" || (has(CaptureColumnId::fps) && find("elapsed") >= 0))
+        format_ = CaptureFormat::mangohud;
+    else if (!ci_equal(frame_name, "MsBetweenPresents")) format_ = CaptureFormat::presentmon2;
+    else if (preamble) format_ = CaptureFormat::capframex_csv;
+    else if (short_row_) format_ = CaptureFormat::ocat;
+    else if (find("Render Queue Depth") >= 0 || any_prefix("GPU0Clk")) format_ = CaptureFormat::frameview;
+    else if (find("MsBetweenAppStart") >= 0 || find("FrameType") >= 0 || find("CPUStartQPC") >= 0 ||
+             find("CPUStartTime") >= 0)
+        format_ = CaptureFormat::presentmon2;
+    else format_ = CaptureFormat::presentmon1;
+    frame_scale_known_ = format_ != CaptureFormat::mangohud;
+    if (format_ == CaptureFormat::mangohud) probe_sampled();
+}
+
 // MangoHud: a per-frame log's elapsed steps by the row's frame time; an interval log's by the
 // interval (100 ms, say) whatever the frame time. Looks at the rows already in the buffer (all of
 // a small file, thousands of rows of a large one) without consuming them.
 void CaptureReader::probe_sampled() {
-    const int ft_col = col_[kFrame], t_col = col_[kTime], fps_col = col_[kFps];
+    const int ft_col = field_of(CaptureColumnId::frame_ms), t_col = field_of(CaptureColumnId::time_s),
+              fps_col = field_of(CaptureColumnId::fps);
     if (t_col < 0) return;
     std::size_t p = begin_;
     double prev_ms = kNaN, unit = kNaN;
@@ -385,135 +495,171 @@ void CaptureReader::probe_sampled() {
     sampled_ = pairs > 0 && 2 * longer > pairs;
 }
 
-inline bool CaptureReader::number(int col, double& out, bool duration, double max) {
+void CaptureReader::set_summary_only(bool on, bool with_time) {
+    summary_only_ = on;
+    summary_time_ = with_time;
+    plan_parsing();
+}
+
+// What next() parses besides time, frame and process id (read_time_and_frame, read_process_id):
+// every other column of the table the file has, or, summary only, what `analyze` reads.
+void CaptureReader::plan_parsing() {
+    parse_.clear();
+    if (json_) return;
+    using C = CaptureColumnId;
+    const C summary[] = {C::target_ms, C::lateness_ms, C::missed, C::display_change_ms, C::dropped, C::gpu_busy_ms,
+                         C::pc_latency_ms, C::input_to_photon_ms, C::application, C::swapchain};
+    for (std::size_t c = 0; c < pacer::kCaptureColumnCount; ++c) {
+        const auto id = static_cast<C>(c);
+        if (col_[c] < 0 || id == C::time_s || id == C::frame_ms || id == C::fps || id == C::process_id) continue;
+        // CPU busy only beside GPU busy (analyze reports the two together); a pacer capture's
+        // MsCPUBusy is not parsed there, that would cost a tenth of the time.
+        const bool wanted = std::find(std::begin(summary), std::end(summary), id) != std::end(summary) ||
+                            (id == C::busy_ms && has(C::gpu_busy_ms));
+        if (summary_only_ && !wanted) continue;
+        const Limits lim = limits_of(unit_of(id));
+        parse_.push_back({static_cast<std::size_t>(col_[c]), kMembers[c].number, kMembers[c].text, lim.non_negative, lim.max});
+    }
+}
+
+inline bool CaptureReader::number(std::size_t field, double& out, bool non_negative, double max) {
     out = kNaN;
-    const int k = col_[col];
-    if (k < 0 || static_cast<std::size_t>(k) >= fields_.size()) return true;
-    const std::string_view s = fields_[static_cast<std::size_t>(k)];
+    if (field >= fields_.size()) return true;
+    const std::string_view s = fields_[field];
     double v = 0;
-    if (fast_decimal(s.data(), s.data() + s.size(), v) && !(duration && v < 0) && std::fabs(v) <= max) {
+    if (fast_decimal(s.data(), s.data() + s.size(), v) && !(non_negative && v < 0) && std::fabs(v) <= max) {
         out = v;
         return true;
     }
     if (s.empty() || s == "NA") return true;
-    return number_slow(k, s, duration, max, out);
+    return number_slow(field, s, non_negative, max, out);
 }
 
+bool CaptureReader::number(CaptureColumnId c, double& out, double widen) {
+    const Limits lim = limits_of(unit_of(c));
+    return number(static_cast<std::size_t>(field_of(c)), out, lim.non_negative, lim.max * widen);  // none: NaN
+}
 
-bool CaptureReader::number_slow(int k, std::string_view s, bool duration, double max, double& out) {
+bool CaptureReader::number_slow(std::size_t field, std::string_view s, bool non_negative, double max, double& out) {
     double v = 0;
     const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    const std::string& name = columns_[static_cast<std::size_t>(k)];
+    const std::string& name = columns_[field];
     auto shown = [&] { return std::string(s.substr(0, 40)) + (s.size() > 40 ? "..." : ""); };
     if (r.ec == std::errc::result_out_of_range) return fail(name + " = " + shown() + ": number out of range");
     if (r.ec != std::errc() || r.ptr != s.data() + s.size())
         return fail(name + " = \"" + shown() + "\": not a number");
     if (!std::isfinite(v)) return fail(name + " = " + shown() + ": not a finite number");
-    if (duration && v < 0) return fail(name + " = " + shown() + ": negative");
+    if (non_negative && v < 0) return fail(name + " = " + shown() + ": negative");
     if (std::fabs(v) > max) return fail(name + " = " + shown() + ": too large (limit " + std::to_string(max) + ")");
     out = v;
     return true;
 }
 
-bool CaptureReader::next(FrameRecord& f) {
-    if (json_) return next_json(f);
+// The next row with something in it, split; false at the end, on an error, and for a last line
+// that is a fragment of a row.
+bool CaptureReader::next_row() {
     std::string_view line;
-    for (;;) {
+    do {
         if (!read_line(line)) return false;
-        if (!line.empty()) break;  // blank lines (a trailing one, say) carry nothing
-    }
+    } while (line.empty());  // blank lines (a trailing one, say) carry nothing
     if (!split(line)) return false;
+    if (first_row_bytes_ == 0) first_row_bytes_ = line.size() + 1;
     // A process killed while writing (or a full disk) leaves its last row cut short. pacer's own
     // writer ends every row with a line feed, so there an unterminated last line is always such a
     // fragment, even when it happens to parse ("16.17" of "16.487717"); other tools' files may just
     // lack the final line feed, so there only a row with too few fields is dropped. Either way the
     // file's frames up to it are read, and cut_last_line() says one was left out.
+    const bool short_ok = short_row_ && fields_.size() == short_row_;
     if (unterminated_ && (format_ == CaptureFormat::pacer || fields_.size() < columns_.size()) &&
-        !(short_row_ && fields_.size() == short_row_ && format_ != CaptureFormat::pacer)) {
+        !(short_ok && format_ != CaptureFormat::pacer)) {
         cut_last_line_ = true;
         return false;
     }
-    if (fields_.size() != columns_.size() && !(short_row_ && fields_.size() == short_row_))
+    if (fields_.size() != columns_.size() && !short_ok)
         return fail("row has " + std::to_string(fields_.size()) + " fields, the header has " +
                     std::to_string(columns_.size()) +
                     (short_row_ ? " (or " + std::to_string(short_row_) + " without the system columns)" : ""));
-    f.line = line_;
-    const double ms = kMaxMs;
-    if (!number(kTime, f.time_s, false, kMaxSeconds / std::min(time_scale_, 1.0))) return false;
-    f.time_s *= time_scale_;
-    if (!number(kFrame, f.frame_ms, true, ms * 1000)) return false;
-    if (!number(kFps, f.fps, true, 1e9)) return false;
+    return true;
+}
+
+// The time stamp in seconds, and the frame time in ms: MangoHud's unit decided on the first row.
+bool CaptureReader::read_time_and_frame(FrameRecord& f) {
+    using C = CaptureColumnId;
+    // A time stamp in ms or ns may be 1e3 or 1e9 x the limit in seconds.
+    if (summary_time_ || !summary_only_) {
+        if (!number(C::time_s, f.time_s, 1.0 / std::min(time_scale_, 1.0))) return false;
+        f.time_s *= time_scale_;
+    }
+    // MangoHud writes microseconds in some versions: the number may be 1000 x the limit in ms.
+    if (!number(C::frame_ms, f.frame_ms, 1000.0) || !number(C::fps, f.fps)) return false;
     if (!frame_scale_known_ && std::isfinite(f.frame_ms) && f.frame_ms > 0 && std::isfinite(f.fps) && f.fps > 0) {
         frame_scale_ = f.fps * f.frame_ms > 3e4 ? 1e-3 : 1.0;  // ~1e6: us, ~1e3: ms
         frame_scale_known_ = true;
     }
     f.frame_ms *= frame_scale_;
-    if (f.frame_ms > ms) return fail(columns_[static_cast<std::size_t>(col_[kFrame])] + ": frame time above one hour");
-    {
-        // A log's rows come in runs of one process: the id is parsed when its text changes.
-        const int k = col_[kProcessId];
-        const std::string_view pid = k >= 0 && static_cast<std::size_t>(k) < fields_.size()
-                                         ? fields_[static_cast<std::size_t>(k)] : std::string_view();
-        if (pid.empty() || !same_text(pid, last_pid_text_)) {
-            if (!number(kProcessId, f.process_id, true, 4294967295.0)) return false;
-            last_pid_text_.assign(pid.data(), pid.size());
-            last_pid_ = f.process_id;
-        } else {
-            f.process_id = last_pid_;
+    if (f.frame_ms > kMaxMs) return fail(columns_[static_cast<std::size_t>(field_of(C::frame_ms))] + ": frame time above one hour");
+    return true;
+}
+
+// A log's rows come in runs of one process: the id is parsed when its text changes.
+bool CaptureReader::read_process_id(FrameRecord& f) {
+    const int k = field_of(CaptureColumnId::process_id);
+    const std::string_view pid = k >= 0 && static_cast<std::size_t>(k) < fields_.size()
+                                     ? fields_[static_cast<std::size_t>(k)] : std::string_view();
+    if (!pid.empty() && same_text(pid, last_pid_text_)) {
+        f.process_id = last_pid_;
+        return true;
+    }
+    if (!number(CaptureColumnId::process_id, f.process_id)) return false;
+    last_pid_text_.assign(pid.data(), pid.size());
+    last_pid_ = f.process_id;
+    return true;
+}
+
+bool CaptureReader::next(FrameRecord& f) {
+    if (json_) return next_json(f);
+    if (!next_row()) return false;
+    f = FrameRecord();
+    f.line = line_;
+    if (!read_time_and_frame(f) || !read_process_id(f)) return false;
+    for (const Parse& p : parse_) {
+        if (p.text) {
+            f.*p.text = p.field < fields_.size() ? fields_[p.field] : std::string_view();
+        } else if (!number(p.field, f.*p.number, p.non_negative, p.max)) {
+            return false;
         }
     }
-    if (summary_only_) {
-        f.wait_ms = f.in_present_ms = f.until_render_complete_ms = f.until_displayed_ms = f.frame_index =
-            f.sleep_ms = f.spin_ms = f.oversleep_ms = f.margin_ms = f.skipped = f.sync_interval =
-                f.wake_interval_ms = kNaN;
-        if (!number(kTarget, f.target_ms, true, ms) || !number(kLateness, f.lateness_ms, true, ms) ||
-            !number(kMissed, f.missed, true, 1) || !number(kDisplayChange, f.display_change_ms, true, ms) ||
-            !number(kDropped, f.dropped, true, 1e18) || !number(kGpuBusy, f.gpu_busy_ms, true, ms) ||
-            !number(kPcLatency, f.pc_latency_ms, true, ms) || !number(kInputToPhoton, f.input_to_photon_ms, true, ms))
-            return false;
-        // CPU busy only beside GPU busy (analyze reports the two together); a pacer capture's
-        // MsCPUBusy is not parsed here, that would cost a tenth of the time.
-        f.busy_ms = kNaN;
-        if (col_[kGpuBusy] >= 0 && !number(kBusy, f.busy_ms, true, ms)) return false;
-    } else if (!number(kBusy, f.busy_ms, true, ms) || !number(kWait, f.wait_ms, true, ms) ||
-        !number(kDisplayChange, f.display_change_ms, true, ms) || !number(kInPresent, f.in_present_ms, true, ms) ||
-        // "Until" columns count from the Present call: PresentMon writes negative ones when the GPU
-        // finished before it (a real -10.4 ms in its own test output).
-        !number(kRenderComplete, f.until_render_complete_ms, false, ms) ||
-        !number(kDisplayed, f.until_displayed_ms, false, ms) || !number(kDropped, f.dropped, true, 1e18) ||
-        !number(kFrameIndex, f.frame_index, true, 1.9e19) || !number(kTarget, f.target_ms, true, ms) ||
-        !number(kLateness, f.lateness_ms, true, ms) || !number(kSleep, f.sleep_ms, true, ms) ||
-        !number(kSpin, f.spin_ms, true, ms) || !number(kOversleep, f.oversleep_ms, true, ms) ||
-        !number(kMargin, f.margin_ms, true, ms) || !number(kSkipped, f.skipped, true, 1e18) ||
-        !number(kMissed, f.missed, true, 1) || !number(kSyncInterval, f.sync_interval, false, 1e6) ||
-        !number(kGpuBusy, f.gpu_busy_ms, true, ms) || !number(kPcLatency, f.pc_latency_ms, true, ms) ||
-        !number(kInputToPhoton, f.input_to_photon_ms, true, ms) || !number(kWake, f.wake_interval_ms, true, ms))
-        return false;
-    auto text = [&](int col) {
-        const int k = col_[col];
-        return k < 0 || static_cast<std::size_t>(k) >= fields_.size() ? std::string_view()
-                                                                       : fields_[static_cast<std::size_t>(k)];
-    };
-    f.application = text(kApplication);
-    f.swapchain = text(kSwapchain);
-    f.wait_mode = text(kWaitMode);
-    f.pacing_source = text(kPacingSource);
     return true;
 }
 
 // ---- CapFrameX JSON --------------------------------------------------------------------------
 
+namespace {
+class JsonParser;
+}  // namespace
+
+// A CapFrameX session: {"Info": {"ProcessName", "GameName", ...}, "Runs": [{"CaptureData":
+// {"MsBetweenPresents": [...], ...}}, ...]}. CaptureData's arrays are the table's columns, found
+// by name or alias like a CSV header's.
 struct CaptureReader::Json {
     struct Run {
-        std::uint64_t line = 0;  // of the MsBetweenPresents array
-        std::vector<double> time, frame, in_present, display_change, render_complete, displayed,
-            dropped, sync_interval, pc_latency, gpu_busy, cpu_busy;
+        std::uint64_t line = 0;  // of the frame-time array (0: the run has none)
+        double time_scale = 1.0;
+        std::vector<double> values[pacer::kCaptureColumnCount];  // by column; empty: not in the run
     };
     std::string text;
     std::string application, process_name, game_name;
     std::vector<Run> runs;
-    std::size_t run = 0, index = 0;
+    std::size_t current = 0, index = 0;  // the run and the frame next_json() reads next
     double offset_s = 0;  // added to the current run's TimeInSeconds
+
+    bool session(JsonParser& p);
+    bool info(JsonParser& p);
+    bool all_runs(JsonParser& p);
+    bool one_run(JsonParser& p);
+    bool capture_data(JsonParser& p, Run& run);
+    bool array(JsonParser& p, const std::string& key, Run& run);
+    void next_run();  // past the runs whose frames were all read, moving the time stamps on
 };
 
 namespace {
@@ -536,6 +682,10 @@ public:
     }
     void ws() {
         while (pos < s_.size() && (s_[pos] == ' ' || s_[pos] == '\t' || s_[pos] == '\n' || s_[pos] == '\r')) ++pos;
+    }
+    bool next_is(char c) {
+        ws();
+        return pos < s_.size() && s_[pos] == c;
     }
     bool eat(char c) {
         ws();
@@ -695,9 +845,87 @@ private:
 
 }  // namespace
 
-Status CaptureReader::start_json() {
-    auto json = std::make_unique<Json>();
-    std::string& text = json->text;
+bool CaptureReader::Json::session(JsonParser& p) {
+    if (!p.expect('{')) return false;
+    if (p.eat('}')) return true;
+    do {
+        std::string key;
+        if (!p.string(&key) || !p.expect(':')) return false;
+        bool ok = false;
+        if (ci_equal(key, "Info") && p.next_is('{')) ok = info(p);
+        else if (ci_equal(key, "Runs") && p.next_is('[')) ok = all_runs(p);
+        else ok = p.skip();
+        if (!ok) return false;
+    } while (p.eat(','));
+    if (!p.expect('}')) return false;
+    p.ws();
+    return p.pos == text.size() || p.fail("text after the end of the JSON object");
+}
+
+bool CaptureReader::Json::info(JsonParser& p) {
+    p.expect('{');
+    if (p.eat('}')) return true;
+    do {
+        std::string k;
+        if (!p.string(&k) || !p.expect(':')) return false;
+        std::string* into = ci_equal(k, "ProcessName") ? &process_name : ci_equal(k, "GameName") ? &game_name : nullptr;
+        if (into && p.next_is('"') ? !p.string(into) : !p.skip()) return false;
+    } while (p.eat(','));
+    return p.expect('}');
+}
+
+bool CaptureReader::Json::all_runs(JsonParser& p) {
+    p.expect('[');
+    if (p.eat(']')) return true;
+    do {
+        if (!one_run(p)) return false;
+    } while (p.eat(','));
+    return p.expect(']');
+}
+
+bool CaptureReader::Json::one_run(JsonParser& p) {
+    Run run;
+    if (!p.expect('{')) return false;
+    if (!p.eat('}')) {
+        do {
+            std::string key;
+            if (!p.string(&key) || !p.expect(':')) return false;
+            const bool data = ci_equal(key, "CaptureData") && p.next_is('{');
+            if (data ? !capture_data(p, run) : !p.skip()) return false;
+        } while (p.eat(','));
+        if (!p.expect('}')) return false;
+    }
+    if (run.line == 0)
+        return p.fail("run " + std::to_string(runs.size() + 1) + " has no CaptureData.MsBetweenPresents");
+    runs.push_back(std::move(run));
+    return true;
+}
+
+bool CaptureReader::Json::capture_data(JsonParser& p, Run& run) {
+    p.expect('{');
+    if (p.eat('}')) return true;
+    do {
+        std::string key;
+        if (!p.string(&key) || !p.expect(':') || !array(p, key, run)) return false;
+    } while (p.eat(','));
+    return p.expect('}');
+}
+
+// One CaptureData array: the numbers of a column of the table, checked as the CSV reader checks
+// them; any other array is skipped.
+bool CaptureReader::Json::array(JsonParser& p, const std::string& key, Run& run) {
+    p.ws();
+    const std::size_t at = p.pos;
+    const Alias* a = find_alias(key);
+    if (!a || unit_of(a->column) == CaptureUnit::text) return p.skip();
+    const Limits lim = limits_of(unit_of(a->column));
+    if (!p.numbers(run.values[col_index(a->column)], key.c_str(), lim.non_negative, lim.max)) return false;
+    if (a->column == CaptureColumnId::frame_ms) run.line = p.line_of(at);
+    if (a->column == CaptureColumnId::time_s) run.time_scale = a->scale;
+    return true;
+}
+
+Status CaptureReader::read_whole(std::string& text) {
     auto too_big = [&] {
         error_ = Status::error(name_ + ": a CapFrameX JSON file larger than " +
                                std::to_string(kMaxJsonBytes / (1024 * 1024)) + " MiB is not read");
@@ -720,115 +948,22 @@ Status CaptureReader::start_json() {
     if (text.size() > kMaxJsonBytes) return too_big();
     buf_.reset();  // the text holds it all now
     cap_ = begin_ = end_ = 0;
+    return {};
+}
+
+Status CaptureReader::start_json() {
+    auto json = std::make_unique<Json>();
+    if (Status st = read_whole(json->text); !st) return st;
     format_ = CaptureFormat::capframex_json;
     header_line_ = 1;
-
-    JsonParser p(text);
-    const double ms = kMaxMs;
-    auto parse = [&]() -> bool {
-        if (!p.expect('{')) return false;
-        if (p.eat('}')) return true;
-        do {
-            std::string key;
-            if (!p.string(&key) || !p.expect(':')) return false;
-            if (ci_equal(key, "Info") && (p.ws(), p.pos < text.size() && text[p.pos] == '{')) {
-                p.expect('{');
-                if (p.eat('}')) continue;
-                do {
-                    std::string k;
-                    if (!p.string(&k) || !p.expect(':')) return false;
-                    p.ws();
-                    std::string* into = ci_equal(k, "ProcessName") ? &json->process_name
-                                        : ci_equal(k, "GameName")  ? &json->game_name
-                                                                   : nullptr;
-                    if (into && p.pos < text.size() && text[p.pos] == '"') {
-                        if (!p.string(into)) return false;
-                    } else if (!p.skip()) {
-                        return false;
-                    }
-                } while (p.eat(','));
-                if (!p.expect('}')) return false;
-            } else if (ci_equal(key, "Runs") && (p.ws(), p.pos < text.size() && text[p.pos] == '[')) {
-                p.expect('[');
-                if (p.eat(']')) continue;
-                do {
-                    Json::Run run;
-                    bool has_frames = false;
-                    if (!p.expect('{')) return false;
-                    if (!p.eat('}')) {
-                        do {
-                            std::string rk;
-                            if (!p.string(&rk) || !p.expect(':')) return false;
-                            p.ws();
-                            if (!ci_equal(rk, "CaptureData") || p.pos >= text.size() || text[p.pos] != '{') {
-                                if (!p.skip()) return false;
-                                continue;
-                            }
-                            p.expect('{');
-                            if (p.eat('}')) continue;
-                            do {
-                                std::string ck;
-                                if (!p.string(&ck) || !p.expect(':')) return false;
-                                p.ws();
-                                const std::size_t at = p.pos;
-                                struct Slot {
-                                    const char* name;
-                                    std::vector<double> Json::Run::*v;
-                                    bool duration;
-                                    double max;
-                                };
-                                static const Slot kSlots[] = {
-                                    {"TimeInSeconds", &Json::Run::time, false, kMaxSeconds},
-                                    {"MsBetweenPresents", &Json::Run::frame, true, ms},
-                                    {"MsInPresentAPI", &Json::Run::in_present, true, ms},
-                                    {"MsBetweenDisplayChange", &Json::Run::display_change, true, ms},
-                                    {"MsUntilRenderComplete", &Json::Run::render_complete, false, ms},
-                                    {"MsUntilDisplayed", &Json::Run::displayed, false, ms},
-                                    {"Dropped", &Json::Run::dropped, true, 1},
-                                    {"SyncInterval", &Json::Run::sync_interval, false, 1e6},
-                                    {"PcLatency", &Json::Run::pc_latency, true, ms},
-                                    {"GpuActive", &Json::Run::gpu_busy, true, ms},
-                                    {"CpuActive", &Json::Run::cpu_busy, true, ms},
-                                };
-                                const Slot* slot = nullptr;
-                                for (const Slot& sl : kSlots)
-                                    if (ci_equal(ck, sl.name)) slot = &sl;
-                                if (!slot) {
-                                    if (!p.skip()) return false;
-                                    continue;
-                                }
-                                if (!p.numbers(run.*(slot->v), slot->name, slot->duration, slot->max)) return false;
-                                if (slot->v == &Json::Run::frame) {
-                                    run.line = p.line_of(at);
-                                    has_frames = true;
-                                }
-                            } while (p.eat(','));
-                            if (!p.expect('}')) return false;
-                        } while (p.eat(','));
-                        if (!p.expect('}')) return false;
-                    }
-                    if (!has_frames)
-                        return p.fail("run " + std::to_string(json->runs.size() + 1) +
-                                      " has no CaptureData.MsBetweenPresents");
-                    json->runs.push_back(std::move(run));
-                } while (p.eat(','));
-                if (!p.expect(']')) return false;
-            } else if (!p.skip()) {
-                return false;
-            }
-        } while (p.eat(','));
-        if (!p.expect('}')) return false;
-        p.ws();
-        if (p.pos != text.size()) return p.fail("text after the end of the JSON object");
-        return true;
-    };
-    if (!parse()) {
+    JsonParser p(json->text);
+    if (!json->session(p)) {
         line_ = p.line_of(p.error_pos);
         fail("CapFrameX JSON: " + p.error);
         return error_;
     }
     if (json->runs.empty()) {
-        line_ = p.line_of(text.size());
+        line_ = p.line_of(json->text.size());
         fail("CapFrameX JSON without Runs[].CaptureData.MsBetweenPresents");
         return error_;
     }
@@ -839,38 +974,35 @@ Status CaptureReader::start_json() {
     return {};
 }
 
-bool CaptureReader::next_json(FrameRecord& f) {
-    Json& j = *json_;
-    while (j.run < j.runs.size() && j.index >= j.runs[j.run].frame.size()) {
+void CaptureReader::Json::next_run() {
+    const std::size_t frame = col_index(CaptureColumnId::frame_ms), time = col_index(CaptureColumnId::time_s);
+    while (current < runs.size() && index >= runs[current].values[frame].size()) {
         // The next run follows this one: its first frame one frame time after this run's last.
-        const Json::Run& done = j.runs[j.run];
-        const double end = done.time.empty() ? kNaN : done.time.back() + j.offset_s;
-        ++j.run;
-        j.index = 0;
-        if (j.run < j.runs.size()) {
-            const Json::Run& r = j.runs[j.run];
-            const double t0 = r.time.empty() ? kNaN : r.time.front();
-            const double f0 = r.frame.empty() ? kNaN : r.frame.front();
-            j.offset_s = std::isfinite(end) && std::isfinite(t0) ? end - t0 + (std::isfinite(f0) ? f0 / 1000 : 0) : 0;
+        const Run& done = runs[current];
+        const std::vector<double>& t = done.values[time];
+        const double end = t.empty() ? kNaN : t.back() * done.time_scale + offset_s;
+        ++current;
+        index = 0;
+        if (current < runs.size()) {
+            const Run& r = runs[current];
+            const double t0 = r.values[time].empty() ? kNaN : r.values[time].front() * r.time_scale;
+            const double f0 = r.values[frame].empty() ? kNaN : r.values[frame].front();
+            offset_s = std::isfinite(end) && std::isfinite(t0) ? end - t0 + (std::isfinite(f0) ? f0 / 1000 : 0) : 0;
         }
     }
-    if (j.run >= j.runs.size()) return false;
-    const Json::Run& r = j.runs[j.run];
+}
+
+bool CaptureReader::next_json(FrameRecord& f) {
+    Json& j = *json_;
+    j.next_run();
+    if (j.current >= j.runs.size()) return false;
+    const Json::Run& r = j.runs[j.current];
     const std::size_t i = j.index++;
-    auto at = [i](const std::vector<double>& v) { return i < v.size() ? v[i] : kNaN; };
     f = FrameRecord();
     f.line = r.line;
-    f.frame_ms = at(r.frame);
-    f.time_s = at(r.time) + j.offset_s;
-    f.in_present_ms = at(r.in_present);
-    f.display_change_ms = at(r.display_change);
-    f.until_render_complete_ms = at(r.render_complete);
-    f.until_displayed_ms = at(r.displayed);
-    f.dropped = at(r.dropped);
-    f.sync_interval = at(r.sync_interval);
-    f.pc_latency_ms = at(r.pc_latency);
-    f.gpu_busy_ms = at(r.gpu_busy);
-    f.busy_ms = at(r.cpu_busy);
+    for (std::size_t c = 0; c < pacer::kCaptureColumnCount; ++c)
+        if (kMembers[c].number && i < r.values[c].size()) f.*kMembers[c].number = r.values[c][i];
+    f.time_s = f.time_s * r.time_scale + j.offset_s;
     f.application = j.application;
     return true;
 }

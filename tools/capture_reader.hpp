@@ -54,8 +54,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "pacer/capture_columns.hpp"
 #include "pacer/status.hpp"
 
 namespace pacer::tools {
@@ -91,36 +93,57 @@ enum class CaptureFormat {
 };
 const char* to_string(CaptureFormat f) noexcept;
 
-// One row; NaN where the file has no such column or says NA. Durations in ms.
-// A default-constructed record is line 0, every number NaN ("not measured", the same value the
-// reader gives a missing column) and every text empty, so a record that next() never filled
-// cannot pass for a measured 0 ms frame.
+template <pacer::CaptureUnit U>
+using RecordField = std::conditional_t<U == pacer::CaptureUnit::text, std::string_view, double>;
+
+// What a field holds before a row fills it: NaN for a number, "" for a text.
+template <pacer::CaptureUnit U>
+constexpr RecordField<U> blank_field() noexcept {
+    if constexpr (U == pacer::CaptureUnit::text) {
+        return {};
+    } else {
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+// One row: a field per column of the table (pacer/capture_columns.hpp), named as its `member`:
+// a number (double; durations in ms, time stamps in s) or a text (valid until the next next()).
+// NaN where the file has no such column or says NA. A default-constructed record is line 0,
+// every number NaN ("not measured", the same value the reader gives a missing column) and every
+// text empty, so a record that next() never filled cannot pass for a measured 0 ms frame.
+//   time_s      TimeInSeconds / CPUStartTime (s) / elapsed       frame_ms  MsBetweenPresents /
+//   busy_ms     MsCPUBusy / CPUBusy / CpuActive                            FrameTime / frametime
+//   gpu_busy_ms GPUBusy / MsGPUActive / GpuActive   display_change_ms  MsBetweenDisplayChange /
+//   input_to_photon_ms  MsAllInputToPhotonLatency, ...                     DisplayedTime
 struct FrameRecord {
     static constexpr double kNA = std::numeric_limits<double>::quiet_NaN();
-    std::uint64_t line = 0;                     // 1-based line in the file
-    double time_s = kNA;                        // TimeInSeconds / CPUStartTime (s) / elapsed
-    double frame_ms = kNA;                      // frame time: MsBetweenPresents / FrameTime / frametime
-    double busy_ms = kNA, wait_ms = kNA;        // MsCPUBusy|CPUBusy, MsCPUWait|CPUWait
-    double display_change_ms = kNA;             // MsBetweenDisplayChange / DisplayedTime
-    double in_present_ms = kNA, until_render_complete_ms = kNA, until_displayed_ms = kNA;
-    double dropped = kNA;                       // Dropped (0/1)
-    double frame_index = kNA;                   // pacer: Frame
-    double target_ms = kNA, lateness_ms = kNA, sleep_ms = kNA, spin_ms = kNA;  // pacer
-    double oversleep_ms = kNA, margin_ms = kNA;                                 // pacer
-    double skipped = kNA, missed = kNA;         // pacer
-    double sync_interval = kNA;
-    double fps = kNA;                           // MangoHud's own fps column
-    double process_id = kNA;                    // ProcessID
-    double gpu_busy_ms = kNA;                   // GPUBusy (2.x), MsGPUBusy / MsGPUActive
-    double pc_latency_ms = kNA;                 // MsPCLatency / PCLatency (2.x)
-    double input_to_photon_ms = kNA;            // MsAllInputToPhotonLatency, MsClickToPhotonLatency, ...
-    double wake_interval_ms = kNA;              // pacer: MsBetweenWakes (wake to wake)
-    // Text fields: valid until the next next().
-    std::string_view application, swapchain, wait_mode, pacing_source;  // swapchain: SwapChainAddress
+    std::uint64_t line = 0;  // 1-based line in the file
+#define PACER_RECORD_FIELD(member, name, aliases, unit, origin, timing, value) \
+    RecordField<pacer::CaptureUnit::unit> member = blank_field<pacer::CaptureUnit::unit>();
+    PACER_CAPTURE_COLUMNS(PACER_RECORD_FIELD)
+#undef PACER_RECORD_FIELD
+};
+
+// The fields of a row: views into the reader's buffer, valid until the next read.
+class FieldList {
+public:
+    FieldList() = default;
+    FieldList(const std::string_view* data, std::size_t n) noexcept : data_(data), n_(n) {}
+    std::size_t size() const noexcept { return n_; }
+    bool empty() const noexcept { return n_ == 0; }
+    const std::string_view& operator[](std::size_t i) const noexcept { return data_[i]; }
+    const std::string_view* begin() const noexcept { return data_; }
+    const std::string_view* end() const noexcept { return data_ + n_; }
+
+private:
+    const std::string_view* data_ = nullptr;
+    std::size_t n_ = 0;
 };
 
 class CaptureReader {
 public:
+    static constexpr std::size_t kMaxFields = 4096;       // per line
+    static constexpr std::size_t kPadding = 16;           // bytes after the buffer: a block read past a line
     static constexpr std::size_t kMaxLine = 64 * 1024;
     static constexpr std::size_t kBufferBytes = 1024 * 1024;
     static constexpr int kMaxHeaderLines = 8;             // "//" preamble lines not counted
@@ -145,16 +168,27 @@ public:
     // id, display change, dropped, GPU busy, latency, and CPU busy when there is a GPU busy column;
     // the application and swap chain texts; the others read as NaN and are not checked): about
     // twice as fast. Call after open().
-    void set_summary_only(bool on) noexcept { summary_only_ = on; }
+    // with_time false: the time column is not read either (nothing analyze computes needs it
+    // but a sampled log's span and the per-frame series).
+    void set_summary_only(bool on, bool with_time = true);
 
     const Status& error() const noexcept { return error_; }
     CaptureFormat format() const noexcept { return format_; }
     const std::vector<std::string>& columns() const noexcept { return columns_; }
     std::uint64_t header_line() const noexcept { return header_line_; }
-    bool has_target() const noexcept { return col_[kTarget] >= 0; }      // MsTargetFrameTime
-    bool has_lateness() const noexcept { return col_[kLateness] >= 0; }  // MsLateness
-    bool has_process_id() const noexcept { return col_[kProcessId] >= 0; }  // ProcessID
-    bool has_swapchain() const noexcept { return col_[kSwapchain] >= 0; }   // SwapChainAddress
+    // About how many rows the input holds, from its size and the first row's length (after the
+    // first next()): what to reserve for per-row columns. 0 when unknown (a pipe, no row yet).
+    std::uint64_t rows_hint() const noexcept {
+        return first_row_bytes_ ? std::min<std::uint64_t>(input_bytes_ / first_row_bytes_ + 1, kMaxRowsHint) : 0;
+    }
+    static constexpr std::uint64_t kMaxRowsHint = std::uint64_t{1} << 27;  // 512 MB of 4-byte values
+    // The header's field that holds a column of the table (the first such field); -1: none.
+    int field_of(pacer::CaptureColumnId c) const noexcept { return col_[static_cast<std::size_t>(c)]; }
+    bool has(pacer::CaptureColumnId c) const noexcept { return field_of(c) >= 0; }
+    bool has_target() const noexcept { return has(pacer::CaptureColumnId::target_ms); }
+    bool has_lateness() const noexcept { return has(pacer::CaptureColumnId::lateness_ms); }
+    bool has_process_id() const noexcept { return has(pacer::CaptureColumnId::process_id); }
+    bool has_swapchain() const noexcept { return has(pacer::CaptureColumnId::swapchain); }
     const std::string& name() const noexcept { return name_; }
     // True for a log of samples rather than frames (MangoHud with log_interval > 0: one row per
     // interval, its frame time an average): consecutive rows are not consecutive frames. Known
@@ -168,26 +202,39 @@ public:
     static constexpr int kSampledProbeRows = 33;
     // Raw fields of the row next() returned last (valid until the next call); quoted fields
     // unquoted. Empty for a CapFrameX JSON session.
-    const std::vector<std::string_view>& fields() const noexcept { return fields_; }
+    const FieldList& fields() const noexcept { return fields_; }
 
 private:
-    enum Col {
-        kApplication, kTime, kFrame, kBusy, kWait, kDisplayChange, kInPresent, kRenderComplete,
-        kDisplayed, kDropped, kFrameIndex, kTarget, kLateness, kSleep, kSpin, kOversleep, kMargin,
-        kSkipped, kMissed, kWaitMode, kPacingSource, kSyncInterval, kFps, kProcessId, kSwapchain,
-        kGpuBusy, kPcLatency, kInputToPhoton, kWake, kCols
-    };
     struct Json;  // a CapFrameX session, parsed (capture_reader.cpp)
+    // A column next() parses: the field it is in and the record's member it fills.
+    struct Parse {
+        std::size_t field;
+        double FrameRecord::*number;           // nullptr for a text
+        std::string_view FrameRecord::*text;   // nullptr for a number
+        bool non_negative;                     // the unit's limits (a number)
+        double max;
+    };
     Status start();
+    Status find_header();
+    bool match_columns(double& time_scale);
+    void detect_format(bool preamble);
     Status start_json();
+    Status read_whole(std::string& text);
     bool next_json(FrameRecord& f);
     bool fill();                              // more bytes into the buffer; false at the end / error
     bool read_line(std::string_view& line);  // false at the end or on an error
     bool fail(const std::string& what);       // sets error_ for the current line; returns false
+    bool next_row();                          // the next non-blank row, split and checked
     bool split(std::string_view line);
     bool split_quoted(std::string_view line);
-    bool number(int col, double& out, bool duration, double max);
-    bool number_slow(int k, std::string_view s, bool duration, double max, double& out);
+    void plan_parsing();
+    bool read_time_and_frame(FrameRecord& f);
+    bool read_process_id(FrameRecord& f);
+    // Column c's field of the row, checked against its unit's limits times widen (a time stamp
+    // in ms, a frame time in us may be larger).
+    bool number(pacer::CaptureColumnId c, double& out, double widen = 1.0);
+    bool number(std::size_t field, double& out, bool non_negative, double max);
+    bool number_slow(std::size_t field, std::string_view s, bool non_negative, double max, double& out);
     void probe_sampled();
 
     std::string name_;
@@ -199,20 +246,24 @@ private:
     std::size_t begin_ = 0, end_ = 0;
     bool eof_ = false;
     std::uint64_t line_ = 0, header_line_ = 0;
+    std::uint64_t input_bytes_ = 0, first_row_bytes_ = 0;  // rows_hint()
     Status error_;
     CaptureFormat format_ = CaptureFormat::presentmon1;
     std::vector<std::string> columns_;
-    std::vector<std::string_view> fields_;
+    FieldList fields_;
+    std::unique_ptr<std::string_view[]> field_buf_;  // the fields of a row without quotes
+    std::vector<std::string_view> quoted_;           // ... and of one with quotes, into unquoted_
     std::string unquoted_;        // the fields of a row with quotes, unquoted
-    std::size_t short_row_ = 0;
+    std::size_t short_row_ = 0;   // ocat: rows may have this many fields (up to Motherboard)
     std::string last_pid_text_;   // ProcessID of the previous row, and its value
-    double last_pid_ = 0;   // ocat: rows may have this many fields (up to Motherboard)
+    double last_pid_ = 0;
     std::unique_ptr<Json> json_;
-    int col_[kCols];
-    double time_scale_ = 1.0;     // elapsed ns -> s for MangoHud, ms -> s for CPUStartTime
+    int col_[pacer::kCaptureColumnCount];
+    std::vector<Parse> parse_;    // the columns next() parses besides time, frame and process id
+    double time_scale_ = 1.0;     // elapsed ns -> s for MangoHud, ms -> s for CPUStartTimeInMs
     double frame_scale_ = 1.0;    // MangoHud us -> ms, decided on the first row
     bool frame_scale_known_ = true;
-    bool summary_only_ = false;
+    bool summary_only_ = false, summary_time_ = true;
     bool sampled_ = false;
     bool unterminated_ = false, cut_last_line_ = false;
 };

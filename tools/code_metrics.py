@@ -150,9 +150,10 @@ FUNCTION_TAIL = re.compile(
 
 
 def _collapse(s):
-    """Nested (...) and {...} groups reduced to () and {}."""
+    """Nested (...) and {...} groups reduced to () and {}, innermost first: a group may hold
+    groups already reduced (std::function<int(int)> in a parameter list)."""
     while True:
-        t = re.sub(r"\([^(){}]*\)", "()", re.sub(r"\{[^(){}]*\}", "{}", s))
+        t = re.sub(r"\((?:[^(){}]|\(\)|\{\})*\)", "()", re.sub(r"\{(?:[^(){}]|\(\)|\{\})*\}", "{}", s))
         if t == s:
             return s
         s = t

@@ -390,49 +390,69 @@ void fps_plot(std::string& o, const std::vector<Analysis>& as, const Layout& L, 
     o += "</svg>\n";
 }
 
-void distribution_plots(std::string& o, const std::vector<Prepared>& ps, const Layout& L) {
-    const double h = 350, half = kPageWidth / 2;
-    appendf(o, "<svg class=\"plot\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"histogram and percentiles\">\n", kPageWidth, h);
+// The histogram's bins: shared, from the shortest frame to the largest p99.9 of the frames that
+// are neither stutters nor hitches (L.body_top), on a nice step; longer frames in the last bin.
+struct HistogramBins {
+    static constexpr int kBins = 60;
+    double lo = 0, hi = 1, width = 1.0 / kBins;
+};
 
-    // Histogram: shared bins from the shortest frame to the largest p99.9 of the frames that are
-    // neither stutters nor hitches; longer frames in the last bin.
+HistogramBins histogram_bins(const std::vector<Prepared>& ps, const Layout& L) {
     double lo = std::numeric_limits<double>::infinity(), hi = L.body_top;
     for (const Prepared& s : ps)
         if (!s.sorted.empty()) lo = std::min(lo, s.sorted.front());
     if (!std::isfinite(lo)) lo = 0;
     if (!(hi > lo)) hi = lo + 1;
     const double span_step = nice_step(hi - lo, 8);
-    lo = std::max(0.0, std::floor(lo / span_step) * span_step);
-    hi = std::ceil(hi / span_step - 1e-9) * span_step;
-    if (!(hi > lo)) hi = lo + span_step;
-    constexpr int kBins = 60;
-    const double bw = (hi - lo) / kBins;
+    HistogramBins b;
+    b.lo = std::max(0.0, std::floor(lo / span_step) * span_step);
+    b.hi = std::ceil(hi / span_step - 1e-9) * span_step;
+    if (!(b.hi > b.lo)) b.hi = b.lo + span_step;
+    b.width = (b.hi - b.lo) / HistogramBins::kBins;
+    return b;
+}
+
+// Each capture's share of frames (%) per bin.
+std::vector<std::vector<double>> histogram_shares(const std::vector<Prepared>& ps, const HistogramBins& b, double& peak) {
+    constexpr int n = HistogramBins::kBins;
     std::vector<std::vector<double>> shares;
-    double peak = 1;
+    peak = 1;
     for (const Prepared& s : ps) {
-        std::vector<double> c(kBins, 0.0);
-        for (double v : s.sorted) c[static_cast<std::size_t>(std::clamp(static_cast<int>((v - lo) / bw), 0, kBins - 1))] += 1;
+        std::vector<double> c(n, 0.0);
+        for (double v : s.sorted) c[static_cast<std::size_t>(std::clamp(static_cast<int>((v - b.lo) / b.width), 0, n - 1))] += 1;
         for (double& v : c) {
             v = s.sorted.empty() ? 0 : 100.0 * v / static_cast<double>(s.sorted.size());
             peak = std::max(peak, v);
         }
         shares.push_back(std::move(c));
     }
+    return shares;
+}
+
+void histogram_plot(std::string& o, const std::vector<Prepared>& ps, const Layout& L, double h) {
+    const double half = kPageWidth / 2;
+    const HistogramBins b = histogram_bins(ps, L);
+    double peak = 1;
+    const std::vector<std::vector<double>> shares = histogram_shares(ps, b, peak);
     peak = nice_ceil(peak * 1.05, 5);
-    Plot hp{64, 12, half - 64 - 24, h - 12 - 46, lo, hi, 0, peak};
-    draw_axes(o, hp, linear_ticks(lo, hi, 8), linear_ticks(0, peak, 5),
-              "frame time (ms); the last bin holds every frame \xE2\x89\xA5 " + num(hi - bw, 1) + " ms", "share of frames (%)");
+    Plot hp{64, 12, half - 64 - 24, h - 12 - 46, b.lo, b.hi, 0, peak};
+    draw_axes(o, hp, linear_ticks(b.lo, b.hi, 8), linear_ticks(0, peak, 5),
+              "frame time (ms); the last bin holds every frame \xE2\x89\xA5 " + num(b.hi - b.width, 1) + " ms",
+              "share of frames (%)");
     for (std::size_t i = 0; i < shares.size(); ++i) {
         appendf(o, "<path class=\"hist\" stroke=\"%s\" fill=\"%s\"%s d=\"M%.1f %.1f", colour(i), colour(i), dash(i).c_str(),
-                hp.px(lo), hp.py(0));
-        for (int b = 0; b < kBins; ++b) {
-            const double y = hp.py(shares[i][static_cast<std::size_t>(b)]);
-            appendf(o, "V%.1fH%.1f", y, hp.px(lo + bw * (b + 1)));
+                hp.px(b.lo), hp.py(0));
+        for (int k = 0; k < HistogramBins::kBins; ++k) {
+            const double y = hp.py(shares[i][static_cast<std::size_t>(k)]);
+            appendf(o, "V%.1fH%.1f", y, hp.px(b.lo + b.width * (k + 1)));
         }
         appendf(o, "V%.1fZ\" />\n", hp.py(0));
     }
+}
 
-    // Percentile curve: x = -log10(1 - p), from 0 % to the last frame of the longest capture.
+// The percentile curve's plot: x = -log10(1 - p), from 0 % to the last frame of the longest capture.
+Plot percentile_axes(std::string& o, const std::vector<Prepared>& ps, const Layout& L, double h) {
+    const double half = kPageWidth / 2;
     double xmax = 2;
     for (const Prepared& s : ps) xmax = std::max(xmax, std::log10(static_cast<double>(std::max<std::size_t>(s.sorted.size(), 1))));
     xmax = std::min(xmax, 7.0);
@@ -442,7 +462,11 @@ void distribution_plots(std::string& o, const std::vector<Prepared>& ps, const L
     xt.erase(std::remove_if(xt.begin(), xt.end(), [&](const Tick& t) { return t.at > xmax + 1e-9; }), xt.end());
     draw_axes(o, pp, xt, linear_ticks(0, L.ft_top, 6), "percentile (the tail stretched: 90, 99, 99.9 % equally spaced)",
               "frame time (ms)");
-    std::vector<std::vector<Mark>> over(ps.size());
+    return pp;
+}
+
+void percentile_plot(std::string& o, const std::vector<Prepared>& ps, const Layout& L, double h) {
+    const Plot pp = percentile_axes(o, ps, L, h);
     for (std::size_t i = 0; i < ps.size(); ++i) {
         const std::vector<double>& s = ps[i].sorted;
         if (s.empty()) continue;
@@ -457,17 +481,25 @@ void distribution_plots(std::string& o, const std::vector<Prepared>& ps, const L
         c.x.push_back(xend);  // the longest frame ends the curve
         c.y.push_back(s.back());
         polyline(o, pp, c, i, 1.8);
-        if (s.back() > L.ft_top) over[i].push_back({xend, s.back(), false});
     }
-    // Same marks as the frame-time plot, at the percentile axis (x is the stretched percentile).
-    for (std::size_t i = 0; i < over.size(); ++i)
-        for (const Mark& m : over[i]) {
-            const double x = pp.px(m.t);
-            appendf(o, "<path class=\"over\" fill=\"%s\" d=\"M%.1f %.1fl-5 9h10z\"><title>", colour(i), x, pp.top - 1);
-            o += html_escape(ps[i].label) + ": longest frame " + num(m.ms, 1) + " ms</title></path>";
-            appendf(o, "<text class=\"overlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">max %s ms</text>", x - 6,
-                    pp.top + 18 + 14.0 * static_cast<double>(i), colour(i), num(m.ms, m.ms < 100 ? 1 : 0).c_str());
-        }
+    // Same marks as the frame-time plot, over every curve, at the percentile axis (x is the
+    // stretched percentile of the longest frame).
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+        const std::vector<double>& s = ps[i].sorted;
+        if (s.empty() || s.back() <= L.ft_top) continue;
+        const double x = pp.px(std::log10(static_cast<double>(s.size()))), ms = s.back();
+        appendf(o, "<path class=\"over\" fill=\"%s\" d=\"M%.1f %.1fl-5 9h10z\"><title>", colour(i), x, pp.top - 1);
+        o += html_escape(ps[i].label) + ": longest frame " + num(ms, 1) + " ms</title></path>";
+        appendf(o, "<text class=\"overlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">max %s ms</text>", x - 6,
+                pp.top + 18 + 14.0 * static_cast<double>(i), colour(i), num(ms, ms < 100 ? 1 : 0).c_str());
+    }
+}
+
+void distribution_plots(std::string& o, const std::vector<Prepared>& ps, const Layout& L) {
+    const double h = 350;
+    appendf(o, "<svg class=\"plot\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"histogram and percentiles\">\n", kPageWidth, h);
+    histogram_plot(o, ps, L, h);
+    percentile_plot(o, ps, L, h);
     o += "</svg>\n";
 }
 
@@ -491,6 +523,12 @@ void summary_table(std::string& o, const std::vector<Analysis>& as, const std::v
              return std::to_string(a.stutters) + " <span class=\"dim\">(" + num(100 * a.stutter_time_share, 2) + " % of the time)</span>";
          }},
         {"hitches", [](const Analysis& a) { return std::to_string(a.hitches); }},
+        // The share of frames in the refresh-period bin of 1 period (pacer analyze's histogram).
+        {"lasting 1 refresh period [0.5,1.5) (%)", [](const Analysis& a) {
+             if (a.sampled || a.frames == 0) return std::string("-");
+             return num(100.0 * static_cast<double>(a.interval_hist[1]) / static_cast<double>(a.frames), 2) +
+                    " <span class=\"dim\">(of " + num(a.refresh_ms, 3) + " ms)</span>";
+         }},
     };
     o += "<table>\n<thead><tr><th></th>";
     for (std::size_t i = 0; i < ps.size(); ++i)
@@ -532,7 +570,10 @@ tbody th { text-align: left; font-weight: normal; color: #444; white-space: nowr
 
 }  // namespace
 
-std::string render_report(const std::vector<Analysis>& as, const ReportOptions& opt) {
+namespace {
+
+// The plots' shared layout and each capture's prepared series (label, marks, sorted frame times).
+Layout prepare(const std::vector<Analysis>& as, const ReportOptions& opt, std::vector<Prepared>& ps) {
     const int columns = static_cast<int>(kPageWidth - 64 - 16);
     Layout L;
     double t_end = 0, longest = 0;
@@ -541,14 +582,17 @@ std::string render_report(const std::vector<Analysis>& as, const ReportOptions& 
         longest = std::max(longest, a.max_ms);
     }
     L.t_end = t_end > 0 ? nice_ceil(t_end, 12) : 1.0;
-    std::vector<Prepared> ps(as.size());
+    ps.assign(as.size(), Prepared());
     const std::size_t strip = common_dir_length(as);
     L.body_top = 0;
     for (std::size_t i = 0; i < as.size(); ++i) {
         ps[i].label = series_label(as[i], strip);
         find_marks(as[i], opt, 0, L.t_end, columns, ps[i]);
-        ps[i].sorted = as[i].frame_ms;
-        std::sort(ps[i].sorted.begin(), ps[i].sorted.end());
+        ps[i].sorted = as[i].frame_ms_sorted;
+        if (ps[i].sorted.size() != as[i].frame_ms.size()) {  // an Analysis made without keep_frames
+            ps[i].sorted = as[i].frame_ms;
+            std::sort(ps[i].sorted.begin(), ps[i].sorted.end());
+        }
         L.body_top = std::max(L.body_top, ps[i].body_p999);
     }
     if (!(L.body_top > 0)) L.body_top = std::max(longest, 1e-3);
@@ -558,15 +602,20 @@ std::string render_report(const std::vector<Analysis>& as, const ReportOptions& 
     const double bound = opt.max_ms > 0 ? opt.max_ms : nice_ceil(L.body_top * 1.25, 6);
     L.ft_top = opt.max_ms > 0 || longest > 1.6 * bound ? bound : nice_ceil(std::max(longest, 1e-3) * 1.05, 6);
     L.clipped = longest > L.ft_top;
-    // FPS window: 0.5 s, shorter for a capture too short to fill two.
+    return L;
+}
+
+// FPS window: 0.5 s, shorter for a capture too short to fill two.
+double fps_window(const std::vector<Analysis>& as) {
     double shortest = std::numeric_limits<double>::infinity();
     for (const Analysis& a : as)
         if (a.time_s.size() > 1) shortest = std::min(shortest, a.time_s.back());
-    const double window = std::isfinite(shortest) && shortest < 1.0 ? std::max(shortest / 4, 1e-3) : 0.5;
+    return std::isfinite(shortest) && shortest < 1.0 ? std::max(shortest / 4, 1e-3) : 0.5;
+}
 
-
-    std::string o;
-    o.reserve(256 * 1024);
+// The page up to the frame-time plot: head, title, legend, the frame-time note.
+void page_head(std::string& o, const std::vector<Analysis>& as, const std::vector<Prepared>& ps, const Layout& L,
+               const ReportOptions& opt) {
     o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n<title>";
     o += html_escape(opt.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<main>\n<h1>" +
@@ -582,6 +631,17 @@ std::string render_report(const std::vector<Analysis>& as, const ReportOptions& 
          " frames before it. &#9670; hitch: longer than 60 ms and at least 1.5 &#215; the frame before.";
     if (L.clipped) o += " Frames above " + num(L.ft_top, 0) + " ms are marked &#9650; on the top edge with their frame time.";
     o += " Hover over a mark for its time.</p>\n";
+}
+
+}  // namespace
+
+std::string render_report(const std::vector<Analysis>& as, const ReportOptions& opt) {
+    std::vector<Prepared> ps;
+    const Layout L = prepare(as, opt, ps);
+    const double window = fps_window(as);
+    std::string o;
+    o.reserve(256 * 1024);
+    page_head(o, as, ps, L, opt);
     frame_time_plot(o, as, ps, L);
     o += "<h2>Frame rate</h2>\n<p class=\"note\">Average FPS of the frames in the last " + seconds(window) +
          " s (1000 &#215; frames / their frame times summed).</p>\n";
@@ -602,6 +662,7 @@ std::string render_report(const std::vector<Analysis>& as, const ReportOptions& 
 int report_main(int argc, char** argv) {
     AnalyzeOptions ao;
     ao.keep_frames = true;
+    ao.keep_columns = false;  // the plots draw the frame times only
     ReportOptions ro;
     std::string out;
     cli::Parser opts("pacer report", "FILE... -o REPORT.html",

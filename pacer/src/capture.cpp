@@ -7,7 +7,10 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <optional>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include "pacer/version.hpp"
 
@@ -76,7 +79,6 @@ inline char* put(char* p, const char* s, std::size_t n) noexcept {
     return p + n;
 }
 inline char* put(char* p, const char* s) noexcept { return put(p, s, std::strlen(s)); }
-inline char* put_na(char* p) noexcept { return put(p, "NA,", 3); }
 
 inline char* put_u(char* p, std::uint64_t v) noexcept {
     return std::to_chars(p, p + 24, v).ptr;
@@ -103,13 +105,187 @@ inline char* put_fixed(char* p, std::int64_t ns, int digits) noexcept {
     }
     return p + digits;
 }
-inline char* put_ms(char* p, std::int64_t ns) noexcept {
-    p = put_fixed(p, ns, 6);
-    *p++ = ',';
+// ---- the values of a row ---------------------------------------------------------------------
+
+struct Na {};  // a value nobody measured: "NA"
+constexpr Na na{};
+using Number = std::optional<std::int64_t>;  // a number, or NA
+
+// What the table's `value` expressions read (pacer/capture_columns.hpp).
+struct CaptureRow {
+    const FrameTiming& t;     // the frame
+    const CaptureExtras& x;   // what the engine added to it
+    const FrameTiming* next;  // the frame after it, whose latency is this frame's; nullptr: none
+    std::int64_t frame_ns;    // MsBetweenPresents (> 0)
+    std::int64_t time_ns;     // TimeInSeconds, since the first captured frame's wake
+    std::string_view application, process_id, runtime;
+    std::string_view source;  // CaptureExtras::pacing_source, sanitized; empty: FrameTiming::source
+};
+
+Number or_na(std::chrono::nanoseconds d) noexcept { return d.count() < 0 ? Number() : Number(d.count()); }
+
+Number when_interval(const CaptureRow& r, std::chrono::nanoseconds d) noexcept {
+    return r.t.interval.count() > 0 ? Number(d.count()) : Number();
+}
+
+Number sync_interval(const CaptureRow& r) noexcept {
+    const int sync = r.x.sync_interval >= 0 ? r.x.sync_interval : r.x.present ? r.x.present->swap_interval : -1;
+    return sync >= 0 ? Number(sync) : Number();
+}
+
+Number dropped(const CaptureRow& r) noexcept {
+    int d = r.x.dropped;
+    if (d < 0 && r.x.present && !r.x.present->ok) d = 1;
+    if (d < 0 && r.x.until_displayed.count() >= 0) d = 0;
+    return d >= 0 ? Number(d > 0 ? 1 : 0) : Number();
+}
+
+Number in_present(const CaptureRow& r) noexcept {
+    std::chrono::nanoseconds d = r.x.in_present;
+    if (d.count() < 0 && r.x.present) d = r.x.present->end - r.x.present->begin;
+    return or_na(d);
+}
+
+std::string_view pacing_source(const CaptureRow& r) noexcept {
+    return r.source.empty() ? std::string_view(to_string(r.t.source)) : r.source;
+}
+
+// mHz, for three decimals in integer arithmetic; NA for a value no rate has.
+Number millihertz(double hz) noexcept {
+    if (!std::isfinite(hz) || hz < 0 || hz >= 1e9) return Number();
+    return std::llround(hz * 1000.0);
+}
+
+Number latency(const CaptureRow& r) noexcept {
+    return r.next && r.next->latency.count() > 0 ? Number(r.next->latency.count()) : Number();
+}
+
+// ---- writing a value ---------------------------------------------------------------------------
+
+// A number in the unit's form: durations and time stamps are ns (6 or 9 decimals of ms or s),
+// rates mHz (3 decimals of Hz), the rest whole numbers.
+template <CaptureUnit U>
+char* put_number(char* p, std::int64_t v) noexcept {
+    if constexpr (U == CaptureUnit::ms || U == CaptureUnit::ms_signed) return put_fixed(p, v, 6);
+    if constexpr (U == CaptureUnit::seconds) return put_fixed(p, v, 9);
+    if constexpr (U == CaptureUnit::hz) return put_fixed(p, v, 3);
+    if (v < 0) {
+        *p++ = '-';
+        return put_u(p, static_cast<std::uint64_t>(-(v + 1)) + 1);
+    }
+    return put_u(p, static_cast<std::uint64_t>(v));
+}
+
+template <CaptureUnit U>
+char* put_value(char* p, Na) noexcept { return put(p, "NA", 2); }
+template <CaptureUnit U>
+char* put_value(char* p, std::string_view s) noexcept { return put(p, s.data(), s.size()); }
+template <CaptureUnit U>
+char* put_value(char* p, const char* s) noexcept { return put(p, s); }
+template <CaptureUnit U>
+char* put_value(char* p, Number v) noexcept { return v ? put_number<U>(p, *v) : put(p, "NA", 2); }
+template <CaptureUnit U>
+char* put_value(char* p, std::chrono::nanoseconds d) noexcept { return put_number<U>(p, d.count()); }
+template <CaptureUnit U, class T>
+char* put_value(char* p, T v) noexcept {
+    if constexpr (std::is_enum_v<T>) {
+        return put(p, to_string(v));
+    } else {
+        static_assert(std::is_integral_v<T>, "a column's value: text, a number, a duration or a name");
+        return put_number<U>(p, static_cast<std::int64_t>(v));
+    }
+}
+
+// The row, every written column of the table in its order, ended by a line feed.
+char* format_row(char* p, const CaptureRow& r) noexcept {
+#define PACER_CAPTURE_WRITE(member, name, aliases, unit, origin, timing, value)      \
+    if constexpr (CaptureOrigin::origin != CaptureOrigin::other) {                    \
+        p = put_value<CaptureUnit::unit>(p, value);                                   \
+        *p++ = ',';                                                                   \
+    }
+    PACER_CAPTURE_COLUMNS(PACER_CAPTURE_WRITE)
+#undef PACER_CAPTURE_WRITE
+    p[-1] = '\n';
     return p;
 }
-inline char* put_ms_or_na(char* p, std::chrono::nanoseconds d) noexcept {
-    return d.count() < 0 ? put_na(p) : put_ms(p, d.count());
+
+// PresentMon's columns come first, then pacer's: the header other tools know starts the line.
+constexpr bool presentmon_columns_first() {
+    bool pacer_seen = false;
+    for (const CaptureColumn& c : kCaptureColumns) {
+        if (c.origin == CaptureOrigin::pacer) pacer_seen = true;
+        if (c.origin == CaptureOrigin::presentmon && pacer_seen) return false;
+    }
+    return true;
+}
+static_assert(presentmon_columns_first(), "PresentMon's classic columns must come first in the table");
+
+// ---- the sidecar -------------------------------------------------------------------------------
+
+// Key,Value lines; values as RFC 4180 fields.
+class KeyValues {
+public:
+    void add(const char* key, const std::string& value) {
+        out_ += key;
+        out_ += ',';
+        out_ += csv_field(value);
+        out_ += '\n';
+    }
+    void add(const char* key, std::uint64_t v) { add(key, std::to_string(v)); }
+    void add_fixed(const char* key, double v) {
+        char num[64];
+        const auto r = std::to_chars(num, num + sizeof num, v, std::chars_format::fixed, 6);
+        add(key, std::string(num, r.ptr));
+    }
+    void add_ms(const char* key, std::int64_t ns) { add_fixed(key, static_cast<double>(ns) * 1e-6); }
+    void add_ms(const char* key, std::chrono::nanoseconds d) { add_ms(key, d.count()); }
+    std::string text() && { return std::move(out_); }
+
+private:
+    std::string out_ = "Key,Value\n";
+};
+
+void window_figures(KeyValues& kv, const StatsSummary& s) {
+    kv.add("WindowFrames", s.frames);
+    kv.add_fixed("WindowMsFrameTimeP50", s.interval_ms.p50);
+    kv.add_fixed("WindowMsFrameTimeP90", s.interval_ms.p90);
+    kv.add_fixed("WindowMsFrameTimeP95", s.interval_ms.p95);
+    kv.add_fixed("WindowMsFrameTimeP99", s.interval_ms.p99);
+    kv.add_fixed("WindowMsFrameTimeP99.9", s.interval_ms.p999);
+    kv.add_fixed("Window1PercentLowFPS", s.low1_fps);
+    kv.add_fixed("Window0.1PercentLowFPS", s.low01_fps);
+    kv.add_fixed("WindowMsLatenessP50", s.lateness_ms.p50);
+    kv.add_fixed("WindowMsLatenessP99", s.lateness_ms.p99);
+    kv.add_fixed("WindowMsTargetFrameTime", s.target_ms);
+    // MsPCLatency over the window's rows that have one; the share of those shown late.
+    kv.add("WindowLatencyFrames", s.latency_frames);
+    if (s.latency_frames == 0) {
+        for (const char* k : {"WindowMsPCLatencyP50", "WindowMsPCLatencyP99", "WindowShownLateShare"}) kv.add(k, "NA");
+        return;
+    }
+    kv.add_fixed("WindowMsPCLatencyP50", s.latency_ms.p50);
+    kv.add_fixed("WindowMsPCLatencyP99", s.latency_ms.p99);
+    kv.add_fixed("WindowShownLateShare", static_cast<double>(s.shown_late) / static_cast<double>(s.latency_frames));
+}
+
+void settings(KeyValues& kv, const PacerConfig& c) {
+    kv.add_fixed("SettingTargetHz", c.target_hz);
+    kv.add("SettingWaitMode", to_string(c.mode));
+    kv.add("SettingLatePolicy", to_string(c.late_policy));
+    kv.add("SettingMaxCatchUp", std::to_string(c.max_catch_up));
+    kv.add_ms("SettingMsMissTolerance", c.miss_tolerance);
+    kv.add_ms("SettingMsWaiterLateCost", c.waiter.late_cost);
+    kv.add_fixed("SettingWaiterHalfLife", c.waiter.half_life);
+    kv.add_ms("SettingMsMinMargin", c.waiter.min_margin);
+    kv.add_ms("SettingMsMaxSpin", c.waiter.max_spin);
+    kv.add("SettingSync", to_string(c.sync));
+    kv.add_fixed("SettingMaxLateShare", c.max_late_share);
+    kv.add("SettingCadence", to_string(c.cadence));
+}
+
+std::string file_name(const std::string& path) {
+    const std::size_t slash = path.find_last_of("/\\");
+    return path.substr(slash == std::string::npos ? 0 : slash + 1);
 }
 
 }  // namespace
@@ -119,7 +295,13 @@ CaptureWriter::CaptureWriter() noexcept = default;
 CaptureWriter::~CaptureWriter() { (void)close(); }
 
 std::string CaptureWriter::header() {
-    return std::string(kPresentMonColumns) + "," + kPacerColumns;
+    std::string h;
+    for (const CaptureColumn& c : kCaptureColumns) {
+        if (c.origin == CaptureOrigin::other) continue;
+        if (!h.empty()) h += ',';
+        h += c.name;
+    }
+    return h;
 }
 
 std::string CaptureWriter::stats_path(const std::string& capture_path) {
@@ -130,8 +312,7 @@ std::string CaptureWriter::stats_path(const std::string& capture_path) {
     return capture_path + "-stats.csv";
 }
 
-Status CaptureWriter::open(const std::string& path, const CaptureOptions& options, TimeSource* ts) {
-    if (is_open()) (void)close();
+void CaptureWriter::reset_counts() noexcept {
     err_[0] = '\0';
     rows_ = written_ = dropped_ = rows_in_buf_ = no_time_ = 0;
     n_ = wakes_ = missed_ = skipped_ = presents_ = 0;
@@ -139,10 +320,12 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     mean_ms_ = m2_ = 0;
     have_t0_ = have_present_ = false;
     t0_ = written_until_ = newest_ = last_present_ = 0;
-    pos_ = pending_at_ = 0;
+    pos_ = 0;
     pending_ = false;
-    if (path.empty()) return Status::error("capture: empty path");
+}
 
+// The options as written: texts sanitized, sizes clamped, the config checked.
+Status CaptureWriter::apply_options(const CaptureOptions& options, TimeSource* ts) {
     opt_ = options;
     opt_.application = sanitized(options.application, 64);
     if (opt_.application.empty()) opt_.application = "pacer";
@@ -155,6 +338,15 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     }
     cap_ = std::clamp<std::size_t>(options.buffer_bytes, kMinBuffer, std::size_t{64} << 20);
     sleep_primitive_ = (ts ? ts : &system_time_source())->sleep_primitive();
+    pid_len_ = static_cast<std::size_t>(put_u(pid_, static_cast<std::uint64_t>(PACER_GETPID())) - pid_);
+    return {};
+}
+
+Status CaptureWriter::open(const std::string& path, const CaptureOptions& options, TimeSource* ts) {
+    if (is_open()) (void)close();
+    reset_counts();
+    if (path.empty()) return Status::error("capture: empty path");
+    if (Status st = apply_options(options, ts); !st) return st;
 
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return Status::error("capture: cannot open " + path + " for writing: " + std::strerror(errno));
@@ -167,15 +359,6 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     if (!std::filesystem::is_regular_file(path, ec)) opt_.write_stats = false;
     buf_ = std::make_unique<char[]>(cap_);
     window_ = opt_.write_stats ? std::make_unique<FrameStats>(opt_.stats_window) : nullptr;
-
-    char* p = prefix_;
-    p = put(p, opt_.application.data(), opt_.application.size());
-    *p++ = ',';
-    p = put_u(p, static_cast<std::uint64_t>(PACER_GETPID()));
-    p = put(p, ",NA,");
-    p = put(p, opt_.runtime.data(), opt_.runtime.size());
-    *p++ = ',';
-    prefix_len_ = static_cast<std::size_t>(p - prefix_);
 
     const std::string h = header() + "\n";
     std::memcpy(buf_.get(), h.data(), h.size());
@@ -211,190 +394,87 @@ bool CaptureWriter::write_all(const char* data, std::size_t n) noexcept {
     return true;
 }
 
+// The pending row is not in the buffer: it is formatted at the next add() (or close()).
 void CaptureWriter::flush() noexcept {
     if (!file_ || pos_ == 0) return;
-    // The row still waiting for its latency stays in the buffer (moved to its front).
-    const std::size_t whole = pending_ ? pending_at_ : pos_;
-    if (whole > 0) {
-        if (!failed() && write_all(buf_.get(), whole)) {
-            written_ += rows_in_buf_;
-        } else {
-            dropped_ += rows_in_buf_;
-        }
+    if (!failed() && write_all(buf_.get(), pos_)) {
+        written_ += rows_in_buf_;
+    } else {
+        dropped_ += rows_in_buf_;
     }
     if (rows_in_buf_ > 0) written_until_ = newest_;
     rows_in_buf_ = 0;
+    pos_ = 0;
     if (pending_ && failed()) {  // it can never be written now
         ++dropped_;
         pending_ = false;
-    }
-    if (pending_) {
-        std::memmove(buf_.get(), buf_.get() + pending_at_, pos_ - pending_at_);
-        pos_ -= pending_at_;
-        pending_at_ = 0;
-    } else {
-        pos_ = 0;
     }
 }
 
 void CaptureWriter::finish_row(const FrameTiming* next) noexcept {
     if (!pending_) return;
-    const std::chrono::nanoseconds latency = next ? next->latency : std::chrono::nanoseconds(0);
-    if (window_) {  // the row's frame, with the latency figures that belong to it
-        FrameTiming& w = pending_timing_;
-        w.latency = latency;
+    pending_ = false;
+    const PendingRow& pr = pending_row_;
+    if (window_) {  // the row's frame, with its frame time and the latency figures that belong to it
+        FrameTiming w = pr.t;
+        w.interval = std::chrono::nanoseconds(pr.frame_ns);
+        w.latency = next ? next->latency : std::chrono::nanoseconds(0);
         w.input_to_present = next ? next->input_to_present : std::chrono::nanoseconds(0);
         w.latency_measured = next && next->latency_measured;
         w.shown_late = next && next->shown_late;
         window_->add(w);
     }
+    const CaptureRow r{pr.t,       pr.x, next, pr.frame_ns, pr.time_ns, opt_.application, {pid_, pid_len_},
+                       opt_.runtime, {pr.source, pr.source_len}};
     char* const start = buf_.get() + pos_;
-    char* p = start;
-    if (latency.count() > 0) {
-        p = put_fixed(p, latency.count(), 6);  // MsPCLatency
-    } else {
-        p = put(p, "NA", 2);
-    }
-    *p++ = '\n';
-    pos_ += static_cast<std::size_t>(p - start);
-    pending_ = false;
+    pos_ += static_cast<std::size_t>(format_row(start, r) - start);
     ++rows_in_buf_;
-    newest_ = pending_time_;
+    newest_ = pr.time_ns + t0_;
 }
 
-void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
-    if (!file_) return;
-    ++rows_;
-    // This wait() carries the latency of the frame presented before it: the previous row's.
-    finish_row(&t);
-    const std::int64_t wake = clock::to_ns(t.wake);
-    if (!have_t0_) {
-        t0_ = written_until_ = wake;
-        have_t0_ = true;
-    }
-    const std::int64_t interval = t.interval.count();  // wake to wake
-    const bool has_interval = interval > 0;
-    // Pacer's own figures: every frame with a wake-to-wake interval, written or not.
+// Pacer's own figures: every frame with a wake-to-wake interval, written or not.
+void CaptureWriter::count_wake(const FrameTiming& t) noexcept {
     skipped_ += t.skipped;
-    if (has_interval) {
-        ++wakes_;
-        if (t.missed) ++missed_;
-        wake_ns_ += interval;
-        work_ns_ += t.work.count();
-        slept_ns_ += t.slept.count();
-        spun_ns_ += t.spun.count();
-        max_late_ns_ = std::max(max_late_ns_, t.lateness.count());
-    }
+    const std::int64_t interval = t.interval.count();
+    if (interval <= 0) return;
+    ++wakes_;
+    if (t.missed) ++missed_;
+    wake_ns_ += interval;
+    work_ns_ += t.work.count();
+    slept_ns_ += t.slept.count();
+    spun_ns_ += t.spun.count();
+    max_late_ns_ = std::max(max_late_ns_, t.lateness.count());
+}
 
-    // The frame time (MsBetweenPresents) and the row's time (TimeInSeconds): see the header.
-    std::int64_t frame = -1, at = wake;
+// The frame time and the row's time (TimeInSeconds): see "Presents" in the header.
+std::int64_t CaptureWriter::frame_time(const FrameTiming& t, const CaptureExtras& x, std::int64_t& at) noexcept {
+    at = clock::to_ns(t.wake);
     if (x.present) {
         const std::int64_t begin = clock::to_ns(x.present->begin);
-        if (have_present_) frame = begin - last_present_;
+        const std::int64_t frame = have_present_ ? begin - last_present_ : -1;
         last_present_ = begin;
         have_present_ = true;
         ++presents_;
         at = begin;
-    } else if (presents_ == 0) {
-        frame = interval;
+        return frame;
     }
-    if (frame <= 0) {  // no frame time: no row
-        ++no_time_;
-        return;
-    }
-    if (failed()) {
-        ++dropped_;
-        return;
-    }
-    if (cap_ - pos_ < kMaxRow) {  // never true after open() and add(), which leave room
-        flush();
-        if (failed()) {
-            ++dropped_;
-            return;
-        }
-    }
+    return presents_ == 0 ? t.interval.count() : -1;
+}
 
-    char* const start = buf_.get() + pos_;
-    char* p = put(start, prefix_, prefix_len_);
-    const int sync = x.sync_interval >= 0 ? x.sync_interval : x.present ? x.present->swap_interval : -1;
-    if (sync >= 0) {
-        p = put_u(p, static_cast<std::uint64_t>(sync));
-        *p++ = ',';
-    } else {
-        p = put_na(p);
-    }
-    p = put(p, "NA,NA,Unknown,");  // PresentFlags, AllowsTearing, PresentMode
-    int dropped = x.dropped;
-    if (dropped < 0 && x.present && !x.present->ok) dropped = 1;
-    if (dropped < 0 && x.until_displayed.count() >= 0) dropped = 0;
-    if (dropped >= 0) {
-        *p++ = dropped > 0 ? '1' : '0';
-        *p++ = ',';
-    } else {
-        p = put_na(p);
-    }
-    p = put_fixed(p, at - t0_, 9);  // TimeInSeconds
-    *p++ = ',';
-    p = put_ms(p, frame);  // MsBetweenPresents
-    p = put_ms_or_na(p, x.between_display_change);
-    std::chrono::nanoseconds in_present = x.in_present;
-    if (in_present.count() < 0 && x.present) in_present = x.present->end - x.present->begin;
-    p = put_ms_or_na(p, in_present);
-    p = put_ms_or_na(p, x.until_render_complete);
-    p = put_ms_or_na(p, x.until_displayed);
-    p = put_u(p, t.index);  // Frame
-    *p++ = ',';
-    if (has_interval) {
-        p = put_ms(p, t.work.count());             // MsCPUBusy
-        p = put_ms(p, interval - t.work.count());  // MsCPUWait
-    } else {
-        p = put(p, "NA,NA,");
-    }
-    p = put(p, to_string(t.mode));
-    *p++ = ',';
-    p = put_ms(p, t.period.count());
-    p = put_ms(p, t.lateness.count());
-    p = put_ms(p, t.slept.count());
-    p = put_ms(p, t.spun.count());
-    p = put_ms(p, t.oversleep.count());
-    p = put_ms(p, t.margin.count());
-    p = put_u(p, t.skipped);
-    *p++ = ',';
-    *p++ = t.missed ? '1' : '0';
-    *p++ = ',';
-    if (x.pacing_source) {
-        p += sanitize(x.pacing_source, std::strlen(x.pacing_source), p, 31);
-    } else {
-        p = put(p, to_string(t.source));
-    }
-    *p++ = ',';
-    if (has_interval) {
-        p = put_fixed(p, interval, 6);  // MsBetweenWakes
-    } else {
-        p = put(p, "NA", 2);
-    }
-    *p++ = ',';
-    p = put(p, to_string(t.sync));  // SyncMode
-    *p++ = ',';
-    p = put_u(p, t.cadence);  // Cadence
-    *p++ = ',';
-    // CadenceHz in mHz: three decimals, integer arithmetic (NA for a value no rate has).
-    if (std::isfinite(t.cadence_hz) && t.cadence_hz >= 0 && t.cadence_hz < 1e9) {
-        p = put_fixed(p, std::llround(t.cadence_hz * 1000.0), 3);
-        *p++ = ',';
-    } else {
-        p = put_na(p);
-    }
-    p = put(p, to_string(t.cadence_reason));  // CadenceReason
-    *p++ = ',';
-    p = put_ms(p, t.display_dt.count());  // MsDisplayDelta
-    // MsPCLatency follows at the next add() (finish_row), or NA at close().
-    pending_at_ = pos_;
+void CaptureWriter::keep_pending(const FrameTiming& t, const CaptureExtras& x, std::int64_t frame,
+                                 std::int64_t at) noexcept {
+    PendingRow& pr = pending_row_;
+    pr.t = t;
+    pr.x = x;
+    pr.x.pacing_source = nullptr;
+    pr.source_len = x.pacing_source ? sanitize(x.pacing_source, std::strlen(x.pacing_source), pr.source, 31) : 0;
+    pr.frame_ns = frame;
+    pr.time_ns = at - t0_;
     pending_ = true;
-    pending_time_ = at;
-    pos_ += static_cast<std::size_t>(p - start);
+}
 
-    // Frame-time totals for the sidecar, over the rows as written.
+// Frame-time totals for the sidecar, over the rows as written.
+void CaptureWriter::count_row(std::int64_t frame) noexcept {
     ++n_;
     sum_ns_ += frame;
     min_ns_ = n_ == 1 ? frame : std::min(min_ns_, frame);
@@ -403,12 +483,32 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     const double d = ms - mean_ms_;
     mean_ms_ += d / static_cast<double>(n_);
     m2_ += d * (ms - mean_ms_);
-    if (window_) {
-        pending_timing_ = t;  // into the window once its latency is known (finish_row)
-        pending_timing_.interval = std::chrono::nanoseconds(frame);
-    }
+}
 
-    // Durability: hand the rows to the OS once they are worth a write (see the header).
+void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
+    if (!file_) return;
+    ++rows_;
+    // This wait() carries the latency of the frame presented before it: the pending row's.
+    finish_row(&t);
+    if (!have_t0_) {
+        t0_ = written_until_ = clock::to_ns(t.wake);
+        have_t0_ = true;
+    }
+    count_wake(t);
+    std::int64_t at = 0;
+    const std::int64_t frame = frame_time(t, x, at);
+    if (frame <= 0) {  // no frame time: no row
+        ++no_time_;
+        return;
+    }
+    if (failed()) {
+        ++dropped_;
+        return;
+    }
+    keep_pending(t, x, frame, at);
+    count_row(frame);
+    // Durability: hand the rows to the OS once they are worth a write (see the header); the
+    // buffer always keeps room for the pending row.
     if (cap_ - pos_ < kMaxRow ||
         (rows_in_buf_ >= kRowsPerWrite && newest_ - written_until_ >= kWriteAfterNs))
         flush();
@@ -435,87 +535,45 @@ Status CaptureWriter::close() {
     return st;
 }
 
+std::string CaptureWriter::stats_text() const {
+    KeyValues kv;
+    kv.add("Capture", sanitized(file_name(path_), 256, Field::sidecar));
+    kv.add("Application", opt_.application);
+    kv.add("Rows", rows_);
+    kv.add("RowsWritten", written_);
+    kv.add("RowsDropped", dropped_);
+    kv.add("RowsWithoutFrameTime", no_time_);
+    kv.add("WriteError", failed() ? sanitized(err_, 256, Field::sidecar) : "none");
+    kv.add("Frames", n_);
+    kv.add("FrameTimeSource", presents_ > 0 ? "presents" : "wakes");
+    kv.add_fixed("DurationSeconds", static_cast<double>(sum_ns_) * 1e-9);
+    kv.add_fixed("AverageFPS", sum_ns_ > 0 ? 1e9 * static_cast<double>(n_) / static_cast<double>(sum_ns_) : 0.0);
+    kv.add_fixed("MsFrameTimeMean", mean_ms_);
+    kv.add_fixed("MsFrameTimeStdDev", n_ > 0 ? std::sqrt(m2_ / static_cast<double>(n_)) : 0.0);
+    kv.add_ms("MsFrameTimeMin", min_ns_);
+    kv.add_ms("MsFrameTimeMax", max_ns_);
+    kv.add_ms("MsLatenessMax", max_late_ns_);
+    kv.add("MissedFrames", missed_);
+    kv.add("SkippedSlots", skipped_);
+    const double wall = static_cast<double>(std::max<std::int64_t>(wake_ns_, 1));
+    kv.add_fixed("WorkShare", static_cast<double>(work_ns_) / wall);
+    kv.add_fixed("SleepShare", static_cast<double>(slept_ns_) / wall);
+    kv.add_fixed("SpinShare", static_cast<double>(spun_ns_) / wall);
+    if (window_) window_figures(kv, window_->summarize());
+    if (opt_.config) settings(kv, *opt_.config);
+    kv.add("Notes", opt_.notes.empty() ? "NA" : opt_.notes);
+    kv.add("MachineOS", kOsName);
+    kv.add("MachineHardwareThreads", std::uint64_t{std::thread::hardware_concurrency()});
+    kv.add("MachineSleepPrimitive", sanitized(sleep_primitive_, 256, Field::sidecar));
+    kv.add("PacerVersion", kVersion);
+    return std::move(kv).text();
+}
+
 Status CaptureWriter::write_stats() const {
     const std::string sp = stats_path(path_);
     std::FILE* f = std::fopen(sp.c_str(), "wb");
     if (!f) return Status::error("capture: cannot open " + sp + " for writing: " + std::strerror(errno));
-    std::string out = "Key,Value\n";
-    char num[64];
-    auto kv = [&](const char* k, const std::string& v) {
-        out += k;
-        out += ',';
-        out += csv_field(v);
-        out += '\n';
-    };
-    auto d = [&](double v) {
-        auto r = std::to_chars(num, num + sizeof num, v, std::chars_format::fixed, 6);
-        return std::string(num, r.ptr);
-    };
-    auto u = [&](std::uint64_t v) { return std::to_string(v); };
-    const std::string name = path_.substr(path_.find_last_of("/\\") == std::string::npos ? 0 : path_.find_last_of("/\\") + 1);
-    kv("Capture", sanitized(name, 256, Field::sidecar));
-    kv("Application", opt_.application);
-    kv("Rows", u(rows_));
-    kv("RowsWritten", u(written_));
-    kv("RowsDropped", u(dropped_));
-    kv("RowsWithoutFrameTime", u(no_time_));
-    kv("WriteError", failed() ? sanitized(err_, 256, Field::sidecar) : "none");
-    kv("Frames", u(n_));
-    kv("FrameTimeSource", presents_ > 0 ? "presents" : "wakes");
-    kv("DurationSeconds", d(static_cast<double>(sum_ns_) * 1e-9));
-    kv("AverageFPS", d(sum_ns_ > 0 ? 1e9 * static_cast<double>(n_) / static_cast<double>(sum_ns_) : 0.0));
-    kv("MsFrameTimeMean", d(mean_ms_));
-    kv("MsFrameTimeStdDev", d(n_ > 0 ? std::sqrt(m2_ / static_cast<double>(n_)) : 0.0));
-    kv("MsFrameTimeMin", d(static_cast<double>(min_ns_) * 1e-6));
-    kv("MsFrameTimeMax", d(static_cast<double>(max_ns_) * 1e-6));
-    kv("MsLatenessMax", d(static_cast<double>(max_late_ns_) * 1e-6));
-    kv("MissedFrames", u(missed_));
-    kv("SkippedSlots", u(skipped_));
-    const double wall = static_cast<double>(std::max<std::int64_t>(wake_ns_, 1));
-    kv("WorkShare", d(static_cast<double>(work_ns_) / wall));
-    kv("SleepShare", d(static_cast<double>(slept_ns_) / wall));
-    kv("SpinShare", d(static_cast<double>(spun_ns_) / wall));
-    if (window_) {
-        const StatsSummary s = window_->summarize();
-        kv("WindowFrames", u(s.frames));
-        kv("WindowMsFrameTimeP50", d(s.interval_ms.p50));
-        kv("WindowMsFrameTimeP90", d(s.interval_ms.p90));
-        kv("WindowMsFrameTimeP95", d(s.interval_ms.p95));
-        kv("WindowMsFrameTimeP99", d(s.interval_ms.p99));
-        kv("WindowMsFrameTimeP99.9", d(s.interval_ms.p999));
-        kv("Window1PercentLowFPS", d(s.low1_fps));
-        kv("Window0.1PercentLowFPS", d(s.low01_fps));
-        kv("WindowMsLatenessP50", d(s.lateness_ms.p50));
-        kv("WindowMsLatenessP99", d(s.lateness_ms.p99));
-        kv("WindowMsTargetFrameTime", d(s.target_ms));
-        // MsPCLatency over the window's rows that have one; the share of those shown late.
-        kv("WindowLatencyFrames", u(s.latency_frames));
-        kv("WindowMsPCLatencyP50", s.latency_frames > 0 ? d(s.latency_ms.p50) : "NA");
-        kv("WindowMsPCLatencyP99", s.latency_frames > 0 ? d(s.latency_ms.p99) : "NA");
-        kv("WindowShownLateShare",
-           s.latency_frames > 0 ? d(static_cast<double>(s.shown_late) / static_cast<double>(s.latency_frames)) : "NA");
-    }
-    if (opt_.config) {
-        const PacerConfig& c = *opt_.config;
-        kv("SettingTargetHz", d(c.target_hz));
-        kv("SettingWaitMode", to_string(c.mode));
-        kv("SettingLatePolicy", to_string(c.late_policy));
-        kv("SettingMaxCatchUp", std::to_string(c.max_catch_up));
-        kv("SettingMsMissTolerance", d(static_cast<double>(c.miss_tolerance.count()) * 1e-6));
-        kv("SettingMsWaiterLateCost", d(static_cast<double>(c.waiter.late_cost.count()) * 1e-6));
-        kv("SettingWaiterHalfLife", d(c.waiter.half_life));
-        kv("SettingMsMinMargin", d(static_cast<double>(c.waiter.min_margin.count()) * 1e-6));
-        kv("SettingMsMaxSpin", d(static_cast<double>(c.waiter.max_spin.count()) * 1e-6));
-        kv("SettingSync", to_string(c.sync));
-        kv("SettingMaxLateShare", d(c.max_late_share));
-        kv("SettingCadence", to_string(c.cadence));
-    }
-    kv("Notes", opt_.notes.empty() ? "NA" : opt_.notes);
-    kv("MachineOS", kOsName);
-    kv("MachineHardwareThreads", u(std::thread::hardware_concurrency()));
-    kv("MachineSleepPrimitive", sanitized(sleep_primitive_, 256, Field::sidecar));
-    kv("PacerVersion", kVersion);
-
+    const std::string out = stats_text();
     const bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
     const int err = errno;
     if (std::fclose(f) != 0 || !ok)

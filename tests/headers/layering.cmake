@@ -8,7 +8,7 @@
 #   2  parts        one job each, pure logic on the times they are given (and the simulators)
 #   3  composite    parts built on other parts
 #   4  records      what a frame looked like, every setting
-#   5  statistics   of those records
+#   5  statistics   of those records, and the capture file's columns
 #   6  users        the capture file (it keeps statistics too) and FramePacer
 #   7  adapters     glue to SDL2 and spdlog, compiled in the host
 #   8  everything   pacer.hpp
@@ -19,7 +19,7 @@ set(_layers
   "grid=2" "present_classifier=2" "lead=2" "latency=2"
   "sim_display=3" "vblanks=3" "rate=3"
   "frame_timing=4" "config=4"
-  "stats=5"
+  "stats=5" "capture_columns=5"
   "capture=6" "frame_pacer=6"
   "sdl2=7" "spdlog=7" "x11_present=7" "wayland_presentation=7"
   "pacer=8")

@@ -11,11 +11,11 @@
 //
 // File. One row per frame that has a frame time, comma separated, LF line ends, no quoting, C
 // locale whatever the global locale (numbers go through std::to_chars or integer arithmetic). The
-// header starts with the classic PresentMon 1.x columns in their exact order and casing
-// (kPresentMonColumns), so tools that read PresentMon logs read ours; pacer's own columns follow
-// (kPacerColumns). None of them is a name CapFrameX takes for timing data (FrameTime,
-// DisplayedTime, GPUBusy, ...); MsCPUBusy and MsCPUWait are PresentMon 2.x's own names for work
-// and wait time. Values nobody measured are "NA", PresentMon's "not measured".
+// columns are those of the table in pacer/capture_columns.hpp, in its order: the classic
+// PresentMon 1.x header first, in its exact order and casing, so tools that read PresentMon logs
+// read ours, then pacer's own columns. The table also says what each row holds (its `value`
+// column); the notes below explain the columns whose value needs more than its name. Values
+// nobody measured are "NA", PresentMon's "not measured".
 //
 // Presents. PresentMon's MsBetweenPresents is the time between two presents (swap calls), and the
 // tools that read the column take it as that. A host that presents passes each frame's present
@@ -37,35 +37,24 @@
 // (FramePacer::reset, a time-source change: FrameTiming::interval == 0) is counted in
 // rows_without_frame_time() instead, unless it has a present to measure from.
 //
-//   Application, ProcessID, Runtime  CaptureOptions, the real process id, CaptureOptions
-//   SwapChainAddress, PresentFlags, AllowsTearing   NA;   PresentMode   Unknown
+// The columns whose value needs more than the table's `value`:
+//   Application, Runtime  CaptureOptions; ProcessID the real process id
 //   Dropped            CaptureExtras::dropped (0/1); else 1 for a failed swap, 0 when
 //                      until_displayed says the frame was displayed, NA otherwise. (CapFrameX
 //                      reads NA as dropped: it then shows no input-lag estimate, which without
 //                      MsUntilDisplayed it could not make anyway.)
-//   MsBetweenDisplayChange, MsUntilRenderComplete, MsUntilDisplayed   CaptureExtras, else NA
-//   MsCPUBusy          FrameTiming::work;        MsCPUWait = interval - work (time inside wait())
-//   Frame              FrameTiming::index        WaitMode        FrameTiming::mode (sleep, spin,
-//                                                                hybrid, vsync, auto)
-//   MsTargetFrameTime  FrameTiming::period       MsLateness      FrameTiming::lateness
-//   MsSleep, MsSpin    FrameTiming::slept, spun  MsOversleep     FrameTiming::oversleep
-//   MsMargin           FrameTiming::margin       Skipped, Missed FrameTiming::skipped, missed (0/1)
-//   PacingSource       what paced the frame: FrameTiming::source ("sleep", "spin", "hybrid",
-//                      "vsync"; in auto mode it tells which one won), or CaptureExtras::pacing_source
-//   MsBetweenWakes     FrameTiming::interval, wake to wake (= MsCPUBusy + MsCPUWait); NA when 0
-//   SyncMode           FrameTiming::sync: frame_start, present or just_in_time
-//   Cadence            FrameTiming::cadence: frames every N refreshes (or target periods)
+//   MsCPUBusy, MsCPUWait, MsBetweenWakes   work, interval - work (the time inside wait()) and
+//                      the interval, wake to wake; NA when the frame has no interval
+//   WaitMode, PacingSource   the configured mode (sleep, spin, hybrid, vsync, auto), and what
+//                      paced the frame (in auto mode: which one won), or CaptureExtras::pacing_source
 //   CadenceHz          FrameTiming::cadence_hz, the rate in force (3 decimals)
-//   CadenceReason      FrameTiming::cadence_reason (pacer/cadence.hpp: fixed, learning, fits,
-//                      steady, overrun, headroom, dwell, slowest, rebased, vrr)
-//   MsDisplayDelta     FrameTiming::display_dt, the predicted display interval
 //   MsPCLatency        the frame's latency: its input sample (FramePacer::mark_input(), else the
 //                      wake that started it) to the moment it was shown (reported displayed time,
 //                      else the vblank its synchronised swap was shown at, else the present call's
 //                      return: pacer/frame_pacer.hpp, "Latency"). PresentMon 2.x's name for the age
 //                      of the input the application sampled when its frame reaches the screen.
 //                      pacer knows it at the next wait() (FrameTiming::latency of the next frame),
-//                      so the row is completed by the next add(); NA when the frame was not
+//                      so a row is formatted at the next add(); NA when the frame was not
 //                      presented (no PresentInfo reached FramePacer::report_present) and for the
 //                      last row of a capture.
 // Durations are written in ms with 6 decimals, i.e. exactly in whole nanoseconds.
@@ -117,6 +106,7 @@
 #include <optional>
 #include <string>
 
+#include "pacer/capture_columns.hpp"
 #include "pacer/config.hpp"
 #include "pacer/frame_timing.hpp"
 #include "pacer/present.hpp"
@@ -125,16 +115,6 @@
 #include "pacer/time_source.hpp"
 
 namespace pacer {
-
-// The classic PresentMon 1.x header, exactly (PresentMon's CSV output), then pacer's own columns.
-inline constexpr const char* kPresentMonColumns =
-    "Application,ProcessID,SwapChainAddress,Runtime,SyncInterval,PresentFlags,AllowsTearing,"
-    "PresentMode,Dropped,TimeInSeconds,MsBetweenPresents,MsBetweenDisplayChange,MsInPresentAPI,"
-    "MsUntilRenderComplete,MsUntilDisplayed";
-inline constexpr const char* kPacerColumns =
-    "Frame,MsCPUBusy,MsCPUWait,WaitMode,MsTargetFrameTime,MsLateness,MsSleep,MsSpin,MsOversleep,"
-    "MsMargin,Skipped,Missed,PacingSource,MsBetweenWakes,SyncMode,Cadence,CadenceHz,CadenceReason,"
-    "MsDisplayDelta,MsPCLatency";
 
 // What the engine knows about a frame and pacer does not. Negative durations: not measured (NA).
 struct CaptureExtras {
@@ -206,18 +186,36 @@ public:
     static constexpr std::int64_t kWriteAfterNs = 200'000'000;  // buffered time that makes a write
 
 private:
+    // The newest row: formatted once the next frame brings its MsPCLatency (finish_row).
+    struct PendingRow {
+        FrameTiming t{};
+        CaptureExtras x{};            // x.pacing_source is not kept: source holds its text
+        char source[32] = {};         // CaptureExtras::pacing_source, sanitized ("" when none)
+        std::size_t source_len = 0;
+        std::int64_t frame_ns = 0;    // MsBetweenPresents
+        std::int64_t time_ns = 0;     // TimeInSeconds, since the first captured frame's wake
+    };
+
+    void reset_counts() noexcept;
+    Status apply_options(const CaptureOptions& options, TimeSource* ts);
     void fail(const char* what, int err) noexcept;
-    // Ends the pending row with next's latency figures (nullptr: none) and adds it to window_.
+    // Formats the pending row with next's latency figures (nullptr: none) and adds it to window_.
     void finish_row(const FrameTiming* next) noexcept;
+    void count_wake(const FrameTiming& t) noexcept;
+    // The row's frame time (MsBetweenPresents; <= 0: none) and time stamp, from t and its present.
+    std::int64_t frame_time(const FrameTiming& t, const CaptureExtras& x, std::int64_t& at) noexcept;
+    void keep_pending(const FrameTiming& t, const CaptureExtras& x, std::int64_t frame, std::int64_t at) noexcept;
+    void count_row(std::int64_t frame) noexcept;
     bool write_all(const char* data, std::size_t n) noexcept;
     Status write_stats() const;
+    std::string stats_text() const;
 
     std::FILE* file_ = nullptr;
     std::unique_ptr<char[]> buf_;
     std::size_t cap_ = 0, pos_ = 0;
     std::uint64_t rows_in_buf_ = 0;
-    char prefix_[160] = {};      // "Application,pid,NA,Runtime,"
-    std::size_t prefix_len_ = 0;
+    char pid_[24] = {};               // ProcessID, formatted once
+    std::size_t pid_len_ = 0;
     char err_[256] = {};
     std::string path_;
     CaptureOptions opt_;
@@ -226,11 +224,9 @@ private:
     std::int64_t t0_ = 0;
     bool have_t0_ = false;
     std::int64_t written_until_ = 0;  // time of the newest row handed to the OS (or t0_)
-    std::int64_t newest_ = 0;         // time of the newest whole row (latency written)
-    std::size_t pending_at_ = 0;      // the newest row, in the buffer from here, waits for its
-    bool pending_ = false;            // MsPCLatency (FrameTiming::latency of the next frame)
-    std::int64_t pending_time_ = 0;   // its TimeInSeconds, ns
-    FrameTiming pending_timing_{};    // its frame, for window_
+    std::int64_t newest_ = 0;         // time of the newest formatted row
+    PendingRow pending_row_{};
+    bool pending_ = false;
     std::int64_t last_present_ = 0;   // begin of the previous present
     bool have_present_ = false;
     std::uint64_t rows_ = 0, written_ = 0, dropped_ = 0, no_time_ = 0;

@@ -21,6 +21,7 @@
 //   latency.hpp       LatencyTracker: a frame's marks to its latency
 //   vsync.hpp         VsyncController, VsyncStatus: is vsync really pacing?
 //   capture.hpp       CaptureWriter: PresentMon-compatible frame-time capture files
+//   capture_columns.hpp  the capture file's columns: one table for writer, reader and docs
 //   time_source.hpp   the OS seam (clock, sleep, spin, CPU time) and PacingScope
 //   sim.hpp           SimulatedOs: a virtual-time OS for tests and tuning
 //   sim_display.hpp   SimulatedDisplay: a display and swap chain in virtual time (vblanks, VRR)
@@ -38,6 +39,7 @@
 
 #include "pacer/cadence.hpp"
 #include "pacer/capture.hpp"
+#include "pacer/capture_columns.hpp"
 #include "pacer/clock.hpp"
 #include "pacer/clock_offset.hpp"
 #include "pacer/config.hpp"
