@@ -66,8 +66,10 @@
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
 // per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
 //
-// The free functions keep one HybridWaiter per thread (thread_local) and bracket each call with
-// TimeSource::begin/end_pacing(); hold a pacer::PacingScope around a loop of calls to avoid that.
+// The free functions keep one HybridWaiter per thread (thread_local) and bracket each OS sleep
+// with TimeSource::begin/end_pacing(): the timer slack is restored right after the wake-up, so
+// that the system call costs spin time, not lateness. Hold a pacer::PacingScope around a loop of
+// calls to save the system calls.
 // A new thread's waiter starts from the margin other threads of the process have learned (0.5 ms
 // before any has), so a fresh thread's sleep_for(1 ms) sleeps from its first call instead of
 // spinning the whole millisecond.
