@@ -101,12 +101,6 @@ WaiterStatus HybridWaiter::status() const noexcept {
     return s;
 }
 
-WaitResult HybridWaiter::wait_until(clock::time_point deadline, WaitMode mode) noexcept {
-    WaitResult r = wait_until_handoff(deadline, mode);
-    finish_wait(*ts_, r, deadline);
-    return r;
-}
-
 WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitMode mode) noexcept {
     using std::chrono::nanoseconds;
     const std::int64_t deadline = clock::to_ns(deadline_tp);
