@@ -172,11 +172,12 @@ WaiterConfig fresh_thread_config() noexcept {
 // The free functions' OS: the system source, with each OS sleep bracketed by begin_pacing() and
 // end_pacing(), so that the timer slack is lowered for the sleep and restored right after the
 // wake-up, before the spin. Restored after the spin instead (a PacingScope around the whole
-// call), the system call ran between the spin's handoff and the caller's finish_wait(): a
-// prctl() right after a 2 ms sleep took 3.0 us at the median and 6.2 us at the 99th percentile
-// on a 2-core virtual machine, about half of what the 20 us handoff window had to cover
-// (kHandoffNs). Here its time counts as oversleep, which the margin learns. Stateless: one for
-// all threads (the nesting count of begin_pacing() is per thread, in the platform layer).
+// call), the prctl() ran between the spin's handoff and the caller's finish_wait(), cold after the
+// sleep: that gap took 5.0-7.5 us at the median and 20-47 us at the 99th percentile, past the
+// 20 us the handoff leaves (kHandoffNs), against 0.8-1.1 us and 1.2-1.7 us with this bracket
+// (bench/bench_handoff, 60 and 144 Hz, both interleaved in one run on a loaded 2-core virtual
+// machine). Here the system call's time counts as oversleep, which the margin learns. Stateless:
+// one for all threads (the nesting count of begin_pacing() is per thread, in the platform layer).
 class PacedSleeps final : public TimeSource {
 public:
     std::int64_t now_ns() noexcept override { return os_.now_ns(); }
