@@ -261,6 +261,12 @@ void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
                 "%.1f us vs %.1f us\n",
                 cpu[kSleepUntil] / std::max(cpu[kHybrid], 1e-9), row.su_ratio[1], row.su_ratio[0], row.su_ratio[2],
                 p99[kSleepUntil], p99[kHybrid]);
+    const auto interr_p99 = [&](Strategy k) { return q(s[k].interr_us, 0.99); };
+    std::printf("sleep_until vs spin: p99 lateness %.1f us (target <= 2 x spin + 20 = %.1f us); late p50 us: spin "
+                "%.2f, sleep_until %.2f, hybrid %.2f (target: within 0.3 us of spin); interval err p99 us: hybrid "
+                "%.1f, preciseSleep %.1f (target: hybrid <= preciseSleep)\n",
+                p99[kSleepUntil], 2 * p99[kSpin] + 20, row.p50[kSpin], row.p50[kSleepUntil], row.p50[kHybrid],
+                interr_p99(kHybrid), interr_p99(kPrecise));
     std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx)\n",
                 cpu[kHybrid2] / std::max(cpu[kHybrid], 1e-9), row.control_ratio[1], row.control_ratio[0],
                 row.control_ratio[2]);

@@ -101,12 +101,6 @@ WaiterStatus HybridWaiter::status() const noexcept {
     return s;
 }
 
-WaitResult HybridWaiter::wait_until(clock::time_point deadline, WaitMode mode) noexcept {
-    WaitResult r = wait_until_handoff(deadline, mode);
-    finish_wait(*ts_, r, deadline);
-    return r;
-}
-
 WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitMode mode) noexcept {
     using std::chrono::nanoseconds;
     const std::int64_t deadline = clock::to_ns(deadline_tp);
@@ -175,36 +169,70 @@ WaiterConfig fresh_thread_config() noexcept {
     return c;
 }
 
+// The free functions' OS: the system source, with each OS sleep bracketed by begin_pacing() and
+// end_pacing(), so that the timer slack is lowered for the sleep and restored right after the
+// wake-up, before the spin. Restored after the spin instead (a PacingScope around the whole
+// call), the prctl() ran between the spin's handoff and the caller's finish_wait(), cold after the
+// sleep: that gap took 5.0-7.5 us at the median and 20-47 us at the 99th percentile, past the
+// 20 us the handoff leaves (kHandoffNs), against 0.8-1.1 us and 1.2-1.7 us with this bracket
+// (bench/bench_handoff, 60 and 144 Hz, both interleaved in one run on a loaded 2-core virtual
+// machine). Here the system call's time counts as oversleep, which the margin learns. Stateless:
+// one for all threads (the nesting count of begin_pacing() is per thread, in the platform layer).
+class PacedSleeps final : public TimeSource {
+public:
+    std::int64_t now_ns() noexcept override { return os_.now_ns(); }
+    void sleep_until_ns(std::int64_t deadline_ns) noexcept override {
+        os_.begin_pacing();
+        os_.sleep_until_ns(deadline_ns);
+        os_.end_pacing();
+    }
+    void relax() noexcept override { os_.relax(); }
+    CpuTimes cpu_times() noexcept override { return os_.cpu_times(); }
+    void begin_pacing() noexcept override { os_.begin_pacing(); }
+    void end_pacing() noexcept override { os_.end_pacing(); }
+    const char* sleep_primitive() const noexcept override { return os_.sleep_primitive(); }
+
+private:
+    TimeSource& os_ = system_time_source();
+};
+
+TimeSource& paced_sleeps() noexcept {
+    static PacedSleeps source;
+    return source;
+}
+
 HybridWaiter& thread_waiter() noexcept {
-    thread_local HybridWaiter w(fresh_thread_config());  // always valid: cannot throw
+    thread_local HybridWaiter w(fresh_thread_config(), &paced_sleeps());  // always valid: cannot throw
     return w;
 }
 
-WaitResult free_wait(clock::time_point deadline) noexcept {
-    HybridWaiter& w = thread_waiter();
-    const WaitResult r = w.wait_until_handoff(deadline, WaitMode::hybrid);
-    // Share what this thread learned, now and then (a margin query walks the histogram).
-    if (r.os_slept && w.estimator().count() % 64 == 16)
-        g_learned_margin_ns.store(w.margin().count(), std::memory_order_relaxed);
-    return r;
+// Shares what this thread learned, now and then (a margin query walks the histogram: 0.25 us
+// warm, more right after a sleep). Done before a wait, so that it never runs between the
+// spin's handoff and the caller's finish_wait().
+void share_margin(const HybridWaiter& w) noexcept {
+    thread_local std::int64_t shared_at = -1;  // the sample count last shared
+    const std::int64_t n = w.estimator().count();
+    if (n % 64 != 16 || n == shared_at) return;
+    shared_at = n;
+    g_learned_margin_ns.store(w.margin().count(), std::memory_order_relaxed);
 }
 
 }  // namespace
 
 namespace detail {
 
-// The timer slack is restored here, before the caller's finish_wait(): the system call then costs
-// spin time, not lateness.
+// Nothing runs after the handoff spin but the return: the timer slack was restored right after
+// the wake-up (PacedSleeps), what this thread learned is shared before the wait.
 WaitResult sleep_until_handoff(clock::time_point deadline) noexcept {
-    TimeSource& ts = system_time_source();
-    const std::int64_t now = ts.now_ns();
+    HybridWaiter& w = thread_waiter();
+    const std::int64_t now = w.time_source().now_ns();
     if (deadline <= clock::from_ns(now)) {  // at once, and counted on time
         WaitResult r;
         r.end = clock::from_ns(now);
         return r;
     }
-    PacingScope scope(ts);
-    return free_wait(deadline);
+    share_margin(w);
+    return w.wait_until_handoff(deadline, WaitMode::hybrid);
 }
 
 }  // namespace detail
