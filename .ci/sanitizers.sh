@@ -5,8 +5,9 @@
 #   .ci/sanitizers.sh         configure, build (-j2) and test both; exits non-zero on any finding
 #
 #   asan  Debug, -fsanitize=address,undefined -fno-sanitize-recover=all: a UBSan finding aborts
-#         the test like an ASan one. Every test but the `slow` label (ctest --preset asan). Debug
-#         also runs the debug-only checks, e.g. the death test of a second pacing thread.
+#         the test like an ASan one. Every test but the labels soak and package (ctest --preset
+#         asan). Debug also runs the debug-only checks, e.g. the death test of a second pacing
+#         thread.
 #   tsan  RelWithDebInfo, -fsanitize=thread, only the test binaries that start threads
 #         (pacer_tests, the demo's pacer_demo_tests) and, by name, only the tests about threads:
 #         FramePacerThreads.* and demo.BusyThreads.* start them; RealClock.* (per-thread timer

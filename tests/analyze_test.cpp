@@ -2,13 +2,6 @@
 // and MangoHud files written by hand, bad input, and a deterministic mutation test of the reader.
 #include <gtest/gtest.h>
 
-#if defined(_WIN32)
-#include <process.h>
-#define getpid _getpid
-#else
-#include <unistd.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +17,7 @@
 #include "capture_reader.hpp"
 #include "mutate.hpp"
 #include "pacer/pacer.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -35,9 +29,8 @@ using pacer::tools::CaptureReader;
 using pacer::tools::FrameRecord;
 
 std::string temp_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / ("pacer-analyze-test-" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    return (dir / name).string();
+    static const pacer_test::TempDir dir("pacer-analyze-test");
+    return dir.file(name);
 }
 
 std::string write_file(const std::string& name, const std::string& text) {

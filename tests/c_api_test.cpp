@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include "../pacer/src/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
 #include "pacer/pacer.h"
 #include "pacer/pacer.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -719,10 +719,8 @@ TEST(CApi, ResetStartsANewGridAndEndPacingHandsOver) {
 // ---- Captures and statistics from C: the C++ ones, byte for byte ---------------------------------
 
 std::string temp_path(const std::string& name) {
-    const std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / ("pacer-c-api-test-" + std::to_string(pacer_now_ns()));
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
+    static const pacer_test::TempDir dir("pacer-c-api-test");
+    return dir.file(name);
 }
 
 std::vector<std::string> read_lines(const std::string& path) {
@@ -851,8 +849,6 @@ TEST(CApi, CaptureFromCIsTheCppCapture) {
         if (cpp_stats[i].rfind("Capture,", 0) == 0) continue;  // the file name differs
         EXPECT_EQ(c_stats[i], cpp_stats[i]);
     }
-    std::filesystem::remove_all(std::filesystem::path(c_path).parent_path());
-    std::filesystem::remove_all(std::filesystem::path(cpp_path).parent_path());
 }
 
 void expect_same(const pacer_distribution& a, const pacer::Distribution& b, const char* what) {
@@ -1001,7 +997,6 @@ TEST(CApi, CaptureRefusesBadInputWithTheReason) {
     const std::vector<std::string> lines = read_lines(path);
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_EQ(lines[0], pacer::CaptureWriter::header());
-    std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
 #if defined(__linux__)  // /dev/full

@@ -16,6 +16,7 @@
 #include "mutate.hpp"
 #include "capture_reader.hpp"
 #include "pacer/capture.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -544,7 +545,8 @@ TEST(Mutation, NewFormatsSurviveRandomEdits) {
 
 TEST(BadInput, CapFrameXJsonOverTheSizeLimitIsRefusedUnread) {
     // A sparse file (no disk used): "{", then zeros up to 1 byte over the limit.
-    const std::string p = (std::filesystem::temp_directory_path() / "pacer-reader-test-big.json").string();
+    const pacer_test::TempDir dir("pacer-reader-test");  // removed with the file at the end
+    const std::string p = dir.file("big.json");
     {
         std::ofstream out(p, std::ios::binary);
         out << "{";
@@ -555,8 +557,6 @@ TEST(BadInput, CapFrameXJsonOverTheSizeLimitIsRefusedUnread) {
         CaptureReader r;  // closed before the file is removed (Windows will not remove an open file)
         st = r.open(p);
     }
-    std::error_code ec;
-    std::filesystem::remove(p, ec);
     EXPECT_EQ(st.message(), p + ": a CapFrameX JSON file larger than 256 MiB is not read");
 }
 

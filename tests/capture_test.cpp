@@ -25,15 +25,15 @@
 #include <vector>
 
 #include "pacer/pacer.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
 std::string temp_path(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / ("pacer-capture-test-" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    return (dir / name).string();
+    static const pacer_test::TempDir dir("pacer-capture-test");
+    return dir.file(name);
 }
 
 std::vector<std::string> read_lines(const std::string& path) {

@@ -3,13 +3,6 @@
 // tests/report_browser_test.cpp renders a page in Chromium.
 #include <gtest/gtest.h>
 
-#if defined(_WIN32)
-#include <process.h>
-#define getpid _getpid
-#else
-#include <unistd.h>
-#endif
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -21,6 +14,7 @@
 #include "analyze.hpp"
 #include "capture_reader.hpp"
 #include "report.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -104,9 +98,8 @@ std::size_t count(const std::string& s, const std::string& what) {
 }
 
 std::string temp_dir() {
-    const fs::path d = fs::temp_directory_path() / ("pacer-report-test-" + std::to_string(getpid()));
-    fs::create_directories(d);
-    return d.string();
+    static const pacer_test::TempDir dir("pacer-report-test");
+    return dir.path().string();
 }
 
 std::string slurp(const std::string& path) {

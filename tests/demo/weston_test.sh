@@ -23,10 +23,13 @@ mkdir -p "$work"
 export XDG_RUNTIME_DIR
 XDG_RUNTIME_DIR=$(mktemp -d "$work/xdg.XXXXXX")
 chmod 700 "$XDG_RUNTIME_DIR"
+# xvfb-run keeps its Xauthority in a directory under $TMPDIR that it removes only when its command
+# ends by itself; stopped with its process group below, it cannot. That directory goes in here.
+tmp=$(mktemp -d "$work/tmp.XXXXXX")
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -- -"$p" 2>/dev/null || kill "$p" 2>/dev/null; done
-  rm -rf "$XDG_RUNTIME_DIR"
+  rm -rf "$XDG_RUNTIME_DIR" "$tmp"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -45,7 +48,7 @@ start_weston() {  # socket, then the command
 }
 
 # 1. A compositor with a seat, paced by its own repaint clock.
-start_weston pacer-x11 xvfb-run -a weston --backend=x11-backend.so --use-pixman --idle-time=0
+start_weston pacer-x11 env TMPDIR="$tmp" xvfb-run -a weston --backend=x11-backend.so --use-pixman --idle-time=0
 out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$demo" --mode auto --refresh-hz 60 \
       --seconds 4 2>"$work/x11.err")
 code=$?
