@@ -80,7 +80,11 @@ std::string msc_steps_json(const std::map<std::uint64_t, std::uint64_t>& steps) 
     std::string out = "{";
     for (const auto& [step, n] : steps) {
         if (out.size() > 1) out += ", ";
-        out += "\"" + std::to_string(step) + "\": " + std::to_string(n);
+        // Appended piece by piece: GCC 12 warns (-Wrestrict, release builds) on "\"" + std::string.
+        out += '"';
+        out += std::to_string(step);
+        out += "\": ";
+        out += std::to_string(n);
     }
     return out + "}";
 }
