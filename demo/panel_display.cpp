@@ -52,6 +52,21 @@ void refresh_line(const pacer::PacerStatus& st, const Presenter& p, const Option
     }
 }
 
+// Where the vblanks come from and what its feedback says: its flags, frames shown against submitted.
+void source_line(const pacer::PacerStatus& st, const Presenter& p) {
+    ImGui::Text("Vblanks from %s,", p.vblank_source);
+    ImGui::SameLine();
+    ImGui::TextColored(kGrey, "flags: %s", p.vblank_flags.c_str());
+    if (!st.presents.feedback) {
+        ImGui::TextColored(kGrey, "Shown frames unknown (no presentation feedback), %llu submitted",
+                           static_cast<unsigned long long>(st.presents.submitted));
+        return;
+    }
+    ImGui::Text("Shown %llu of %llu submitted, %llu dropped; shown at %.2f Hz",
+                static_cast<unsigned long long>(st.presents.shown), static_cast<unsigned long long>(st.presents.submitted),
+                static_cast<unsigned long long>(st.presents.dropped), st.display.shown_hz);
+}
+
 // The fit: state and reason, the display's kind, the fit's figures.
 void fit_lines(const pacer::DisplayStatus& d) {
     ImGui::TextColored(state_colour(d.state), "%s:", pacer::to_string(d.state));
@@ -59,6 +74,8 @@ void fit_lines(const pacer::DisplayStatus& d) {
     ImGui::TextColored(kGrey, "%s", d.reason);
     if (d.state == pacer::DisplayState::vrr)
         ImGui::Text("VRR, presents at %.1f-%.1f Hz", d.vrr_min_hz, d.vrr_max_hz);
+    else if (d.state == pacer::DisplayState::unsynced)
+        ImGui::Text("No vblank grid: frames shown on the compositor's timer");
     else if (d.state == pacer::DisplayState::locked)
         ImGui::Text("Fixed refresh, %.4f ms", ms(d.period));
     else
@@ -115,6 +132,7 @@ void display_panel(Session& s, const Presenter& p, const Options& o, float x, fl
     const pacer::PacerStatus st = fp.status();
     const pacer::DisplayStatus& d = st.display;
     refresh_line(st, p, o);
+    source_line(st, p);
     fit_lines(d);
     cadence_lines(s, fp.config(), s.timing());
     vblank_plot(s, d);

@@ -55,6 +55,8 @@ struct Presenter {
     int in_effect = -2;      // what the driver accepted; -1 refused, -2 never set
     double refresh_hz = 0;   // reported with each present
     std::uint64_t next_id = 1;  // the next present's id (PresentInfo::id: its feedback's key)
+    const char* vblank_source = "swap";  // where the display's vblanks come from (vblank_source.hpp)
+    std::string vblank_flags = "not given";  // ... its flags in words
 
     void present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync);
 };

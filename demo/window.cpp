@@ -154,6 +154,10 @@ void FrameLoop::present(const UiTimes& t) {
     presenter_.present(swap, s_.pacer(), ui_.vsync);
     const std::int64_t w1 = os_.now_ns();
     feed_.after_swap(s_.pacer());
+    if (s_.frames() == 1 || s_.refresh_due()) {  // the panel's words, not rebuilt every frame
+        presenter_.vblank_source = feed_.name();
+        presenter_.vblank_flags = feed_.flags();
+    }
     s_.note_present(pacer::clock::from_ns(w1));
     // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
     // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep).
