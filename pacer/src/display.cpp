@@ -461,16 +461,26 @@ void DisplayTracker::no_grid() noexcept {
     set_state(DisplayState::vrr, "the presents fit no fixed refresh and follow the frames: a variable-refresh display");
 }
 
-// Evidence of a variable refresh: the samples' frames were submitted at known times, and at least
-// half of them were shown a steady delay after their submit (within an eighth of the period, and
-// 0.5 ms): the display waits for the frames. A timer-driven compositor shows them anywhere from 0
-// to a whole repaint period after their submit (weston's delays spread over 0-19 ms).
+// Evidence of a variable refresh: the samples' frames were submitted at known times, and the
+// display follows them: at least half of them shown a steady delay after their submit (within an
+// eighth of the period, and 0.5 ms), or the intervals between shown frames follow the intervals
+// between their submits (correlation 0.5 or more: a queue of frames shifts the delay, not the
+// rhythm). A timer-driven compositor shows them anywhere from 0 to a whole repaint period after
+// their submit (weston's delays spread over 0-19 ms) on a rhythm of its own.
 bool DisplayTracker::follows_frames() const noexcept {
     double d[kWindow];
     int n = 0;
+    double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+    int pairs = 0;
     for (int i = 0; i < count_; ++i) {
         const int k = (head_ + i) % kWindow;
-        if (sub_[k] != 0) d[n++] = static_cast<double>(t_[k] - sub_[k]);
+        if (sub_[k] == 0) continue;
+        d[n++] = static_cast<double>(t_[k] - sub_[k]);
+        const int j = (k + kWindow - 1) % kWindow;
+        if (i == 0 || sub_[j] == 0) continue;
+        const double x = static_cast<double>(sub_[k] - sub_[j]), y = static_cast<double>(t_[k] - t_[j]);
+        sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+        ++pairs;
     }
     if (4 * n < 3 * count_) return false;
     double tmp[kWindow];
@@ -479,7 +489,9 @@ bool DisplayTracker::follows_frames() const noexcept {
     const double band = std::max(period_ / 8, 500'000.0);
     int steady = 0;
     for (int i = 0; i < n; ++i) steady += std::fabs(d[i] - m) <= band ? 1 : 0;
-    return 2 * steady >= n;
+    if (2 * steady >= n) return true;
+    const double cxx = sxx - sx * sx / pairs, cyy = syy - sy * sy / pairs, cxy = sxy - sx * sy / pairs;
+    return pairs + 1 >= kVrrMin && cxx > 0 && cyy > 0 && cxy / std::sqrt(cxx * cyy) >= 0.5;
 }
 
 void DisplayTracker::on_frame(clock::time_point now) noexcept {
