@@ -120,7 +120,8 @@
 // ahead; Xvfb needs half a period): pace with a lead (sync just_in_time, or frame_start with the
 // display lock), and the late feedback keeps the lead long enough. Measured with `pacer display
 // --present-at-time` on Xvfb -fakescreenfps 60 and 144 (tests/display/x11_present_test.py):
-// 98-99.6 % of the frames shown at their target counter on a busy 2-core machine.
+// 99.1-100 % of the frames shown at their target counter at 60 Hz, 97.5-98.7 % at 144 Hz, on a
+// 2-core virtual machine.
 //
 // Display time (FrameTiming::display_dt): the delta to give the simulation. On a fixed-refresh
 // display whose refresh is known, the wake interval rounded to whole refreshes; otherwise the
