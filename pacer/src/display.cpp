@@ -416,7 +416,9 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
     const double limit = status_.by_counter ? p / 4 : p / 16;
     const bool fits = count_ >= kLockMin && 4 * inliers >= 3 * count_ && spread <= std::min(limit, kMaxLockSpread);
     if (fits) {
-        band_ = std::clamp(5 * spread, 3 * kMinBand, p / 4);
+        // Counted vblanks cannot be mis-indexed: only one a quarter period off leaves the fit
+        // (Xvfb's millisecond timer puts a steady pattern of 0-1 ms on its stamps).
+        band_ = status_.by_counter ? p / 4 : std::clamp(5 * spread, 3 * kMinBand, p / 4);
         if (status_.state != DisplayState::locked) {
             ++status_.locks;
             status_.vrr_min_hz = status_.vrr_max_hz = 0;
