@@ -229,3 +229,34 @@ TEST(CpuMeter, MeasuresSpinAsCpuAndSleepAsIdle) {
 }
 
 }  // namespace
+
+// Presentation feedback: shown and dropped presents over the window; without feedback shown
+// frames are unknown (shown_fps 0), never the submitted rate. A ring of 4 keeps the last 4 frames.
+TEST(FrameStats, ShownAndDroppedFramesFromPresentationFeedback) {
+    pacer::FrameStats none(8);
+    for (int i = 0; i < 8; ++i) {
+        pacer::FrameTiming t;
+        t.interval = 20ms;
+        none.add(t);
+    }
+    const pacer::StatsSummary n = none.summarize();
+    EXPECT_FALSE(n.present_feedback);
+    EXPECT_EQ(n.shown_fps, 0.0);
+    EXPECT_DOUBLE_EQ(n.avg_fps, 50.0);
+
+    pacer::FrameStats stats(4);
+    for (int i = 0; i < 6; ++i) {
+        pacer::FrameTiming t;
+        t.interval = 20ms;            // 50 submitted a second
+        t.present_feedback = true;
+        t.presents_shown = i % 2;     // every other frame shown: 25 a second
+        t.presents_dropped = i % 2 == 0 ? 1 : 0;
+        stats.add(t);
+    }
+    const pacer::StatsSummary s = stats.summarize();
+    EXPECT_TRUE(s.present_feedback);
+    EXPECT_EQ(s.presents_shown, 2u);
+    EXPECT_EQ(s.presents_dropped, 2u);
+    EXPECT_DOUBLE_EQ(s.avg_fps, 50.0);
+    EXPECT_DOUBLE_EQ(s.shown_fps, 25.0);
+}

@@ -46,7 +46,7 @@ void StutterCounter::reset() noexcept {
 FrameStats::FrameStats(std::size_t capacity, int stutter_window, double stutter_factor)
     : cap_(std::max<std::size_t>(capacity, 2)),
       interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), latency_(cap_), missed_(cap_),
-      shown_late_(cap_),
+      shown_late_(cap_), shown_(cap_), dropped_(cap_), feedback_(cap_),
       stutter_flag_(cap_), stutter_(stutter_window, stutter_factor), scratch_(cap_) {}
 
 void FrameStats::reset() noexcept {
@@ -68,6 +68,9 @@ void FrameStats::add(const FrameTiming& t) noexcept {
     spun_[head_] = t.spun.count();
     latency_[head_] = t.latency.count();
     shown_late_[head_] = t.shown_late ? 1 : 0;
+    shown_[head_] = t.presents_shown;
+    dropped_[head_] = t.presents_dropped;
+    feedback_[head_] = t.present_feedback ? 1 : 0;
     missed_[head_] = t.missed ? 1 : 0;
     stutter_flag_[head_] = stutter_.add(static_cast<double>(t.interval.count()) * 1e-6) ? 1 : 0;
     if (t.missed) ++missed_total_;
@@ -156,6 +159,9 @@ StatsSummary FrameStats::summarize() const noexcept {
     for (std::size_t i = 0; i < count_; ++i) {
         const std::size_t j = at(i);
         s.shown_late += shown_late_[j];
+        s.presents_shown += shown_[j];
+        s.presents_dropped += dropped_[j];
+        s.present_feedback = s.present_feedback || feedback_[j] != 0;
         if (latency_[j] > 0) buf[n++] = static_cast<double>(latency_[j]) * 1e-6;
     }
     s.latency_frames = n;
@@ -166,6 +172,8 @@ StatsSummary FrameStats::summarize() const noexcept {
     std::sort(buf.begin(), buf.end());
     s.interval_ms = describe_sorted(buf);
     s.avg_fps = wall > 0 ? 1e9 * static_cast<double>(count_) / static_cast<double>(wall) : 0.0;
+    if (s.present_feedback && wall > 0)
+        s.shown_fps = 1e9 * static_cast<double>(s.presents_shown) / static_cast<double>(wall);
     s.low1_fps = low_fps(buf, 0.99);
     s.low01_fps = low_fps(buf, 0.999);
     if (wall > 0) {

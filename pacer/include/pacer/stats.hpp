@@ -155,6 +155,13 @@ struct StatsSummary {
     std::size_t shown_late = 0;        // frames with FrameTiming::shown_late in the window
     std::size_t stutters = 0;          // stutters (StutterCounter) among the window's frames
     std::uint64_t stutters_total = 0;  // since reset
+    // Presentation feedback in the window (FrameTiming::presents_shown, presents_dropped):
+    // present_feedback false means the host reports no outcomes: shown frames are unknown (then
+    // shown_fps is 0, never the submitted rate). shown_fps: presents shown per second of the
+    // window's wall time; below avg_fps where the compositor dropped frames.
+    bool present_feedback = false;
+    std::uint64_t presents_shown = 0, presents_dropped = 0;
+    double shown_fps = 0;
     // Shares of the window's wall time (sum of intervals), each in [0, 1].
     double work_share = 0, sleep_share = 0, spin_share = 0;
 };
@@ -206,6 +213,8 @@ private:
     std::size_t count_ = 0;
     std::vector<std::int64_t> interval_, lateness_, work_, slept_, spun_, latency_;
     std::vector<std::uint8_t> missed_, shown_late_, stutter_flag_;
+    std::vector<std::uint32_t> shown_, dropped_;  // FrameTiming::presents_shown / presents_dropped
+    std::vector<std::uint8_t> feedback_;          // FrameTiming::present_feedback
     StutterCounter stutter_;
     mutable std::vector<double> scratch_;
     std::int64_t last_period_ = 0;
