@@ -75,7 +75,7 @@ TEST(PresentClassifier, SynchronisedAndDisplayedTimes) {
 }
 
 TEST(PresentClassifier, ACallThatBlockedAQuarterRefreshWaited) {
-    const PresentVerdict v = PresentClassifier::classify(present(28ms, 33'400'000ns), false, kPredicted);
+    const PresentVerdict v = PresentClassifier::classify(present(28ms, 33'400'000ns), false, kPredicted, true);
     EXPECT_TRUE(v.waited);
     EXPECT_EQ(v.shown, at(33'400'000ns));
     EXPECT_EQ(v.observation, VblankSource::swap_return);
@@ -85,22 +85,22 @@ TEST(PresentClassifier, ACallThatBlockedAQuarterRefreshWaited) {
 TEST(PresentClassifier, AReturnInsideTheWindowWaitedForTheVblankItSpanned) {
     const std::chrono::nanoseconds v1 = 2 * k60;  // 33'333'334 ns
     // 1.5 ms after the vblank (late, within 2 ms): waited; shown at the vblank.
-    PresentVerdict v = PresentClassifier::classify(present(v1 - 1ms, v1 + 1'500us), false, kPredicted);
+    PresentVerdict v = PresentClassifier::classify(present(v1 - 1ms, v1 + 1'500us), false, kPredicted, true);
     EXPECT_TRUE(v.waited);
     EXPECT_EQ(v.shown, at(v1));
     EXPECT_EQ(v.observation, VblankSource::swap_return);
     // 0.4 ms before a predicted vblank (early, within 0.5 ms): the prediction's error; waited.
-    v = PresentClassifier::classify(present(v1 - 3ms, v1 - 400us), false, kPredicted);
+    v = PresentClassifier::classify(present(v1 - 3ms, v1 - 400us), false, kPredicted, true);
     EXPECT_TRUE(v.waited);
     EXPECT_EQ(v.shown, at(v1 - 400us));
     // 2.5 ms after: it did not wait; shown at the next vblank; no vblank for the fit.
-    v = PresentClassifier::classify(present(v1 - 1ms, v1 + 2'500us), false, kPredicted);
+    v = PresentClassifier::classify(present(v1 - 1ms, v1 + 2'500us), false, kPredicted, true);
     EXPECT_FALSE(v.waited);
     EXPECT_TRUE(v.shown_known);
     EXPECT_EQ(v.shown, at(v1 + k60));
     EXPECT_EQ(v.observation, VblankSource::none);
     // A call that began after the vblank did not span it.
-    v = PresentClassifier::classify(present(v1 + 100us, v1 + 1ms), false, kPredicted);
+    v = PresentClassifier::classify(present(v1 + 100us, v1 + 1ms), false, kPredicted, true);
     EXPECT_FALSE(v.waited);
 }
 
@@ -108,19 +108,19 @@ TEST(PresentClassifier, AReturnInsideTheWindowWaitedForTheVblankItSpanned) {
 TEST(PresentClassifier, TheLastObservedVblankHasNoEarlySlack) {
     const Grid last_seen(k60, true, false);
     const std::chrono::nanoseconds v1 = 2 * k60;
-    EXPECT_FALSE(PresentClassifier::classify(present(v1 - 3ms, v1 - 400us), false, last_seen).waited);
-    EXPECT_TRUE(PresentClassifier::classify(present(v1 - 1ms, v1 + 400us), false, last_seen).waited);
-    EXPECT_FALSE(PresentClassifier::classify(present(v1 - 1ms, v1 + 1ms), false, last_seen).waited);
+    EXPECT_FALSE(PresentClassifier::classify(present(v1 - 3ms, v1 - 400us), false, last_seen, true).waited);
+    EXPECT_TRUE(PresentClassifier::classify(present(v1 - 1ms, v1 + 400us), false, last_seen, true).waited);
+    EXPECT_FALSE(PresentClassifier::classify(present(v1 - 1ms, v1 + 1ms), false, last_seen, true).waited);
 }
 
 TEST(PresentClassifier, DisplayedTimesAreVblanksOnlyWhenSynchronised) {
     PresentInfo p = present(10ms, 11ms, 1);
     p.displayed = at(2 * k60);
-    PresentVerdict v = PresentClassifier::classify(p, false, kPredicted);
+    PresentVerdict v = PresentClassifier::classify(p, false, kPredicted, true);
     EXPECT_EQ(v.observation, VblankSource::displayed);
     EXPECT_EQ(v.vblank, at(2 * k60));
     p.swap_interval = 0;  // torn: its displayed time is when it was torn in
-    v = PresentClassifier::classify(p, false, kPredicted);
+    v = PresentClassifier::classify(p, false, kPredicted, true);
     EXPECT_EQ(v.observation, VblankSource::none);
     EXPECT_EQ(v.displayed, at(2 * k60)) << "still the frame's displayed time, for latency";
     EXPECT_FALSE(v.shown_known);
@@ -129,11 +129,11 @@ TEST(PresentClassifier, DisplayedTimesAreVblanksOnlyWhenSynchronised) {
 TEST(PresentClassifier, AFailedOrUnknownPresentSaysNothing) {
     PresentInfo p = present(28ms, 33'400'000ns);
     p.ok = false;
-    PresentVerdict v = PresentClassifier::classify(p, false, kPredicted);
+    PresentVerdict v = PresentClassifier::classify(p, false, kPredicted, true);
     EXPECT_FALSE(v.waited);
     EXPECT_EQ(v.observation, VblankSource::none);
     const Grid unknown(k60, false, true);
-    v = PresentClassifier::classify(present(2 * k60 - 1ms, 2 * k60 + 1ms), false, unknown);
+    v = PresentClassifier::classify(present(2 * k60 - 1ms, 2 * k60 + 1ms), false, unknown, true);
     EXPECT_FALSE(v.waited);
     EXPECT_FALSE(v.shown_known);
 }

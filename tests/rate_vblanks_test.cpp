@@ -180,14 +180,14 @@ TEST(Vblanks, FromTheLastObservedVblankUntilTheFitLocks) {
     const std::chrono::nanoseconds period{16'666'667};
     pacer::PresentInfo p = waited(1s, 60.0);
     v.set_reported_hz(60.0);
-    v.observe(p, pacer::PresentClassifier::classify(p, false, v));
+    v.observe(p, pacer::PresentClassifier::classify(p, false, v, true));
     EXPECT_TRUE(v.known());
     EXPECT_FALSE(v.use_fit());
     EXPECT_EQ(v.period(), period) << "the reported refresh";
     EXPECT_EQ(v.next_after(at(1s + 5ms)), at(1s + 100us + period)) << "from the last return";
     for (int k = 1; k < 20; ++k) {
         p = waited(1s + k * period, 60.0);
-        v.observe(p, pacer::PresentClassifier::classify(p, false, v));
+        v.observe(p, pacer::PresentClassifier::classify(p, false, v, true));
     }
     EXPECT_TRUE(v.use_fit());
     EXPECT_EQ(v.known_refresh(), v.tracker().period());
@@ -204,7 +204,7 @@ TEST(Vblanks, WithoutTheLockATornDisplayedTimeStillServesAsReference) {
     p.end = at(1s + 1ms);
     p.swap_interval = 0;  // torn
     p.displayed = at(1s + 2ms);
-    v.observe(p, pacer::PresentClassifier::classify(p, false, v));
+    v.observe(p, pacer::PresentClassifier::classify(p, false, v, true));
     EXPECT_TRUE(v.known());
     EXPECT_EQ(v.period(), 10ms) << "no refresh reported: the fallback";
     EXPECT_EQ(v.next_after(at(1s + 3ms)), at(1s + 12ms));

@@ -76,15 +76,6 @@ struct Pixmaps {
     }
 };
 
-// The vblank counter of a display time: from the last vblank seen and the fitted period.
-std::uint64_t target_msc(const FrameTiming& t, const x11::PresentSource& src, clock::time_point last_vblank,
-                         std::chrono::nanoseconds period) {
-    if (t.has_display_target_msc) return t.display_target_msc;
-    const double n = std::round(static_cast<double>((t.display_target - last_vblank).count()) /
-                                static_cast<double>(std::max<std::int64_t>(1, period.count())));
-    return src.last_msc() + static_cast<std::uint64_t>(std::max(1.0, n));
-}
-
 // Vblanks only: wait for each, report it, judge the fit's prediction of it.
 void watch_vblanks(const DisplayCmdOptions& o, x11::PresentSource& src, FramePacer& pacer, DisplayCmdResult* r) {
     const clock::time_point end = clock::now() + std::chrono::duration_cast<clock::duration>(
@@ -105,7 +96,7 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
     Pixmaps pixmaps;
     pixmaps.create(src.connection(), src.window());
     TargetJudge& targets = r->targets.emplace();
-    clock::time_point last_vblank{}, locked_since{};
+    clock::time_point locked_since{};
     const clock::time_point end = clock::now() + std::chrono::duration_cast<clock::duration>(
                                                      std::chrono::duration<double>(o.seconds));
     std::uint32_t colour = 0x204060;
@@ -114,7 +105,6 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
             using Kind = x11::PresentEvent::Kind;
             if (e.kind == Kind::vblank) {
                 r->vblanks.vblank(true, e.msc, e.time, pacer.status());
-                last_vblank = e.time;
             } else if (e.kind == Kind::pixmap_shown) {
                 targets.shown(e.id, e.msc);
             } else if (e.kind == Kind::pixmap_skipped) {
@@ -124,8 +114,8 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
             }
         });
         const FrameTiming t = pacer.wait();
-        const PacerStatus st = pacer.status();
-        if (st.display.state != DisplayState::locked || !src.has_msc()) {
+        // Locked on counted vblanks: then, and only then, each frame names its target's counter.
+        if (!t.has_display_target_msc) {
             locked_since = {};
             continue;
         }
@@ -133,8 +123,7 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
         targets.counting = t.wake - locked_since >= kWarmUp;
         const xcb_pixmap_t p = pixmaps.fill(src.connection(), colour += 0x010203);
         if (p == 0) continue;  // the server still holds all three: skip this frame
-        const std::uint64_t msc = target_msc(t, src, last_vblank, st.display.period);
-        targets.target_of[src.present(pacer, p, msc)] = msc;
+        targets.target_of[src.present(pacer, p, t.display_target_msc)] = t.display_target_msc;
     }
 }
 

@@ -143,9 +143,9 @@ void DisplayTracker::add(const VblankSample& s, double reported_hz) noexcept {
     if (told_unsynced_) restart("the source shows vblanks again: fitting", 0);
     // A locked fit that the observations leave, several in a row: the display changed (a refresh
     // change the host did not report); fit again from those observations.
+    push(s, t);
     bool moved = false;
     if (status_.state == DisplayState::locked && period_ > 0) {
-        push(s, t);
         const int slot = (head_ + count_ - 1) % kWindow;
         const double x = index(slot, period_, ref_, ref_msc_);
         const double r = static_cast<double>(t - ref_) - x * period_;
@@ -154,8 +154,6 @@ void DisplayTracker::add(const VblankSample& s, double reported_hz) noexcept {
         moved = std::popcount(static_cast<unsigned>(off_fit_)) >= kMovedAfter;
         // A firm lock over a full window is fitted again every kRefitEvery samples only.
         if (!moved && firm_ && count_ == kWindow && ++since_fit_ < kRefitEvery) return follow(slot);
-    } else {
-        push(s, t);
     }
     if (moved) restart("the vblanks left the fit (a refresh change?): fitting again", 8);
     refit();
@@ -261,8 +259,7 @@ void DisplayTracker::fit_once(double period, std::int64_t ref, std::int64_t ref_
     }
     double da = m, db = 0;
     sums.line(&da, &db);
-    const double xl = status_.by_counter ? static_cast<double>(last_msc_ - ref_msc)
-                                         : std::round(static_cast<double>(last_t_ - ref) / period);
+    const double xl = x[n - 1];  // the last sample's index
     double shift = 0;  // envelope - least squares, at the last sample
     if (2 * nsw > sums.n) {
         const double ls_at = da + db * xl;
@@ -519,10 +516,6 @@ clock::time_point DisplayTracker::next_vblank(clock::time_point t) const noexcep
     while (ref_ + std::llround((n - 1) * period_) > tn) v = ref_ + std::llround(--n * period_);
     return clock::from_ns(v);
 }
-
-}  // namespace pacer
-
-namespace pacer {
 
 bool DisplayTracker::msc_at(clock::time_point vblank, std::uint64_t* msc) const noexcept {
     if (!locked() || !status_.by_counter || period_ <= 0) return false;

@@ -527,9 +527,7 @@ void FramePacer::Impl::aim_display(FrameTiming& t, const PaceSlot& slot) noexcep
     t.display_target = clock::from_ns(display_target(slot));
     t.has_display_target_msc =
         vblanks_.use_fit() && vblanks_.tracker().msc_at(t.display_target, &t.display_target_msc);
-    aimed_.display_target = t.display_target;
-    aimed_.display_target_msc = t.display_target_msc;
-    aimed_.has_display_target_msc = t.has_display_target_msc;
+    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};
 }
 
 std::int64_t FramePacer::Impl::vblank_after(std::int64_t t) const noexcept {

@@ -56,15 +56,19 @@ private:
         bool early = false;  // just_in_time: due at wait_until, ahead of the display deadline
         std::int64_t aim = 0;  // the display time it is aimed at; 0: the next slot
     };
+    // A frame's display target (FrameTiming::display_target, display_target_msc), 0: none.
+    struct Aim {
+        std::int64_t target = 0;
+        std::uint64_t msc = 0;  // when has_msc
+        bool has_msc = false;
+    };
     // A present reported, kept until its feedback (PresentInfo::id) can no longer come.
     struct Sent {
         PresentInfo info{};
-        bool settled = false;  // its outcome was counted
-        bool judged = false;   // its feedback told the lead whether it was late
-        std::int64_t target = 0;       // its frame's display target (FrameTiming::display_target), 0 none
-        std::uint64_t target_msc = 0;  // ... and counter, when has_target_msc
-        bool has_target_msc = false;
-        bool lead_used = false;        // its frame was started a learned lead before its target
+        bool settled = false;    // its outcome was counted
+        bool judged = false;     // its feedback told the lead whether it was late
+        Aim aim{};               // its frame's display target
+        bool lead_used = false;  // its frame was started a learned lead before its target
     };
     static constexpr int kSentKept = 16;  // presents in flight: feedback comes 1-3 frames late
 
@@ -142,7 +146,7 @@ private:
     // Presentation feedback.
     std::array<Sent, kSentKept> sent_{};
     int sent_next_ = 0;
-    FrameTiming aimed_{};  // the last frame's display target (aim_display): its presents are for it
+    Aim aimed_{};  // the last frame's display target (aim_display): its presents are for it
     PresentCounts presents_{};
     std::uint32_t shown_since_ = 0, dropped_since_ = 0;  // since the last wait()
 };

@@ -61,10 +61,8 @@ void FramePacer::Impl::report_present(const PresentInfo& in) noexcept {
     if (moved) pending_ = true;
     vsync_.on_present(present);
     vblanks_.set_reported_hz(present.refresh_hz);
-    PresentVerdict v = PresentClassifier::classify(present, vsync_.status().in_use, vblanks_);
-    // A swap's return is a vblank only where the swap is verified to wait for one: else it is the
-    // pacer's own wake-up (a swap that does not block), and a fit of those is the pacer's pacing.
-    if (v.observation == VblankSource::swap_return && !vsync_.status().detected) v.observation = VblankSource::none;
+    const VsyncStatus& vs = vsync_.status();
+    const PresentVerdict v = PresentClassifier::classify(present, vs.in_use, vblanks_, vs.detected);
     vblanks_.observe(present, v);
     remember(present);
     if (!grid_.started() || !latency_.is_open()) return;
@@ -84,9 +82,7 @@ void FramePacer::Impl::remember(const PresentInfo& present) noexcept {
     s.info = present;
     s.settled = false;
     s.judged = false;
-    s.target = clock::to_ns(aimed_.display_target);
-    s.target_msc = aimed_.display_target_msc;
-    s.has_target_msc = aimed_.has_display_target_msc;
+    s.aim = aimed_;
     s.lead_used = sync_ == SyncMode::just_in_time || latency_.aligned();
     if (present.outcome != PresentOutcome::unknown) count_outcome(s, present.outcome);
 }
@@ -135,13 +131,13 @@ void FramePacer::Impl::feedback(Sent& s, const PresentInfo& in) noexcept {
 // Late: never shown (skipped or discarded: a newer present took its place), shown at a later vblank
 // counter than its target, or, without counters, more than half a period after it.
 void FramePacer::Impl::judge_late(Sent& s) noexcept {
-    if (s.judged || !s.lead_used || s.target == 0) return;
+    if (s.judged || !s.lead_used || s.aim.target == 0) return;
     const PresentInfo& p = s.info;
     bool late = false;
     if (p.outcome != PresentOutcome::shown) late = true;
-    else if (p.has_msc && s.has_target_msc) late = p.msc > s.target_msc;
+    else if (p.has_msc && s.aim.has_msc) late = p.msc > s.aim.msc;
     else if (p.displayed.time_since_epoch().count() != 0)
-        late = clock::to_ns(p.displayed) > s.target + vblank_period() / 2;
+        late = clock::to_ns(p.displayed) > s.aim.target + vblank_period() / 2;
     else return;
     s.judged = true;
     if (late) lead_.late_feedback(grid_.period(), cfg_.max_late_share);

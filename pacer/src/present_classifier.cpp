@@ -24,7 +24,7 @@ clock::time_point PresentClassifier::displayed_time(const PresentInfo& p) noexce
 
 namespace {
 // What a present's displayed time (or a waited return) says about the display.
-void observe(PresentVerdict& v, const PresentInfo& p) noexcept {
+void observe(PresentVerdict& v, const PresentInfo& p, bool swap_verified) noexcept {
     const bool has_displayed = p.ok && v.displayed.time_since_epoch().count() != 0;
     if (has_displayed && p.flags.known) {
         v.observation = p.flags.vsync ? VblankSource::displayed : VblankSource::unsynced;
@@ -32,7 +32,7 @@ void observe(PresentVerdict& v, const PresentInfo& p) noexcept {
     } else if (has_displayed && v.synced) {
         v.observation = VblankSource::displayed;
         v.vblank = v.displayed;
-    } else if (v.waited) {
+    } else if (v.waited && swap_verified) {
         v.observation = VblankSource::swap_return;
         v.vblank = p.end;
     }
@@ -47,12 +47,12 @@ PresentVerdict PresentClassifier::classify_feedback(const PresentInfo& p, bool v
         v.shown = v.displayed;
         v.shown_known = true;
     }
-    observe(v, p);
+    observe(v, p, false);  // no waiting judged here: waited is false
     return v;
 }
 
-PresentVerdict PresentClassifier::classify(const PresentInfo& p, bool vsync_in_use,
-                                           const VblankModel& vblanks) noexcept {
+PresentVerdict PresentClassifier::classify(const PresentInfo& p, bool vsync_in_use, const VblankModel& vblanks,
+                                           bool swap_verified) noexcept {
     PresentVerdict v;
     v.synced = synchronised(p, vsync_in_use);
     v.displayed = displayed_time(p);
@@ -75,7 +75,7 @@ PresentVerdict PresentClassifier::classify(const PresentInfo& p, bool vsync_in_u
     }
     v.shown = clock::from_ns(shown);
     v.shown_known = shown != 0 || v.waited;
-    observe(v, p);
+    observe(v, p, swap_verified);
     return v;
 }
 }  // namespace pacer

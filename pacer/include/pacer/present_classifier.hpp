@@ -8,7 +8,7 @@
 //   PresentVerdict           synchronised, waited, shown, the vblank observation it gives
 //   VblankModel              where the caller believes the vblanks are (the classifier asks it)
 //
-//   pacer::PresentVerdict v = pacer::PresentClassifier::classify(present, vsync_in_use, vblanks);
+//   pacer::PresentVerdict v = pacer::PresentClassifier::classify(present, vsync_in_use, vblanks, verified);
 //   if (v.observation != pacer::VblankSource::none) tracker.add(v.vblank, present.refresh_hz, v.observation);
 //
 // The rule. A present is synchronised when its swap interval is N >= 1, or unknown (-1) while the
@@ -34,7 +34,9 @@
 // gives flags (PresentFlags::known) they decide instead: vsync, a vblank; no vsync, a displayed
 // time on the compositor's own timer (VblankSource::unsynced: weston 10 reports flags 0). Failing
 // a displayed time, the return of a present that waited is a vblank (never early, often late:
-// VblankSource::swap_return).
+// VblankSource::swap_return), once presents verified that the swap waits for vblanks: before
+// that a swap that returns "on a vblank" may be the pacer's own wake-up (a swap that does not
+// block, on Xvfb), and a fit of those would be the pacer's pacing.
 // A displayed time before the call or more than 1 s after its return is no time (an uninitialised
 // field): unknown.
 //
@@ -89,9 +91,10 @@ struct PresentClassifier {
     static bool synchronised(const PresentInfo& present, bool vsync_in_use) noexcept;
     // PresentInfo::displayed when plausible (not before begin, at most 1 s after end); else epoch.
     static clock::time_point displayed_time(const PresentInfo& present) noexcept;
-    // The verdict on one present (see the rule). vsync_in_use: the swap paces the frames now.
-    static PresentVerdict classify(const PresentInfo& present, bool vsync_in_use,
-                                   const VblankModel& vblanks) noexcept;
+    // The verdict on one present (see the rule). vsync_in_use: the swap paces the frames now;
+    // swap_verified: presents verified that the swap waits for vblanks (VsyncStatus::detected).
+    static PresentVerdict classify(const PresentInfo& present, bool vsync_in_use, const VblankModel& vblanks,
+                                   bool swap_verified) noexcept;
     // Feedback for a present classified before (its id, outcome, displayed time, flags): what its
     // displayed time says about the display, and when it was shown. No waiting is judged again.
     static PresentVerdict classify_feedback(const PresentInfo& present, bool vsync_in_use) noexcept;

@@ -10,7 +10,7 @@
 //
 //   pacer::Vblanks v;                      // display lock on
 //   v.set_fallback_period(period);         // the pacer's own period, when nothing else is known
-//   v.observe(present, pacer::PresentClassifier::classify(present, vsync_in_use, v));
+//   v.observe(present, pacer::PresentClassifier::classify(present, vsync_in_use, v, verified));
 //   if (v.known()) wake_at(v.next_after(now) - lead);
 //
 // With the display lock (set_lock(true), FramePacer's PacerConfig::display_lock) the vblanks are
