@@ -6,15 +6,7 @@
 
 namespace pacer {
 
-double percentile_sorted(Span<const double> s, double p) noexcept {
-    if (s.empty()) return 0.0;
-    if (!(p > 0.0)) return s.front();
-    if (p >= 1.0) return s.back();
-    const double h = static_cast<double>(s.size() - 1) * p;
-    const auto lo = static_cast<std::size_t>(std::floor(h));
-    const std::size_t hi = std::min(lo + 1, s.size() - 1);
-    return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
-}
+double percentile_sorted(Span<const double> s, double p) noexcept { return percentile_sorted_of(s, p); }
 
 StutterCounter::StutterCounter(int window, double factor)
     : ring_(static_cast<std::size_t>(std::max(window, 1))), factor_(factor) {}
@@ -46,8 +38,8 @@ void StutterCounter::reset() noexcept {
 FrameStats::FrameStats(std::size_t capacity, int stutter_window, double stutter_factor)
     : cap_(std::max<std::size_t>(capacity, 2)),
       interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), latency_(cap_), missed_(cap_),
-      shown_late_(cap_), shown_(cap_), dropped_(cap_), feedback_(cap_),
-      stutter_flag_(cap_), stutter_(stutter_window, stutter_factor), scratch_(cap_) {}
+      shown_late_(cap_), stutter_flag_(cap_), shown_(cap_), dropped_(cap_), feedback_(cap_),
+      stutter_(stutter_window, stutter_factor), scratch_(cap_) {}
 
 void FrameStats::reset() noexcept {
     head_ = count_ = 0;
@@ -110,24 +102,7 @@ double low_fps(Span<const double> sorted, double q) noexcept {
 
 }  // namespace
 
-Distribution describe_sorted(Span<const double> sorted) noexcept {
-    Distribution d;
-    if (sorted.empty()) return d;
-    double sum = 0;
-    for (double v : sorted) sum += v;
-    d.mean = sum / static_cast<double>(sorted.size());
-    double ss = 0;
-    for (double v : sorted) ss += (v - d.mean) * (v - d.mean);
-    d.stddev = std::sqrt(ss / static_cast<double>(sorted.size()));
-    d.min = sorted.front();
-    d.max = sorted.back();
-    d.p50 = percentile_sorted(sorted, 0.50);
-    d.p90 = percentile_sorted(sorted, 0.90);
-    d.p95 = percentile_sorted(sorted, 0.95);
-    d.p99 = percentile_sorted(sorted, 0.99);
-    d.p999 = percentile_sorted(sorted, 0.999);
-    return d;
-}
+Distribution describe_sorted(Span<const double> sorted) noexcept { return describe_sorted_of(sorted); }
 
 StatsSummary FrameStats::summarize() const noexcept {
     StatsSummary s;
