@@ -38,41 +38,6 @@ double quantile_r8_of(const S& s, double p) noexcept {
     return s[k - 1] + (h - hf) * (s[k] - s[k - 1]);
 }
 
-// pacer::percentile_sorted (type 7).
-template <class S>
-double percentile_of(const S& s, double p) noexcept {
-    const std::size_t n = s.size();
-    if (n == 0) return 0.0;
-    if (!(p > 0.0)) return s[0];
-    if (p >= 1.0) return s[n - 1];
-    const double h = static_cast<double>(n - 1) * p;
-    const auto lo = static_cast<std::size_t>(std::floor(h));
-    const std::size_t hi = std::min(lo + 1, n - 1);
-    return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
-}
-
-// pacer::describe_sorted.
-template <class S>
-pacer::Distribution describe_of(const S& s) noexcept {
-    pacer::Distribution d;
-    const std::size_t n = s.size();
-    if (n == 0) return d;
-    double sum = 0;
-    for (std::size_t i = 0; i < n; ++i) sum += s[i];
-    d.mean = sum / static_cast<double>(n);
-    double ss = 0;
-    for (std::size_t i = 0; i < n; ++i) ss += (s[i] - d.mean) * (s[i] - d.mean);
-    d.stddev = std::sqrt(ss / static_cast<double>(n));
-    d.min = s[0];
-    d.max = s[n - 1];
-    d.p50 = percentile_of(s, 0.50);
-    d.p90 = percentile_of(s, 0.90);
-    d.p95 = percentile_of(s, 0.95);
-    d.p99 = percentile_of(s, 0.99);
-    d.p999 = percentile_of(s, 0.999);
-    return d;
-}
-
 // The first index whose value is >= cut (std::lower_bound).
 template <class S>
 std::size_t lower_index(const S& s, double cut) noexcept {
@@ -277,13 +242,6 @@ void FrameColumn::select(std::vector<std::size_t> ranks) {
     }
 }
 
-std::vector<double> FrameColumn::sorted() && {
-    sort();
-    std::vector<double> out = wide_ ? std::move(wide_values_) : doubles();
-    *this = FrameColumn();
-    return out;
-}
-
 namespace {
 
 // ---- ValueBag ----------------------------------------------------------------------------------
@@ -391,15 +349,9 @@ public:
     }
     bool empty() const noexcept { return n_ == 0; }
     // pacer::percentile_sorted(values, p), the same arithmetic on the same values; p one of ps.
-    double percentile(double p) const {
-        if (n_ == 0) return 0.0;
-        if (!(p > 0.0)) return at(0);
-        if (p >= 1.0) return at(n_ - 1);
-        const double h = static_cast<double>(n_ - 1) * p;
-        const auto lo = static_cast<std::size_t>(std::floor(h));
-        const std::size_t hi = std::min(lo + 1, n_ - 1);
-        return at(lo) + (h - static_cast<double>(lo)) * (at(hi) - at(lo));
-    }
+    double percentile(double p) const { return pacer::percentile_sorted_of(*this, p); }
+    std::size_t size() const noexcept { return n_; }
+    double operator[](std::size_t i) const { return at(i); }
 
 private:
     struct Run {
@@ -611,7 +563,7 @@ void compute_sampled(const SeriesFrames& s, Analysis& a) {
 // Frame-time figures: mean, spread, quantiles, P1 / P0.1 FPS, lows. `sorted` is ft sorted.
 template <class S>
 void frame_time_figures(const S& sorted, double total, bool cfx, Analysis& a) {
-    const Distribution dist = describe_of(sorted);
+    const Distribution dist = pacer::describe_sorted_of(sorted);
     a.mean_ms = dist.mean;
     a.stddev_ms = dist.stddev;
     a.min_ms = dist.min;

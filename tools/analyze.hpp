@@ -100,12 +100,8 @@ public:
     void set(std::size_t i, double v);
     std::size_t size() const noexcept { return wide_ ? wide_values_.size() : narrow_.size(); }
     bool empty() const noexcept { return size() == 0; }
-    bool compact() const noexcept { return !wide_; }
     double operator[](std::size_t i) const noexcept { return wide_ ? wide_values_[i] : decode(narrow_[i]); }
     std::vector<double> doubles() const;  // every value, in order
-    // The values that are not NaN, ascending; the column is left empty (its memory freed first
-    // where it can be: a million compact values sort in 4 MB plus 4 MB of scratch).
-    std::vector<double> sorted() &&;
     // The values that are not NaN, ascending, in place (operator[] then reads them in order).
     void sort();
     // The values that are not NaN, with the value a full sort would put at each of ranks in its

@@ -116,7 +116,6 @@ constexpr RecordField<U> blank_field() noexcept {
 //   gpu_busy_ms GPUBusy / MsGPUActive / GpuActive   display_change_ms  MsBetweenDisplayChange /
 //   input_to_photon_ms  MsAllInputToPhotonLatency, ...                     DisplayedTime
 struct FrameRecord {
-    static constexpr double kNA = std::numeric_limits<double>::quiet_NaN();
     std::uint64_t line = 0;  // 1-based line in the file
 #define PACER_RECORD_FIELD(member, name, aliases, unit, origin, timing, value) \
     RecordField<pacer::CaptureUnit::unit> member = blank_field<pacer::CaptureUnit::unit>();

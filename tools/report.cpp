@@ -261,7 +261,8 @@ struct Mark {
 struct Prepared {
     std::string label;
     std::vector<Mark> marks;     // stutters and hitches, at most one per pixel column
-    std::vector<double> sorted;  // frame times, ascending
+    pacer::Span<const double> sorted;  // frame times, ascending: the Analysis' own, or owned_sorted
+    std::vector<double> owned_sorted;  // an Analysis made without keep_frames: sorted here
     double body_p999 = 0;        // p99.9 of the frames that are neither stutters nor hitches
 };
 
@@ -468,7 +469,7 @@ Plot percentile_axes(std::string& o, const std::vector<Prepared>& ps, const Layo
 void percentile_plot(std::string& o, const std::vector<Prepared>& ps, const Layout& L, double h) {
     const Plot pp = percentile_axes(o, ps, L, h);
     for (std::size_t i = 0; i < ps.size(); ++i) {
-        const std::vector<double>& s = ps[i].sorted;
+        const pacer::Span<const double> s = ps[i].sorted;
         if (s.empty()) continue;
         const double xend = std::log10(static_cast<double>(s.size()));
         Series c;
@@ -485,7 +486,7 @@ void percentile_plot(std::string& o, const std::vector<Prepared>& ps, const Layo
     // Same marks as the frame-time plot, over every curve, at the percentile axis (x is the
     // stretched percentile of the longest frame).
     for (std::size_t i = 0; i < ps.size(); ++i) {
-        const std::vector<double>& s = ps[i].sorted;
+        const pacer::Span<const double> s = ps[i].sorted;
         if (s.empty() || s.back() <= L.ft_top) continue;
         const double x = pp.px(std::log10(static_cast<double>(s.size()))), ms = s.back();
         appendf(o, "<path class=\"over\" fill=\"%s\" d=\"M%.1f %.1fl-5 9h10z\"><title>", colour(i), x, pp.top - 1);
@@ -588,10 +589,11 @@ Layout prepare(const std::vector<Analysis>& as, const ReportOptions& opt, std::v
     for (std::size_t i = 0; i < as.size(); ++i) {
         ps[i].label = series_label(as[i], strip);
         find_marks(as[i], opt, 0, L.t_end, columns, ps[i]);
-        ps[i].sorted = as[i].frame_ms_sorted;
+        ps[i].sorted = as[i].frame_ms_sorted;  // a view: `as` outlives the page
         if (ps[i].sorted.size() != as[i].frame_ms.size()) {  // an Analysis made without keep_frames
-            ps[i].sorted = as[i].frame_ms;
-            std::sort(ps[i].sorted.begin(), ps[i].sorted.end());
+            ps[i].owned_sorted = as[i].frame_ms;
+            std::sort(ps[i].owned_sorted.begin(), ps[i].owned_sorted.end());
+            ps[i].sorted = ps[i].owned_sorted;
         }
         L.body_top = std::max(L.body_top, ps[i].body_p999);
     }

@@ -14,8 +14,6 @@ namespace pacer::capi {
 
 namespace {
 
-std::int64_t ns(std::chrono::nanoseconds d) noexcept { return static_cast<std::int64_t>(d.count()); }
-
 int status_code(const Status& s) noexcept {
     return s ? PACER_OK : fail(PACER_ERROR_INVALID_ARGUMENT, s.message().c_str());
 }
@@ -113,8 +111,10 @@ pacer_frame_pacer* pacer_create(const pacer_config* config) { return create(conf
 void pacer_destroy(pacer_frame_pacer* fp) { delete fp; }
 
 int pacer_wait(pacer_frame_pacer* fp, pacer_frame_timing* timing) {
-    if (timing) *timing = pacer_frame_timing{};
-    if (!fp) return null_argument("pacer_wait", "the pacer");
+    if (!fp) {
+        if (timing) *timing = pacer_frame_timing{};
+        return null_argument("pacer_wait", "the pacer");
+    }
     const pacer::FrameTiming t = fp->impl.wait();
     if (timing) *timing = to_c(t);
     return PACER_OK;

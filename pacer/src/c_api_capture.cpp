@@ -17,8 +17,6 @@ namespace {
 
 using namespace pacer::capi;
 
-std::chrono::nanoseconds dur(std::int64_t n) noexcept { return std::chrono::nanoseconds(n); }
-
 pacer::CaptureOptions to_cpp(const pacer_capture_options& o) {
     pacer::CaptureOptions options;
     if (o.application) options.application = o.application;
@@ -98,10 +96,7 @@ int pacer_capture_add(pacer_capture* capture, const pacer_frame_timing* timing,
     if (!capture) return null_argument("pacer_capture_add", "the capture");
     if (!timing) return null_argument("pacer_capture_add", "the timing");
     if (const int code = check_timing(*timing, "pacer_capture_add"); code != PACER_OK) return code;
-    if (extras)
-        capture->writer.add(pacer::capi::to_cpp(*timing), to_cpp(*extras));
-    else
-        capture->writer.add(pacer::capi::to_cpp(*timing));
+    capture->writer.add(pacer::capi::to_cpp(*timing), extras ? to_cpp(*extras) : pacer::CaptureExtras{});
     return PACER_OK;
 }
 

@@ -82,9 +82,6 @@ namespace {
 // A fixed buffer, not a std::string: reporting std::bad_alloc must not allocate.
 thread_local char t_last_error[512] = "";
 
-std::int64_t ns(std::chrono::nanoseconds d) noexcept { return static_cast<std::int64_t>(d.count()); }
-std::chrono::nanoseconds dur(std::int64_t n) noexcept { return std::chrono::nanoseconds(n); }
-
 }  // namespace
 
 int fail(int code, const char* message) noexcept {

@@ -3,6 +3,7 @@
 // ones. Not installed; tests/c_api_test.cpp includes it to run a C pacer in virtual time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 #include "pacer/config.hpp"
@@ -39,8 +40,12 @@ int guarded(F&& f) noexcept {
     }
 }
 
-// Conversions. Choices are checked where C hands them in (is_valid); the config's are checked by
-// pacer::validate, which names the field.
+// Durations as C's int64 nanoseconds and back.
+inline std::int64_t ns(std::chrono::nanoseconds d) noexcept { return static_cast<std::int64_t>(d.count()); }
+inline std::chrono::nanoseconds dur(std::int64_t n) noexcept { return std::chrono::nanoseconds(n); }
+
+// Conversions. Choices are checked where C hands them in (check_timing); the config's are checked
+// by pacer::validate, which names the field.
 PacerConfig to_cpp(const pacer_config& c) noexcept;
 pacer_config to_c(const PacerConfig& c) noexcept;
 pacer_frame_timing to_c(const FrameTiming& t) noexcept;

@@ -414,9 +414,15 @@ void CaptureWriter::flush() noexcept {
 void CaptureWriter::finish_row(const FrameTiming* next) noexcept {
     if (!pending_) return;
     pending_ = false;
-    const PendingRow& pr = pending_row_;
+    PendingRow& pr = pending_row_;
+    const CaptureRow r{pr.t,       pr.x, next, pr.frame_ns, pr.time_ns, opt_.application, {pid_, pid_len_},
+                       opt_.runtime, {pr.source, pr.source_len}};
+    char* const start = buf_.get() + pos_;
+    pos_ += static_cast<std::size_t>(format_row(start, r) - start);
+    ++rows_in_buf_;
+    newest_ = pr.time_ns + t0_;
     if (window_) {  // the row's frame, with its frame time and the latency figures that belong to it
-        FrameTiming w = pr.t;
+        FrameTiming& w = pr.t;  // the row is written: its frame is free to be amended
         w.interval = std::chrono::nanoseconds(pr.frame_ns);
         w.latency = next ? next->latency : std::chrono::nanoseconds(0);
         w.input_to_present = next ? next->input_to_present : std::chrono::nanoseconds(0);
@@ -424,12 +430,6 @@ void CaptureWriter::finish_row(const FrameTiming* next) noexcept {
         w.shown_late = next && next->shown_late;
         window_->add(w);
     }
-    const CaptureRow r{pr.t,       pr.x, next, pr.frame_ns, pr.time_ns, opt_.application, {pid_, pid_len_},
-                       opt_.runtime, {pr.source, pr.source_len}};
-    char* const start = buf_.get() + pos_;
-    pos_ += static_cast<std::size_t>(format_row(start, r) - start);
-    ++rows_in_buf_;
-    newest_ = pr.time_ns + t0_;
 }
 
 // Pacer's own figures: every frame with a wake-to-wake interval, written or not.

@@ -4,7 +4,8 @@
 # C++17), a C++17 frame loop, a C program, the SDL2 adapter, designated initializers, and no
 # spdlog or {fmt} handed to the consumer. Then a C-only project (tests/consumer/c_only: a C game,
 # README's C example, pacer::pacer_cli when the tool was installed) the same way, and with
-# find_package also the C game built with cc and pkg-config.
+# find_package also the C game built with cc and pkg-config. VERSION: the version the C programs
+# must report (pacer_version()), the project's.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 if(NOT CONFIG)
@@ -17,16 +18,6 @@ function(run)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}")
   endif()
 endfunction()
-
-# The version the C programs must report (pacer_version()), from where it is written.
-file(STRINGS "${SOURCE_DIR}/pacer/include/pacer/version.hpp" version_lines
-     REGEX "^#define PACER_VERSION_(MAJOR|MINOR|PATCH) [0-9]+$")
-set(PACER_VERSION)
-foreach(line IN LISTS version_lines)
-  string(REGEX REPLACE ".* ([0-9]+)$" "\\1" part "${line}")
-  list(APPEND PACER_VERSION ${part})
-endforeach()
-list(JOIN PACER_VERSION "." PACER_VERSION)
 
 set(failed)
 function(check what)
@@ -106,7 +97,7 @@ if(EXISTS "${c_build}/CMakeCache.txt")
   check("the C game links pacer::pacer alone and builds with -Wall -Wextra -Wpedantic -Wconversion -Werror"
         ${CMAKE_COMMAND} --build "${c_build}" -j 2 --target game)
   check("the C game paces, writes a capture and reads back its statistics"
-        "${c_build}/game" "${c_build}/game.csv" "${PACER_VERSION}")
+        "${c_build}/game" "${c_build}/game.csv" "${VERSION}")
   check("README's \"From C\" example builds with -Wall -Wextra -Wpedantic -Wconversion -Werror"
         ${CMAKE_COMMAND} --build "${c_build}" -j 2 --target readme_example)
   # 30 frames: the header and a row for each frame but the first, which has no frame time.
@@ -145,7 +136,7 @@ if(HOW STREQUAL "find_package")
           ${CC} -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Werror "${SOURCE_DIR}/tests/consumer/c_only/game.c"
           ${flags} -o "${WORK_DIR}/game_pkgconfig")
     check("the pkg-config C game runs" "${WORK_DIR}/game_pkgconfig" "${WORK_DIR}/game_pkgconfig.csv"
-          "${PACER_VERSION}")
+          "${VERSION}")
   else()
     message(STATUS "consumer.${HOW}: pkg-config, a C compiler or pacer.pc missing: the pkg-config C build is not checked")
   endif()

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -66,6 +67,19 @@ private:
 
 // Linear-interpolation quantile of an ascending range (h = (N - 1) p); 0 for an empty range.
 double percentile_sorted(Span<const double> sorted, double p) noexcept;
+// The same on any ascending sequence with size() and operator[] giving doubles (a column stored
+// in another form, such as `pacer analyze`'s compact frame times, read without a copy).
+template <class Sorted>
+double percentile_sorted_of(const Sorted& s, double p) noexcept {
+    const std::size_t n = s.size();
+    if (n == 0) return 0.0;
+    if (!(p > 0.0)) return s[0];
+    if (p >= 1.0) return s[n - 1];
+    const double h = static_cast<double>(n - 1) * p;
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = lo + 1 < n ? lo + 1 : n - 1;
+    return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
+}
 
 // Which per-frame quantity a histogram or a series reads.
 enum class FrameMetric {
@@ -85,6 +99,27 @@ struct Distribution {
 
 // Mean, population stddev, min, max and percentiles of an ascending range; zeros when empty.
 Distribution describe_sorted(Span<const double> sorted) noexcept;
+// The same on any ascending sequence, as percentile_sorted_of.
+template <class Sorted>
+Distribution describe_sorted_of(const Sorted& s) noexcept {
+    Distribution d;
+    const std::size_t n = s.size();
+    if (n == 0) return d;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += s[i];
+    d.mean = sum / static_cast<double>(n);
+    double ss = 0;
+    for (std::size_t i = 0; i < n; ++i) ss += (s[i] - d.mean) * (s[i] - d.mean);
+    d.stddev = std::sqrt(ss / static_cast<double>(n));
+    d.min = s[0];
+    d.max = s[n - 1];
+    d.p50 = percentile_sorted_of(s, 0.50);
+    d.p90 = percentile_sorted_of(s, 0.90);
+    d.p95 = percentile_sorted_of(s, 0.95);
+    d.p99 = percentile_sorted_of(s, 0.99);
+    d.p999 = percentile_sorted_of(s, 0.999);
+    return d;
+}
 
 // Counts stutters: frames whose time is above `factor` x the mean of the `window` frame times
 // before them. The one stutter rule of the library, the demo and `pacer analyze`.
