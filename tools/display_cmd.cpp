@@ -133,7 +133,7 @@ std::string format_json(const DisplayCmdResult& r) {
         s += ", \"presented\": " + std::to_string(r.targets->presented) + ", \"on_target_share\": " +
              number_or_null(f.on_target_share, 4) + ", \"late_frames\": " + number_or_null(f.late, 0) +
              ", \"early_frames\": " + std::to_string(r.targets->early) + ", \"skipped_frames\": " +
-             std::to_string(r.targets->skipped);
+             std::to_string(r.targets->skipped) + ", \"untargeted_frames\": " + std::to_string(r.targets->untargeted);
     }
     return s + "}\n";
 }
@@ -159,7 +159,8 @@ std::string format_text(const DisplayCmdResult& r) {
     if (r.targets)
         s += "present at time: " + std::to_string(r.targets->on_target) + " of " + std::to_string(r.targets->presented) +
              " on their target counter (" + number_or_null(f.on_target_share ? *f.on_target_share * 100 : f.on_target_share, 2) +
-             " %), " + std::to_string(r.targets->late) + " late, " + std::to_string(r.targets->skipped) + " skipped\n";
+             " %), " + std::to_string(r.targets->late) + " late, " + std::to_string(r.targets->skipped) + " skipped, " +
+             std::to_string(r.targets->untargeted) + " paced unlocked\n";
     return s;
 }
 
@@ -184,13 +185,15 @@ int display_main(int argc, char** argv) {
     opts.flag("--present-at-time", "present pixmaps at their target counter (x11-present)", &o.present_at_time);
     opts.flag("--match-display", "pace at the display's rate (fitted, or the shown rate of a compositor's timer)",
               &o.match_display);
-    opts.number("--seconds", "S", "run time", &o.seconds, 1.0, 3600.0);
+    opts.number("--seconds", "S", "run time (with --frames: the longest)", &o.seconds, 1.0, 3600.0);
+    opts.number("--frames", "N", "--present-at-time: stop once N frames are judged", &o.frames, 1LL, 10000000LL);
     opts.flag("--json", "one JSON object instead of text", &o.json);
     opts.epilogue = "Exit status: 0 ok, 2 bad options, no display, or a source the display lacks.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (o.present_at_time && o.source != "x11-present")
         return cli::stop(opts, Status::error("--present-at-time: only with --source x11-present"));
+    if (o.frames > 0 && !o.present_at_time) return cli::stop(opts, Status::error("--frames: only with --present-at-time"));
     set_log_function(nullptr);  // the report says what the log would
     DisplayCmdResult r;
     r.source = o.source;

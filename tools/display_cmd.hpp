@@ -17,7 +17,8 @@ struct DisplayCmdOptions {
     double hz = 60;                      // the pacer's target rate
     bool present_at_time = false;        // x11-present: present pixmaps at their target counter
     bool match_display = false;          // the pacer's PacerConfig::match_display
-    double seconds = 10;
+    double seconds = 10;                 // run time (with frames: the most it may take)
+    long long frames = 0;                // present at time: stop once this many are judged (0: run `seconds`)
     bool json = false;
 };
 
@@ -45,7 +46,8 @@ private:
 struct TargetJudge {
     std::map<std::uint64_t, std::uint64_t> target_of;  // present id -> target counter
     std::uint64_t presented = 0, on_target = 0, late = 0, early = 0, skipped = 0;
-    bool counting = false;  // false while the fit and the lead settle (not counted)
+    std::uint64_t untargeted = 0;  // frames paced after the warm-up while no lock named a target
+    bool counting = false;  // false until the first lock has settled (the fit and the lead)
 
     void shown(std::uint64_t id, std::uint64_t msc);
     void dropped(std::uint64_t id);

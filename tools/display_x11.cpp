@@ -96,11 +96,12 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
     Pixmaps pixmaps;
     pixmaps.create(src.connection(), src.window());
     TargetJudge& targets = r->targets.emplace();
-    clock::time_point locked_since{};
+    clock::time_point first_lock{};
     const clock::time_point end = clock::now() + std::chrono::duration_cast<clock::duration>(
                                                      std::chrono::duration<double>(o.seconds));
+    const auto enough = static_cast<std::uint64_t>(o.frames);
     std::uint32_t colour = 0x204060;
-    while (clock::now() < end && src.ok()) {
+    while (clock::now() < end && src.ok() && (enough == 0 || targets.presented < enough)) {
         src.poll(pacer, [&](const x11::PresentEvent& e) {
             using Kind = x11::PresentEvent::Kind;
             if (e.kind == Kind::vblank) {
@@ -115,12 +116,14 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
         });
         const FrameTiming t = pacer.wait();
         // Locked on counted vblanks: then, and only then, each frame names its target's counter.
+        // The warm-up runs once, from the first lock; a frame paced unlocked after it is counted
+        // as untargeted (a lock lost to a stalled server clock shows there, not as a restart).
+        if (t.has_display_target_msc && first_lock == clock::time_point{}) first_lock = t.wake;
+        targets.counting = first_lock != clock::time_point{} && t.wake - first_lock >= kWarmUp;
         if (!t.has_display_target_msc) {
-            locked_since = {};
+            if (targets.counting) ++targets.untargeted;
             continue;
         }
-        if (locked_since == clock::time_point{}) locked_since = t.wake;
-        targets.counting = t.wake - locked_since >= kWarmUp;
         const xcb_pixmap_t p = pixmaps.fill(src.connection(), colour += 0x010203);
         if (p == 0) continue;  // the server still holds all three: skip this frame
         targets.target_of[src.present(pacer, p, t.display_target_msc)] = t.display_target_msc;

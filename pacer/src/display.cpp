@@ -12,6 +12,12 @@ namespace {
 
 constexpr double kMinHz = 20.0, kMaxHz = 1000.0;
 constexpr double kMinBand = 100'000.0;   // ns: inliers are never cut tighter than this
+// ns: counted vblanks count as fitting the line within this (or period / 8) at least. Their
+// index is certain; a server that stamps from a millisecond timer (Xvfb) puts a third of its
+// 60 Hz stamps a steady 1-1.1 ms off the others, which a band of the median deviation alone
+// counted as outliers (two thirds inliers: no lock for 3-27 s). The line itself is still fitted
+// through the tight band: the wide one let the scheduler's late stamps tilt it (0.034 % off).
+constexpr double kMinCountedBand = 2e6;
 constexpr double kMaxLockSpread = 1e6;   // ns: a lock needs a spread under this (and period / 16)
 constexpr double kHintTolerance = 0.02;  // a fitted period this far from the reported one is no fit
 
@@ -267,7 +273,7 @@ void DisplayTracker::fit_once(double period, std::int64_t ref, std::int64_t ref_
         shift = da + db * xl - ls_at;
     }
     if (record) keep_fit(x, r, in, sums, {period, ref, ref_msc, m, band, shift});
-    judge(x, r, da, db, spread, inliers);
+    judge(x, r, da, db, period, spread, inliers);
     *out_period = period + db;
     *out_ref = ref + std::llround(da + xl * period + db * xl);
 }
@@ -297,7 +303,14 @@ void DisplayTracker::envelope(const double* x, const double* r, const bool* in, 
 }
 
 // The spread and inliers of the window against the line (da, db), and the residual it shows.
-void DisplayTracker::judge(const double* x, const double* r, double da, double db, double* spread,
+// What counts as fitting the line for a lock: 3.5 robust standard deviations (1.4826 x the median
+// absolute deviation) around the median, and for counted vblanks kMinCountedBand.
+double DisplayTracker::inlier_band(double mad, double period) const noexcept {
+    const double floor = status_.by_counter ? std::min(period / 8, kMinCountedBand) : kMinBand;
+    return std::max({3.5 * 1.4826 * mad, floor, kMinBand});
+}
+
+void DisplayTracker::judge(const double* x, const double* r, double da, double db, double period, double* spread,
                            int* inliers) noexcept {
     double res[kWindow], tmp[kWindow];
     const int n = count_;
@@ -305,7 +318,7 @@ void DisplayTracker::judge(const double* x, const double* r, double da, double d
     const double m = quantile(tmp, n, 0.5);
     for (int i = 0; i < n; ++i) tmp[i] = std::fabs(res[i] - m);
     const double mad = quantile(tmp, n, 0.5);
-    const double band = std::max(3.5 * 1.4826 * mad, kMinBand);
+    const double band = inlier_band(mad, period);
     int count = 0;
     for (int i = 0; i < n; ++i) count += std::fabs(res[i] - m) <= band ? 1 : 0;
     for (int i = 0; i < n; ++i) tmp[i] = std::fabs(res[i]);

@@ -10,9 +10,12 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
           (Xvfb arms its vblank timer in whole milliseconds, so its stamps come 0-1 ms late in a
           pattern plus the scheduler's delay: the prediction's error against them measured
           1.1-1.3 ms at p99 on an idle 2-core virtual machine, p50 0.3-0.45 ms.)
-  target  --present-at-time --hz N for 10 s: at least 97 % of the frames shown at exactly the
-          vblank counter of their display target (measured 99.1-100 % at 60 Hz, 97.5-98.7 % at
-          144 Hz on a 2-core virtual machine).
+  target  --present-at-time --hz N until 6 s of frames (6 N) are judged, counted from 2 s after
+          the first lock (at most 30 s): at least 97 % of them shown at exactly the vblank counter
+          of their display target (measured 99.1-100 % at 60 Hz, 97.5-98.7 % at 144 Hz on a 2-core
+          virtual machine). A count of frames, not a run time: a server clock stalled by the
+          machine (a CI run once judged 86 frames in 10 s at 60 Hz, all on target) delays the
+          verdict instead of starving it.
 
 usage: x11_present_test.py PACER_BINARY lock|target HZ...   (exit 0 ok, 1 failed, 77 skipped)
 Each server is started here and stopped at the end; nothing is left behind.
@@ -80,12 +83,14 @@ def check_lock(hz, out, errors):
             errors.append(f"{name}: {what}")
 
 
-def check_target(hz, out, errors):
+def check_target(hz, frames, out, errors):
     name = f"{hz} Hz present at time"
     share = out.get("on_target_share")
-    ok = share is not None and share >= 0.97 and out.get("presented", 0) >= 4 * hz
-    print(f"{name}: {'ok  ' if ok else 'FAIL'} on target {share} of {out.get('presented')} "
-          f"(late {out.get('late_frames')}, skipped {out.get('skipped_frames')})")
+    ok = share is not None and share >= 0.97 and out.get("presented", 0) >= frames
+    print(f"{name}: {'ok  ' if ok else 'FAIL'} on target {share} of {out.get('presented')} in {out.get('seconds')} s "
+          f"(late {out.get('late_frames')}, skipped {out.get('skipped_frames')}, paced unlocked "
+          f"{out.get('untargeted_frames')}; locked after {out.get('lock_vblanks')} vblanks, {out.get('locks')} locks, "
+          f"{out.get('state')})")
     if not ok:
         errors.append(f"{name}: on target {share} of {out.get('presented')}")
 
@@ -111,7 +116,9 @@ def main():
             for hz in rates:
                 d = free_display()
                 servers.append(start_xvfb(hz, d))
-                check_target(hz, run(pacer, d, ["--present-at-time", "--hz", str(hz), "--seconds", "10"]), errors)
+                frames = 6 * hz
+                check_target(hz, frames, run(pacer, d, ["--present-at-time", "--hz", str(hz), "--frames", str(frames),
+                                                        "--seconds", "30"]), errors)
     finally:
         for s in servers:
             s.send_signal(signal.SIGTERM)

@@ -35,7 +35,9 @@
 //             holds through bursts of outliers as long as the spread stays under period / 8.
 //             Counted vblanks need no index guessed from their times: period / 4 and period / 2
 //             (and 1 ms) there (an X server's timer stamps its vblanks 0.1-1.5 ms late on a busy
-//             machine, a spread over period / 16 at 120 Hz).
+//             machine, a spread over period / 16 at 120 Hz), and a counted vblank within 2 ms
+//             (and period / 8) of the line counts as an inlier for the lock (Xvfb at 60 Hz
+//             stamps one vblank in three a steady millisecond apart from the other two).
 //   vrr       16 or more observations that fit no grid (robust spread over period / 8) and that
 //             follow the frames: at least half of them shown a steady delay (within period / 8
 //             and 0.5 ms) after their frame was submitted (VblankSample::submitted). That is a
@@ -184,7 +186,9 @@ private:
     void fit_once(double period, std::int64_t ref, std::int64_t ref_msc, double* out_period, std::int64_t* out_ref,
                   double* spread, int* inliers, bool record) noexcept;
     void envelope(const double* x, const double* r, const bool* in, double* da, double* db) const noexcept;
-    void judge(const double* x, const double* r, double da, double db, double* spread, int* inliers) noexcept;
+    void judge(const double* x, const double* r, double da, double db, double period, double* spread,
+               int* inliers) noexcept;
+    double inlier_band(double mad, double period) const noexcept;  // ns
     void keep_fit(const double* x, const double* r, const bool* in, const Sums& sums, const Anchor& anchor) noexcept;
     void follow(int slot) noexcept;
     void set_fit(double period, std::int64_t ref, std::int64_t ref_msc) noexcept;
