@@ -127,6 +127,7 @@ public:
     pacer::Status stop_capture();  // closes the file and writes <name>-stats.csv
     void record(const pacer::CaptureExtras& extras = {}) noexcept { capture_.add(t_, extras); }
     const pacer::CaptureWriter& capture() const noexcept { return capture_; }
+    pacer::CaptureWriter& capture_writer() noexcept { return capture_; }  // for presentation feedback
 
     // Replay (--replay, the panel's Load): the statistics, graph and histograms show a capture
     // file's frames instead of the live ones; the loop goes on pacing the window. Playing, each

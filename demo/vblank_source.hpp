@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "pacer/capture.hpp"
 #include "pacer/frame_pacer.hpp"
 
 struct SDL_Window;
@@ -32,9 +33,11 @@ public:
     const char* name() const noexcept { return name_; }
     // The source's flags in words ("vsync, hardware clock"; "none: a compositor's own timer").
     std::string flags() const;
-    // Around each swap: the present's id (wayland asks for its feedback), then what arrived.
+    // Around each swap: the present's id (wayland asks for its feedback), then what arrived,
+    // reported to the pacer and to the capture (which writes Dropped and the displayed times of
+    // the rows it is for). Call after_swap once the frame's row is recorded.
     void before_swap(std::uint64_t id);
-    void after_swap(pacer::FramePacer& fp);
+    void after_swap(pacer::FramePacer& fp, pacer::CaptureWriter& capture);
 
 private:
     struct Sources;

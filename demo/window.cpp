@@ -150,21 +150,24 @@ void FrameLoop::present(const UiTimes& t) {
     s_.before_present();  // present sync waits here
     const std::int64_t w0 = os_.now_ns();
     Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
-    feed_.before_swap(presenter_.next_id);
+    const std::uint64_t id = presenter_.next_id;
+    feed_.before_swap(id);
     presenter_.present(swap, s_.pacer(), ui_.vsync);
     const std::int64_t w1 = os_.now_ns();
-    feed_.after_swap(s_.pacer());
+    // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
+    // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep). The row
+    // first, then the feedback that arrived (for it or earlier rows).
+    pacer::CaptureExtras extras;
+    extras.present = pacer::PresentInfo{pacer::clock::from_ns(w0), pacer::clock::from_ns(w1), presenter_.in_effect,
+                                        presenter_.refresh_hz};
+    extras.present->id = id;
+    s_.record(extras);
+    feed_.after_swap(s_.pacer(), s_.capture_writer());
     if (s_.frames() == 1 || s_.refresh_due()) {  // the panel's words, not rebuilt every frame
         presenter_.vblank_source = feed_.name();
         presenter_.vblank_flags = feed_.flags();
     }
     s_.note_present(pacer::clock::from_ns(w1));
-    // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
-    // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep).
-    pacer::CaptureExtras extras;
-    extras.present = pacer::PresentInfo{pacer::clock::from_ns(w0), pacer::clock::from_ns(w1), presenter_.in_effect,
-                                        presenter_.refresh_hz};
-    s_.record(extras);
     const pacer::CpuTimes end = os_.cpu_times();
     const std::int64_t start = t.start.thread_ns;
     cost_.add(static_cast<double>(t.built_ns - start) * 1e-6, static_cast<double>(t.drawn_ns - t.built_ns) * 1e-6,

@@ -127,7 +127,8 @@ TEST(Allocations, NoneInTheRealClockWait) {
 }
 
 // CaptureWriter::add formats into the buffer open() allocated and writes it when full: nothing
-// per frame, including the flushes and a write error (/dev/full) on the frame path.
+// per frame, including the flushes, presentation feedback and a write error (/dev/full) on the
+// frame path.
 #if defined(__linux__)
 TEST(Allocations, NoneInCaptureAdd) {
     pacer::set_log_function(nullptr);
@@ -148,10 +149,17 @@ TEST(Allocations, NoneInCaptureAdd) {
             const pacer::FrameTiming t = fp.wait();
             if (i % 2 == 0) {
                 cap.add(t, x);
-            } else {  // with a present: its own frame time, in-present time and swap interval
+            } else {  // with a present: its own frame time, in-present time and swap interval,
+                      // and the feedback of the one before (rows wait for it)
                 pacer::CaptureExtras p;
                 p.present = pacer::PresentInfo{t.wake, t.wake + std::chrono::microseconds(300), 1, 144.0};
+                p.present->id = static_cast<std::uint64_t>(i);
                 cap.add(t, p);
+                pacer::PresentInfo f;
+                f.id = static_cast<std::uint64_t>(i - 2);
+                f.outcome = i % 10 == 1 ? pacer::PresentOutcome::discarded : pacer::PresentOutcome::shown;
+                f.displayed = t.wake;
+                cap.feedback(f);
             }
         }
         EXPECT_EQ(g_allocs.load() - before, 0) << target;

@@ -6,11 +6,13 @@
 // are exactly the C++ ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -812,20 +814,30 @@ TEST(CApi, CaptureFromCIsTheCppCapture) {
     options.notes = o.notes;
     ASSERT_TRUE(writer.open(cpp_path, options).ok());
     pacer_capture_extras extras = pacer_capture_extras_default();
+    std::vector<pacer_present> sent;  // presents by id - 1, for their feedback two frames later
     run_side_by_side(1500, [&](const pacer_frame_timing& ct, const pacer::FrameTiming& t, const pacer_present& p) {
+        pacer_present with_id = p;
+        with_id.id = sent.size() + 1;
+        sent.push_back(with_id);
         pacer::CaptureExtras e;
-        e.present = pacer::capi::to_cpp(p);
-        extras.present = &p;
+        e.present = pacer::capi::to_cpp(with_id);
+        extras.present = &with_id;
         if (t.index % 3 == 0) {  // sometimes what the engine measured besides
             extras.until_displayed_ns = e.until_displayed.count() + 7'000'000;
             e.until_displayed = std::chrono::nanoseconds(extras.until_displayed_ns);
             extras.pacing_source = e.pacing_source = "engine";
         } else {
             extras = pacer_capture_extras_default();
-            extras.present = &p;
+            extras.present = &with_id;
         }
         ASSERT_EQ(pacer_capture_add(cap, &ct, &extras), PACER_OK);
         writer.add(t, e);
+        if (sent.size() < 3 || t.index % 7 == 0) return;  // some feedback never comes
+        pacer_present fb = sent[sent.size() - 3];
+        fb.outcome = t.index % 5 == 0 ? PACER_PRESENT_DISCARDED : PACER_PRESENT_SHOWN;
+        fb.displayed_ns = fb.outcome == PACER_PRESENT_SHOWN ? fb.end_ns + 8'000'000 : 0;
+        ASSERT_EQ(pacer_capture_feedback(cap, &fb), PACER_OK);
+        writer.feedback(pacer::capi::to_cpp(fb));
     });
     pacer_capture_status st;
     ASSERT_EQ(pacer_capture_get_status(cap, &st), PACER_OK);
@@ -833,6 +845,8 @@ TEST(CApi, CaptureFromCIsTheCppCapture) {
     EXPECT_EQ(st.rows_written, writer.rows_written());
     EXPECT_EQ(st.rows_buffered, writer.rows_buffered());
     EXPECT_EQ(st.rows_without_frame_time, writer.rows_without_frame_time());
+    EXPECT_GT(st.rows_without_feedback, 100u);
+    EXPECT_EQ(st.rows_without_feedback, writer.rows_without_feedback());
     EXPECT_EQ(st.failed, 0);
     EXPECT_STREQ(st.error, "");
     EXPECT_EQ(pacer_capture_close(cap), PACER_OK);
@@ -841,6 +855,18 @@ TEST(CApi, CaptureFromCIsTheCppCapture) {
     const std::vector<std::string> c_rows = read_lines(c_path), cpp_rows = read_lines(cpp_path);
     ASSERT_GT(cpp_rows.size(), 1000u);
     EXPECT_TRUE(c_rows == cpp_rows);
+    // The feedback reached the rows: shown and discarded among them (a row without feedback has
+    // the simulated display's own displayed time: shown).
+    const std::string header = pacer::CaptureWriter::header();
+    const auto dropped_at = std::count(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(header.find("Dropped")), ',');
+    std::map<std::string, int> dropped;
+    for (std::size_t i = 1; i < c_rows.size(); ++i) {
+        std::size_t b = 0;
+        for (int k = 0; k < dropped_at; ++k) b = c_rows[i].find(',', b) + 1;
+        ++dropped[c_rows[i].substr(b, c_rows[i].find(',', b) - b)];
+    }
+    EXPECT_GT(dropped["0"], 500);
+    EXPECT_GT(dropped["1"], 100);
     const std::vector<std::string> c_stats = read_lines(pacer::CaptureWriter::stats_path(c_path));
     const std::vector<std::string> cpp_stats = read_lines(pacer::CaptureWriter::stats_path(cpp_path));
     ASSERT_EQ(c_stats.size(), cpp_stats.size());
@@ -985,6 +1011,14 @@ TEST(CApi, CaptureRefusesBadInputWithTheReason) {
     EXPECT_EQ(pacer_capture_add(cap, nullptr, nullptr), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_STREQ(pacer_last_error(), "pacer_capture_add: the timing is NULL");
     EXPECT_EQ(pacer_capture_add(nullptr, &t, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    pacer_present fb{};
+    fb.id = 1;
+    fb.outcome = 7;
+    EXPECT_EQ(pacer_capture_feedback(cap, &fb), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_capture_feedback: feedback->outcome = 7: not a pacer_present_outcome value");
+    EXPECT_EQ(pacer_capture_feedback(cap, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "pacer_capture_feedback: the feedback is NULL");
+    EXPECT_EQ(pacer_capture_feedback(nullptr, &fb), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(pacer_capture_flush(nullptr), PACER_ERROR_INVALID_ARGUMENT);
     pacer_capture_status st;
     EXPECT_EQ(pacer_capture_get_status(cap, nullptr), PACER_ERROR_INVALID_ARGUMENT);

@@ -336,6 +336,97 @@ TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
     EXPECT_EQ(kv["WindowShownLateShare"], "0.333333");  // frame 5 of the three
 }
 
+// Presentation feedback comes frames after its present: each row waits for its own (in order),
+// then writes Dropped and the displayed times from it; a row whose feedback never comes is
+// written without it.
+TEST(Capture, FeedbackWritesDroppedAndTheDisplayedTimes) {
+    const std::string path = temp_path("feedback.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    const std::int64_t ms = 1'000'000;
+    auto begin = [&](std::uint64_t i) { return (1004 + 10 * static_cast<std::int64_t>(i)) * ms; };
+    auto add = [&](std::uint64_t i) {
+        pacer::FrameTiming t = frame_at(i, (1000 + 10 * static_cast<std::int64_t>(i)) * ms, i == 0 ? 0 : 10 * ms);
+        t.latency = std::chrono::microseconds(20'000 + static_cast<std::int64_t>(i));  // frame i - 1's
+        pacer::CaptureExtras x = present_at(begin(i), begin(i) + 500'000);
+        x.present->id = i + 1;
+        cap.add(t, x);
+    };
+    auto feedback = [&](std::uint64_t i, pacer::PresentOutcome o, std::int64_t shown_after_ms = 0) {
+        pacer::PresentInfo f;
+        f.id = i + 1;
+        f.outcome = o;
+        if (o == pacer::PresentOutcome::shown) f.displayed = pacer::clock::from_ns(begin(i) + shown_after_ms * ms);
+        cap.feedback(f);
+    };
+    using O = pacer::PresentOutcome;
+    add(0);  // the first present: no row
+    feedback(0, O::shown, 12);  // from now on rows with an id wait for theirs
+    add(1);
+    add(2);
+    EXPECT_EQ(cap.rows_buffered(), 2u);  // both wait, none formatted
+    feedback(1, O::shown, 12);
+    feedback(2, O::discarded);
+    add(3);
+    add(4);
+    feedback(4, O::shown, 12);  // before 3's: row 4 waits behind row 3
+    cap.flush();                // rows 1 and 2 out
+    EXPECT_EQ(cap.rows_written(), 2u);
+    EXPECT_EQ(cap.rows_buffered(), 2u);  // rows 3 and 4 wait
+    feedback(3, O::skipped);
+    feedback(3, O::shown, 5);  // a second report for a written row: ignored
+    add(5);                    // its feedback never comes
+    feedback(99, O::shown, 1);  // an id no row has: ignored
+    ASSERT_TRUE(cap.close().ok());
+    EXPECT_EQ(cap.rows_without_feedback(), 1u);
+
+    const auto lines = read_lines(path);
+    ASSERT_EQ(lines.size(), 6u);  // header + frames 1-5
+    auto col = [&](const char* name) { return column(lines, name); };
+    using V = std::vector<std::string>;
+    EXPECT_EQ(col("Frame"), (V{"1", "2", "3", "4", "5"}));
+    EXPECT_EQ(col("Dropped"), (V{"0", "1", "1", "0", "NA"}));
+    EXPECT_EQ(col("MsUntilDisplayed"), (V{"12.000000", "NA", "NA", "12.000000", "NA"}));
+    // Display to display: frame 1 shown at 1026 ms, frame 4 at 1056 ms (2 and 3 never shown).
+    EXPECT_EQ(col("MsBetweenDisplayChange"), (V{"NA", "NA", "NA", "30.000000", "NA"}));
+    // Each row still has the latency the next frame brought (the last row none).
+    EXPECT_EQ(col("MsPCLatency"), (V{"20.002000", "20.003000", "20.004000", "20.005000", "NA"}));
+}
+
+// A row waits kHeldRows frames at most: a host whose feedback stopped still gets its rows, in
+// order, with NA where the feedback would be.
+TEST(Capture, RowsWaitForFeedbackBoundedFrames) {
+    const std::string path = temp_path("feedback-bounded.csv");
+    pacer::CaptureWriter cap;
+    pacer::CaptureOptions o;
+    o.await_feedback = true;
+    ASSERT_TRUE(cap.open(path, o).ok());
+    const std::int64_t ms = 1'000'000;
+    const int frames = 40;
+    for (int i = 0; i < frames; ++i) {
+        const std::int64_t b = (1004 + 10 * i) * ms;
+        pacer::CaptureExtras x = present_at(b, b + 500'000);
+        x.present->id = static_cast<std::uint64_t>(i + 1);
+        cap.add(frame_at(static_cast<std::uint64_t>(i), (1000 + 10 * i) * ms, i == 0 ? 0 : 10 * ms), x);
+        cap.flush();  // the formatted rows out: what stays waits for its feedback
+        EXPECT_LE(cap.rows_buffered(), pacer::CaptureWriter::kHeldRows);
+        if (i == 30) {  // frame 2's feedback, long after its row was written: ignored
+            pacer::PresentInfo f;
+            f.id = 3;
+            f.outcome = pacer::PresentOutcome::discarded;
+            cap.feedback(f);
+        }
+    }
+    ASSERT_TRUE(cap.close().ok());
+    EXPECT_EQ(cap.rows_written(), static_cast<std::uint64_t>(frames - 1));
+    EXPECT_EQ(cap.rows_without_feedback(), static_cast<std::uint64_t>(frames - 1));
+    const auto lines = read_lines(path);
+    const auto frame = column(lines, "Frame");
+    ASSERT_EQ(frame.size(), static_cast<std::size_t>(frames - 1));
+    for (int i = 1; i < frames; ++i) EXPECT_EQ(frame[static_cast<std::size_t>(i - 1)], std::to_string(i));
+    for (const std::string& d : column(lines, "Dropped")) EXPECT_EQ(d, "NA");
+}
+
 // The cadence governor's columns: the divisor, the rate in force, the reason and the display delta.
 TEST(Capture, CadenceColumnsCarryTheDivisorRateReasonAndDisplayDelta) {
     const std::string path = temp_path("cadence.csv");

@@ -26,6 +26,7 @@ pacer::CaptureOptions to_cpp(const pacer_capture_options& o) {
     options.stats_window = o.stats_window;
     if (o.config) options.config = pacer::capi::to_cpp(*o.config);
     if (o.notes) options.notes = o.notes;
+    options.await_feedback = o.await_feedback != 0;
     return options;
 }
 
@@ -57,6 +58,7 @@ pacer_capture_options pacer_capture_options_default(void) {
     o.stats_window = d.stats_window;
     o.config = nullptr;
     o.notes = nullptr;
+    o.await_feedback = d.await_feedback ? 1 : 0;
     return o;
 }
 
@@ -100,6 +102,19 @@ int pacer_capture_add(pacer_capture* capture, const pacer_frame_timing* timing,
     return PACER_OK;
 }
 
+int pacer_capture_feedback(pacer_capture* capture, const pacer_present* feedback) {
+    if (!capture) return null_argument("pacer_capture_feedback", "the capture");
+    if (!feedback) return null_argument("pacer_capture_feedback", "the feedback");
+    if (feedback->outcome < PACER_PRESENT_UNKNOWN || feedback->outcome > PACER_PRESENT_DISCARDED) {
+        char text[128];
+        std::snprintf(text, sizeof text, "pacer_capture_feedback: feedback->outcome = %d: not a pacer_present_outcome value",
+                      feedback->outcome);
+        return fail(PACER_ERROR_INVALID_ARGUMENT, text);
+    }
+    capture->writer.feedback(pacer::capi::to_cpp(*feedback));
+    return PACER_OK;
+}
+
 int pacer_capture_flush(pacer_capture* capture) {
     if (!capture) return null_argument("pacer_capture_flush", "the capture");
     capture->writer.flush();
@@ -123,6 +138,7 @@ int pacer_capture_get_status(const pacer_capture* capture, pacer_capture_status*
     out->rows_dropped = w.rows_dropped();
     out->rows_without_frame_time = w.rows_without_frame_time();
     out->rows_buffered = w.rows_buffered();
+    out->rows_without_feedback = w.rows_without_feedback();
     out->failed = w.failed() ? 1 : 0;
     out->error = capture->error;
     return PACER_OK;

@@ -115,7 +115,7 @@ using Number = std::optional<std::int64_t>;  // a number, or NA
 struct CaptureRow {
     const FrameTiming& t;     // the frame
     const CaptureExtras& x;   // what the engine added to it
-    const FrameTiming* next;  // the frame after it, whose latency is this frame's; nullptr: none
+    std::chrono::nanoseconds latency;  // brought by the frame after it; <= 0: none
     std::int64_t frame_ns;    // MsBetweenPresents (> 0)
     std::int64_t time_ns;     // TimeInSeconds, since the first captured frame's wake
     std::string_view application, process_id, runtime;
@@ -135,7 +135,11 @@ Number sync_interval(const CaptureRow& r) noexcept {
 
 Number dropped(const CaptureRow& r) noexcept {
     int d = r.x.dropped;
-    if (d < 0 && r.x.present && !r.x.present->ok) d = 1;
+    if (d < 0 && r.x.present) {
+        const PresentOutcome o = r.x.present->outcome;
+        if (o == PresentOutcome::skipped || o == PresentOutcome::discarded || !r.x.present->ok) d = 1;
+        else if (o == PresentOutcome::shown) d = 0;
+    }
     if (d < 0 && r.x.until_displayed.count() >= 0) d = 0;
     return d >= 0 ? Number(d > 0 ? 1 : 0) : Number();
 }
@@ -157,7 +161,7 @@ Number millihertz(double hz) noexcept {
 }
 
 Number latency(const CaptureRow& r) noexcept {
-    return r.next && r.next->latency.count() > 0 ? Number(r.next->latency.count()) : Number();
+    return r.latency.count() > 0 ? Number(r.latency.count()) : Number();
 }
 
 // ---- writing a value ---------------------------------------------------------------------------
@@ -321,7 +325,10 @@ void CaptureWriter::reset_counts() noexcept {
     have_t0_ = have_present_ = false;
     t0_ = written_until_ = newest_ = last_present_ = 0;
     pos_ = 0;
-    pending_ = false;
+    held_first_ = held_n_ = 0;
+    feedback_ = false;
+    last_shown_ = -1;
+    no_feedback_ = 0;
 }
 
 // The options as written: texts sanitized, sizes clamped, the config checked.
@@ -358,6 +365,8 @@ Status CaptureWriter::open(const std::string& path, const CaptureOptions& option
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) opt_.write_stats = false;
     buf_ = std::make_unique<char[]>(cap_);
+    held_ = std::make_unique<HeldRow[]>(kHeldRows);
+    feedback_ = opt_.await_feedback;
     window_ = opt_.write_stats ? std::make_unique<FrameStats>(opt_.stats_window) : nullptr;
 
     const std::string h = header() + "\n";
@@ -394,7 +403,7 @@ bool CaptureWriter::write_all(const char* data, std::size_t n) noexcept {
     return true;
 }
 
-// The pending row is not in the buffer: it is formatted at the next add() (or close()).
+// The held rows are not in the buffer: they are formatted once they wait for nothing more.
 void CaptureWriter::flush() noexcept {
     if (!file_ || pos_ == 0) return;
     if (!failed() && write_all(buf_.get(), pos_)) {
@@ -405,31 +414,87 @@ void CaptureWriter::flush() noexcept {
     if (rows_in_buf_ > 0) written_until_ = newest_;
     rows_in_buf_ = 0;
     pos_ = 0;
-    if (pending_ && failed()) {  // it can never be written now
-        ++dropped_;
-        pending_ = false;
+    if (failed()) {  // the held rows can never be written now
+        dropped_ += held_n_;
+        held_n_ = 0;
     }
 }
 
-void CaptureWriter::finish_row(const FrameTiming* next) noexcept {
-    if (!pending_) return;
-    pending_ = false;
-    PendingRow& pr = pending_row_;
-    const CaptureRow r{pr.t,       pr.x, next, pr.frame_ns, pr.time_ns, opt_.application, {pid_, pid_len_},
-                       opt_.runtime, {pr.source, pr.source_len}};
+void CaptureWriter::take_next(const FrameTiming* next) noexcept {
+    if (held_n_ == 0) return;
+    HeldRow& h = held(held_n_ - 1);
+    if (h.has_next) return;
+    h.has_next = true;
+    if (!next) return;
+    h.latency = next->latency;
+    h.input_to_present = next->input_to_present;
+    h.latency_measured = next->latency_measured;
+    h.shown_late = next->shown_late;
+}
+
+void CaptureWriter::release(bool all) noexcept {
+    while (held_n_ > 0) {
+        HeldRow& h = held(0);
+        if (!all && (!h.has_next || h.awaits_feedback) && held_n_ < kHeldRows) return;
+        held_first_ = (held_first_ + 1) % kHeldRows;
+        --held_n_;
+        if (h.awaits_feedback) ++no_feedback_;
+        write_row(h);  // h stays valid: its slot is reused only by the next hold()
+    }
+}
+
+void CaptureWriter::write_row(HeldRow& h) noexcept {
+    if (cap_ - pos_ < kMaxRow) flush();  // room for one more row
+    if (failed()) {
+        ++dropped_;
+        return;
+    }
+    // The displayed time: the present's (given with it or by its feedback) for what the host
+    // did not measure itself.
+    CaptureExtras& x = h.x;
+    const bool dropped = x.dropped > 0 || (x.present && (x.present->outcome == PresentOutcome::skipped ||
+                                                         x.present->outcome == PresentOutcome::discarded));
+    // As FramePacer takes it: a displayed time before the present or over 1 s after it is unknown.
+    const bool known = x.present && x.present->displayed >= x.present->begin &&
+                       x.present->displayed <= x.present->end + std::chrono::seconds(1);
+    const std::int64_t shown = known && !dropped ? clock::to_ns(x.present->displayed) : -1;
+    if (shown >= 0) {
+        if (x.until_displayed.count() < 0) x.until_displayed = x.present->displayed - x.present->begin;
+        if (x.between_display_change.count() < 0 && last_shown_ >= 0)
+            x.between_display_change = std::chrono::nanoseconds(shown - last_shown_);
+        last_shown_ = shown;
+    }
+    const CaptureRow r{h.t,       x, h.latency, h.frame_ns, h.time_ns, opt_.application, {pid_, pid_len_},
+                       opt_.runtime, {h.source, h.source_len}};
     char* const start = buf_.get() + pos_;
     pos_ += static_cast<std::size_t>(format_row(start, r) - start);
     ++rows_in_buf_;
-    newest_ = pr.time_ns + t0_;
+    newest_ = h.time_ns + t0_;
     if (window_) {  // the row's frame, with its frame time and the latency figures that belong to it
-        FrameTiming& w = pr.t;  // the row is written: its frame is free to be amended
-        w.interval = std::chrono::nanoseconds(pr.frame_ns);
-        w.latency = next ? next->latency : std::chrono::nanoseconds(0);
-        w.input_to_present = next ? next->input_to_present : std::chrono::nanoseconds(0);
-        w.latency_measured = next && next->latency_measured;
-        w.shown_late = next && next->shown_late;
+        FrameTiming& w = h.t;  // the row is written: its frame is free to be amended
+        w.interval = std::chrono::nanoseconds(h.frame_ns);
+        w.latency = h.latency;
+        w.input_to_present = h.input_to_present;
+        w.latency_measured = h.latency_measured;
+        w.shown_late = h.shown_late;
         window_->add(w);
     }
+}
+
+void CaptureWriter::feedback(const PresentInfo& f) noexcept {
+    if (!file_ || f.id == 0 || f.outcome == PresentOutcome::unknown) return;
+    feedback_ = true;
+    for (std::size_t i = held_n_; i-- > 0;) {
+        HeldRow& h = held(i);
+        if (!h.x.present || h.x.present->id != f.id) continue;
+        if (!h.awaits_feedback) return;  // the same report twice
+        h.awaits_feedback = false;
+        h.x.present->outcome = f.outcome;
+        if (f.outcome == PresentOutcome::shown && f.displayed != clock::time_point{})
+            h.x.present->displayed = f.displayed;
+        break;
+    }
+    release(false);
 }
 
 // Pacer's own figures: every frame with a wake-to-wake interval, written or not.
@@ -461,16 +526,20 @@ std::int64_t CaptureWriter::frame_time(const FrameTiming& t, const CaptureExtras
     return presents_ == 0 ? t.interval.count() : -1;
 }
 
-void CaptureWriter::keep_pending(const FrameTiming& t, const CaptureExtras& x, std::int64_t frame,
-                                 std::int64_t at) noexcept {
-    PendingRow& pr = pending_row_;
+void CaptureWriter::hold(const FrameTiming& t, const CaptureExtras& x, std::int64_t frame, std::int64_t at) noexcept {
+    HeldRow& pr = held(held_n_++);  // add() released a row of a full ring
     pr.t = t;
     pr.x = x;
     pr.x.pacing_source = nullptr;
     pr.source_len = x.pacing_source ? sanitize(x.pacing_source, std::strlen(x.pacing_source), pr.source, 31) : 0;
     pr.frame_ns = frame;
     pr.time_ns = at - t0_;
-    pending_ = true;
+    pr.has_next = false;
+    pr.latency = pr.input_to_present = std::chrono::nanoseconds(0);
+    pr.latency_measured = pr.shown_late = false;
+    // A present with an id waits for its feedback, unless it came with its outcome.
+    pr.awaits_feedback = feedback_ && x.present && x.present->id != 0 && x.present->ok &&
+                         x.present->outcome == PresentOutcome::unknown;
 }
 
 // Frame-time totals for the sidecar, over the rows as written.
@@ -488,8 +557,9 @@ void CaptureWriter::count_row(std::int64_t frame) noexcept {
 void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     if (!file_) return;
     ++rows_;
-    // This wait() carries the latency of the frame presented before it: the pending row's.
-    finish_row(&t);
+    // This wait() carries the latency of the frame presented before it: the newest held row's.
+    take_next(&t);
+    release(false);  // and the oldest of a full ring, feedback or not
     if (!have_t0_) {
         t0_ = written_until_ = clock::to_ns(t.wake);
         have_t0_ = true;
@@ -505,13 +575,10 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
         ++dropped_;
         return;
     }
-    keep_pending(t, x, frame, at);
+    hold(t, x, frame, at);
     count_row(frame);
-    // Durability: hand the rows to the OS once they are worth a write (see the header); the
-    // buffer always keeps room for the pending row.
-    if (cap_ - pos_ < kMaxRow ||
-        (rows_in_buf_ >= kRowsPerWrite && newest_ - written_until_ >= kWriteAfterNs))
-        flush();
+    // Durability: hand the rows to the OS once they are worth a write (see the header).
+    if (rows_in_buf_ >= kRowsPerWrite && newest_ - written_until_ >= kWriteAfterNs) flush();
 }
 
 Status CaptureWriter::status() const {
@@ -521,7 +588,8 @@ Status CaptureWriter::status() const {
 
 Status CaptureWriter::close() {
     if (!file_) return {};
-    finish_row(nullptr);  // the last row's latency never came
+    take_next(nullptr);  // the last row's latency never came
+    release(true);       // nor will the feedback the rows still wait for
     flush();
     if (std::fclose(file_) != 0) fail("close", errno);
     file_ = nullptr;

@@ -11,7 +11,10 @@
 #  3. With PACER_CLI: `pacer display --source wayland` reads wp_presentation feedback on the X11
 #     backend. weston 10 gives flags 0 (no vsync: it repaints on its own timer): the state must be
 #     unsynced, never vrr or locked; the compositor drops frames, so fewer are shown than
-#     submitted; with --match-display the rate in force is within 1 % of the shown rate.
+#     submitted; with --match-display the rate in force is within 1 % of the shown rate. The
+#     demo's capture with --vblank-source wayland writes Dropped and the displayed times from the
+#     same feedback: `pacer analyze` finds the frames dropped and the displayed rate the demo's
+#     summary gives as shown_fps (within 5 %).
 # weston runs with --idle-time=0: it would otherwise go idle (and stop repainting) after 300 s.
 #
 # usage: weston_test.sh PACER_DEMO WORK_DIR [PACER_CLI]
@@ -120,6 +123,35 @@ if [ -n "$pacer" ]; then
   awk -v r="$rate" -v s="$shown_hz" 'BEGIN { d = r - s; if (d < 0) d = -d; exit !(s > 0 && d <= 0.01 * s) }' ||
     fail "--match-display paces at $rate Hz, the compositor shows $shown_hz Hz"
   echo "matched the shown rate: $rate Hz (shown $shown_hz Hz)"
+
+  out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$demo" --mode hybrid --hz 60 \
+        --vblank-source wayland --capture "$work/weston.csv" --seconds 5 2>"$work/capture.err") ||
+    { cat "$work/capture.err"; fail "demo --vblank-source wayland --capture"; }
+  summary=$(echo "$out" | grep '^summary:') || fail "no summary line (--capture)"
+  echo "$summary"
+  shown_fps=$(echo "$summary" | sed -n 's/.* shown_fps=\([0-9.]*\).*/\1/p')
+  [ -n "$shown_fps" ] || fail "the demo's summary has no shown_fps under weston"
+  analysis=$("$pacer" analyze --json "$work/weston.csv") || fail "pacer analyze of the demo's capture"
+  displayed=$(python3 -c '
+import json, sys
+def find(v):
+    if isinstance(v, dict):
+        if isinstance(v.get("displayed"), dict): return v["displayed"]
+        for x in v.values():
+            r = find(x)
+            if r: return r
+    if isinstance(v, list):
+        for x in v:
+            r = find(x)
+            if r: return r
+d = find(json.loads(sys.argv[1]))
+print("null" if not d else "%d %d %s" % (d["displayed"], d["dropped"], d["displayed_fps"]))' "$analysis")
+  [ "$displayed" != null ] || fail "the capture has no Dropped column values from the feedback"
+  read -r n_shown n_dropped displayed_fps <<<"$displayed"
+  awk -v d="$n_dropped" -v f="$displayed_fps" -v s="$shown_fps" \
+    'BEGIN { e = f - s; if (e < 0) e = -e; exit !(d > 0 && s > 0 && e <= 0.05 * s) }' ||
+    fail "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed; the demo says $shown_fps shown"
+  echo "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed (the demo: $shown_fps shown)"
 fi
 
 # 2. A compositor without a seat.

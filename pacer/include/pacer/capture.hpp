@@ -39,8 +39,9 @@
 //
 // The columns whose value needs more than the table's `value`:
 //   Application, Runtime  CaptureOptions; ProcessID the real process id
-//   Dropped            CaptureExtras::dropped (0/1); else 1 for a failed swap, 0 when
-//                      until_displayed says the frame was displayed, NA otherwise. (CapFrameX
+//   Dropped            CaptureExtras::dropped (0/1); else the present's outcome (its feedback:
+//                      1 skipped or discarded, 0 shown), 1 for a failed swap, 0 when a displayed
+//                      time says the frame was displayed, NA otherwise. (CapFrameX
 //                      reads NA as dropped: it then shows no input-lag estimate, which without
 //                      MsUntilDisplayed it could not make anyway.)
 //   MsCPUBusy, MsCPUWait, MsBetweenWakes   work, interval - work (the time inside wait()) and
@@ -57,7 +58,23 @@
 //                      so a row is formatted at the next add(); NA when the frame was not
 //                      presented (no PresentInfo reached FramePacer::report_present) and for the
 //                      last row of a capture.
+//   MsUntilDisplayed   CaptureExtras::until_displayed, else the present's displayed time
+//                      (PresentInfo::displayed, given with the present or by its feedback) minus
+//                      its begin; NA when neither is known
+//   MsBetweenDisplayChange   CaptureExtras::between_display_change, else the displayed time minus
+//                      that of the previous row shown; NA for the first shown row and a dropped one
 // Durations are written in ms with 6 decimals, i.e. exactly in whole nanoseconds.
+//
+// Feedback. A presentation-feedback API (X11 Present's CompleteNotify, wp_presentation, DXGI
+// frame statistics) says what became of a present frames after it was made. Hand each report to
+// feedback() as well as to FramePacer::report_present (the same PresentInfo: the present's id,
+// its outcome, its displayed time): the row of the present with that id then writes Dropped 1
+// (skipped or discarded) or 0 (shown) and the displayed-time columns above. Rows whose present
+// has an id wait for their feedback (not yet in the buffer) once the capture has received any,
+// or from the first frame with CaptureOptions::await_feedback; a row waits at most kHeldRows
+// frames (it is written then without, Dropped NA, and counted in rows_without_feedback()), and
+// rows are written in their order, so one late report holds the rows after it. Feedback for a
+// row already written, without an id, or with PresentOutcome::unknown is ignored.
 //
 // Sidecar. close() also writes "<name>-stats.csv" ("capture.csv" -> "capture-stats.csv",
 // skipped by CapFrameX): Key,Value rows with the summary over the whole capture (frames, average
@@ -77,7 +94,8 @@
 // they cover at least 0.2 s (TimeInSeconds of the newest row - of the newest row written before),
 // or when the buffer is full. So at most max(64 rows, ~0.2 s + one frame) of frames are lost:
 // 63 rows at 144 Hz (0.44 s), 0.2 s at 1 kHz, ~50 ms at 10 kHz (a full 128 KiB buffer), and never
-// more than one write() per 64 rows (plus the newest row, which waits for its MsPCLatency).
+// more than one write() per 64 rows (plus the newest row, which waits for its MsPCLatency, and
+// the rows waiting for their feedback: kHeldRows at most).
 // open() writes the header at once. The write goes to the page
 // cache (nothing waits for the disk: a machine that loses power may lose more; no fsync). A kill
 // that lands inside a write() may leave it cut part-way (Linux stops a many-page write at a page
@@ -140,6 +158,7 @@ struct CaptureOptions {
     std::size_t stats_window = 65'536;    // frames kept for the sidecar's percentiles, >= 2
     std::optional<PacerConfig> config{};  // settings written to the sidecar, if given
     std::string notes{};                  // free text for the sidecar (e.g. the load), <= 512 chars
+    bool await_feedback = false;          // rows with a present id wait for feedback() from the first frame
 };
 
 class CaptureWriter {
@@ -157,6 +176,10 @@ public:
     // open; counts the row as dropped after a write error.
     void add(const FrameTiming& t, const CaptureExtras& extras = {}) noexcept;
 
+    // What a presentation-feedback API said of an earlier present (see Feedback above): its row
+    // writes Dropped and the displayed times from it. Call it from the thread that adds.
+    void feedback(const PresentInfo& f) noexcept;
+
     // Writes the buffered rows now (one bounded write; add() does this itself, see Durability).
     void flush() noexcept;
 
@@ -171,8 +194,11 @@ public:
     std::uint64_t rows_written() const noexcept { return written_; }   // rows handed to the OS
     std::uint64_t rows_dropped() const noexcept { return dropped_; }   // lost after a write error
     std::uint64_t rows_without_frame_time() const noexcept { return no_time_; }  // not written
-    // Not yet handed to the OS, the newest row (which waits for its MsPCLatency) included.
-    std::uint64_t rows_buffered() const noexcept { return rows_in_buf_ + (pending_ ? 1 : 0); }
+    // Rows that waited for their feedback and were written without it (kHeldRows passed, close()).
+    std::uint64_t rows_without_feedback() const noexcept { return no_feedback_; }
+    // Not yet handed to the OS: the newest row (which waits for its MsPCLatency) and the rows
+    // waiting for their feedback included.
+    std::uint64_t rows_buffered() const noexcept { return rows_in_buf_ + held_n_; }
     const std::string& path() const noexcept { return path_; }
 
     // "dir/capture.csv" -> "dir/capture-stats.csv"; a name without ".csv" gets "-stats.csv".
@@ -184,27 +210,40 @@ public:
     static constexpr std::size_t kMinBuffer = 65 * kMaxRow;
     static constexpr std::uint64_t kRowsPerWrite = 64;          // at least, between two writes
     static constexpr std::int64_t kWriteAfterNs = 200'000'000;  // buffered time that makes a write
+    // Rows kept unformatted at most: the newest (its MsPCLatency comes with the next frame) and
+    // those waiting for feedback (1-3 frames in practice; 16 covers a triple-buffered queue
+    // at 240 Hz several times over).
+    static constexpr std::size_t kHeldRows = 16;
 
 private:
-    // The newest row: formatted once the next frame brings its MsPCLatency (finish_row).
-    struct PendingRow {
+    // A row not yet formatted: it waits for the next frame's latency figures or its feedback.
+    struct HeldRow {
         FrameTiming t{};
         CaptureExtras x{};            // x.pacing_source is not kept: source holds its text
         char source[32] = {};         // CaptureExtras::pacing_source, sanitized ("" when none)
         std::size_t source_len = 0;
         std::int64_t frame_ns = 0;    // MsBetweenPresents
         std::int64_t time_ns = 0;     // TimeInSeconds, since the first captured frame's wake
+        bool has_next = false;        // the next frame came (its latency figures below)
+        bool awaits_feedback = false; // its present's feedback has not come yet
+        std::chrono::nanoseconds latency{0}, input_to_present{0};
+        bool latency_measured = false, shown_late = false;
     };
 
     void reset_counts() noexcept;
     Status apply_options(const CaptureOptions& options, TimeSource* ts);
     void fail(const char* what, int err) noexcept;
-    // Formats the pending row with next's latency figures (nullptr: none) and adds it to window_.
-    void finish_row(const FrameTiming* next) noexcept;
+    HeldRow& held(std::size_t i) noexcept { return held_[(held_first_ + i) % kHeldRows]; }
+    // The newest held row takes next's latency figures (nullptr: it has none).
+    void take_next(const FrameTiming* next) noexcept;
+    // Formats the held rows that wait for nothing more, oldest first (all: every one).
+    void release(bool all) noexcept;
+    // Formats one row (its feedback applied) and adds its frame to window_.
+    void write_row(HeldRow& h) noexcept;
     void count_wake(const FrameTiming& t) noexcept;
     // The row's frame time (MsBetweenPresents; <= 0: none) and time stamp, from t and its present.
     std::int64_t frame_time(const FrameTiming& t, const CaptureExtras& x, std::int64_t& at) noexcept;
-    void keep_pending(const FrameTiming& t, const CaptureExtras& x, std::int64_t frame, std::int64_t at) noexcept;
+    void hold(const FrameTiming& t, const CaptureExtras& x, std::int64_t frame, std::int64_t at) noexcept;
     void count_row(std::int64_t frame) noexcept;
     bool write_all(const char* data, std::size_t n) noexcept;
     Status write_stats() const;
@@ -225,8 +264,11 @@ private:
     bool have_t0_ = false;
     std::int64_t written_until_ = 0;  // time of the newest row handed to the OS (or t0_)
     std::int64_t newest_ = 0;         // time of the newest formatted row
-    PendingRow pending_row_{};
-    bool pending_ = false;
+    std::unique_ptr<HeldRow[]> held_;  // kHeldRows, a ring from held_first_
+    std::size_t held_first_ = 0, held_n_ = 0;
+    bool feedback_ = false;            // rows with a present id wait for their feedback
+    std::int64_t last_shown_ = -1;     // displayed time of the newest written row shown (ns)
+    std::uint64_t no_feedback_ = 0;
     std::int64_t last_present_ = 0;   // begin of the previous present
     bool have_present_ = false;
     std::uint64_t rows_ = 0, written_ = 0, dropped_ = 0, no_time_ = 0;

@@ -479,6 +479,8 @@ typedef struct pacer_capture_options {
     size_t stats_window;        /* frames kept for the sidecar's percentiles, >= 2; default 65536 */
     const pacer_config* config; /* settings written to the sidecar; NULL (default): none */
     const char* notes;          /* free text for the sidecar (<= 512 chars); NULL: none */
+    int await_feedback;         /* != 0: rows with a present id wait for pacer_capture_feedback
+                                   from the first frame (else from the first feedback); default 0 */
 } pacer_capture_options;
 
 /* What the engine knows about a frame and pacer does not (pacer::CaptureExtras). Start from
@@ -501,6 +503,7 @@ typedef struct pacer_capture_status {
     uint64_t rows_dropped;            /* rows lost after a write error */
     uint64_t rows_without_frame_time; /* frames without a frame time: not written */
     uint64_t rows_buffered;           /* not yet handed to the OS */
+    uint64_t rows_without_feedback;   /* waited for their feedback, written without it */
     int failed;                       /* 1 after a write error */
     const char* error;                /* the first error, "" if none; valid until the close */
 } pacer_capture_status;
@@ -522,6 +525,12 @@ pacer_capture* pacer_capture_open(const char* path, const pacer_capture_options*
  * an unknown enum value in them (nothing written). [owner thread] */
 int pacer_capture_add(pacer_capture* capture, const pacer_frame_timing* timing,
                       const pacer_capture_extras* extras);
+/* What a presentation-feedback API said of an earlier present (the pacer_present given to
+ * pacer_report_present with its id and outcome): that present's row writes Dropped and the
+ * displayed-time columns from it ("Feedback" in pacer/capture.hpp). An outcome that is no
+ * pacer_present_outcome value is an error (nothing changed); an unknown id is ignored.
+ * [owner thread] */
+int pacer_capture_feedback(pacer_capture* capture, const pacer_present* feedback);
 /* Hands the buffered rows to the OS now (pacer_capture_add does it itself). [owner thread] */
 int pacer_capture_flush(pacer_capture* capture);
 /* The counters and the first error into *out; no allocation but one, the copy of the message,

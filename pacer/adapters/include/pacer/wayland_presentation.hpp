@@ -8,6 +8,8 @@
 //     request(id)             right before the commit of present `id`: ask for its feedback
 //     poll(pacer[, on_event]) once a frame: reports presented and discarded feedback to the
 //                             pacer (FramePacer::report_present with the id), never blocks
+//     to_present(event)       the PresentInfo poll() reported for an event (for a capture:
+//                             CaptureWriter::feedback, pacer/capture.hpp)
 //   PresentationEvent         what poll() saw: presented (time, refresh, seq, flags) or discarded
 //
 //   pacer::wayland::PresentationFeedback feedback(info.info.wl.display, info.info.wl.surface);
@@ -148,13 +150,8 @@ public:
         return poll(pacer, [](const PresentationEvent&) {});
     }
 
-private:
-    struct Request {
-        PresentationFeedback* self = nullptr;
-        std::uint64_t id = 0;
-        struct wp_presentation_feedback* feedback = nullptr;  // struct: the generated function shadows the type
-    };
-
+    // The report poll() gives FramePacer::report_present for an event; a capture takes the same
+    // (CaptureWriter::feedback).
     static PresentInfo to_present(const PresentationEvent& e) noexcept {
         PresentInfo f;
         f.id = e.id;
@@ -167,6 +164,13 @@ private:
         f.refresh_hz = e.refresh.count() > 0 ? 1e9 / static_cast<double>(e.refresh.count()) : 0.0;
         return f;
     }
+
+private:
+    struct Request {
+        PresentationFeedback* self = nullptr;
+        std::uint64_t id = 0;
+        struct wp_presentation_feedback* feedback = nullptr;  // struct: the generated function shadows the type
+    };
 
     void calibrate() noexcept {
         const clockid_t id = clock_id_;
