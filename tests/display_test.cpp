@@ -318,6 +318,46 @@ TEST(DisplayTracker, CountedVblanksOnAMillisecondTimerPatternLockAtOnce) {
     }
 }
 
+// Counted vblanks make the span between two fits exact: the period over a minute of them is
+// known to a few ppm, where one window's line (128 stamps of +-0.5 ms) wanders by 100-300 ppm.
+// A refresh that changes without a report leaves that long fit for the window's again.
+TEST(DisplayTracker, CountedVblanksFitThePeriodOverTheirWholeSpan) {
+    Quiet quiet;
+    Rng rng{41};
+    DisplayTracker d;
+    const double period = 1e9 / 60.0024;  // Xvfb's 16666 us
+    std::int64_t t = 0;
+    std::uint64_t msc = 5000;
+    auto add = [&](double p) {
+        ++msc;
+        t += static_cast<std::int64_t>(p);
+        const double late = 1e6 * rng.uniform() + (msc % 3 == 0 ? 1e6 : 0.0);  // 0-2 ms
+        d.add(pacer::VblankSample{clock::from_ns(t + static_cast<std::int64_t>(late)), VblankSource::displayed, msc,
+                                  true, {}},
+              0);
+    };
+    double worst_ppm = 0;
+    for (int i = 0; i < 3600; ++i) {  // a minute
+        add(period);
+        if (i >= 2400) worst_ppm = std::max(worst_ppm, std::fabs(d.status().refresh_hz * period / 1e9 - 1) * 1e6);
+    }
+    ASSERT_TRUE(d.locked());
+    EXPECT_EQ(d.status().locks, 1u);
+    EXPECT_LT(worst_ppm, 10.0);  // the window alone: 100-300 ppm
+    // The display's clock moves to 59.94 Hz (a mode change the host did not report): within two
+    // seconds the fit follows it, and predicts its vblanks within the stamps' 2 ms.
+    const double slower = 1e9 / 59.94;
+    for (int i = 0; i < 120; ++i) add(slower);
+    EXPECT_TRUE(d.locked());
+    EXPECT_NEAR(d.status().refresh_hz, 59.94, 59.94 * 5e-4);
+    std::uint64_t m = 0;
+    const auto next = clock::from_ns(t + static_cast<std::int64_t>(slower));
+    const auto predicted = d.next_vblank(clock::from_ns(t + static_cast<std::int64_t>(slower / 2)));
+    EXPECT_LT(std::llabs((predicted - next).count()), 2'000'000);
+    ASSERT_TRUE(d.msc_at(predicted, &m));
+    EXPECT_EQ(m, msc + 1);
+}
+
 TEST(DisplayTracker, LostWhenTimestampsStopAndLocksAgainWhenTheyResume) {
     pacer_test::LogCapture log(pacer::LogLevel::info);
     DisplayTracker d;

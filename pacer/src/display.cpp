@@ -113,6 +113,8 @@ void DisplayTracker::restart(const char* reason, int keep) noexcept {
     told_unsynced_ = false;
     off_fit_ = 0;
     since_fit_ = 0;
+    span_n_ = 0;
+    long_fit_ = false;
     if (keep == 0) last_msc_ = -1;
     ref_msc_ = keep > 0 ? msc_[(head_ + count_ - 1) % kWindow] : 0;
     status_.period = std::chrono::nanoseconds(0);
@@ -353,6 +355,7 @@ void DisplayTracker::follow(int slot) noexcept {
     y_[slot] = y;
     in_[slot] = std::fabs(y - a.centre) <= a.band;
     if (in_[slot]) sums_.add(x, y, 1.0);
+    if (long_fit_) return;  // the span's line holds; the next robust fit checks it
     double da = 0, db = 0;
     if (!sums_.line(&da, &db)) return;
     set_fit(a.period + db, a.ref + std::llround(da + a.shift + x * a.period + db * x),
@@ -396,6 +399,55 @@ void DisplayTracker::refit() noexcept {
     }
     set_fit(p, ref, status_.by_counter ? last_msc_ : 0);
     decide(spread, inliers);
+    fit_span(firm_ && count_ == kWindow);
+}
+
+// Counted vblanks need no index guessed, so the fits of the last seconds share one exact line:
+// the least-squares line through each firm robust fit's vblank at its counter (kSpanFits of them,
+// kRefitEvery vblanks apart) gives the period over their whole span. Each fitted vblank is good to
+// ~0.1 ms (Xvfb's stamps: +-0.5 ms, 128 of them), so over 2,000 vblanks the period is within a
+// few ppm, where the window's own line wanders by 100-300 ppm. A window fit that leaves that line
+// (its period 0.1 % off, or its vblank a quarter millisecond plus a sixteenth period off: an
+// unreported refresh change) starts the span again.
+void DisplayTracker::fit_span(bool firm) noexcept {
+    if (!status_.by_counter || status_.state != DisplayState::locked) {
+        span_n_ = 0;
+        long_fit_ = false;
+        return;
+    }
+    if (!firm) return;  // on slack: the fit in force stays
+    double p = 0, ref = 0;
+    if (span_line(&p, &ref) &&
+        (std::fabs(p - period_) > 1e-3 * period_ || std::fabs(ref - static_cast<double>(ref_)) > 2.5e5 + period_ / 16))
+        span_n_ = 0;  // this window left the span's line: the span starts again from it
+    const int k = (span_head_ + span_n_) % kSpanFits;
+    if (span_n_ == kSpanFits) span_head_ = (span_head_ + 1) % kSpanFits;
+    else if (span_n_++ == 0) span_head_ = k;
+    span_msc_[k] = ref_msc_;
+    span_t_[k] = ref_;
+    long_fit_ = span_line(&p, &ref);
+    if (long_fit_) set_fit(p, std::llround(ref), ref_msc_);
+}
+
+// The least-squares line through the span's fitted vblanks: its period and its vblank at ref_msc_;
+// false while the span is under 8 fits or 2 windows.
+bool DisplayTracker::span_line(double* period, double* ref) const noexcept {
+    if (span_n_ < 8) return false;
+    const std::int64_t m0 = span_msc_[span_head_], t0 = span_t_[span_head_];
+    const int last = (span_head_ + span_n_ - 1) % kSpanFits;
+    if (span_msc_[last] - m0 < 2 * kWindow) return false;
+    Sums line;  // residuals from the window's period, for the conditioning
+    for (int i = 0; i < span_n_; ++i) {
+        const int j = (span_head_ + i) % kSpanFits;
+        const double x = static_cast<double>(span_msc_[j] - m0);
+        line.add(x, static_cast<double>(span_t_[j] - t0) - x * period_, 1.0);
+    }
+    double da = 0, db = 0;
+    if (!line.line(&da, &db)) return false;
+    const double x = static_cast<double>(ref_msc_ - m0);
+    *period = period_ + db;
+    *ref = static_cast<double>(t0) + da + x * *period;
+    return true;
 }
 
 void DisplayTracker::vrr_range() noexcept {

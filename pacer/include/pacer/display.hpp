@@ -25,7 +25,13 @@
 // their 10th percentile. The period starts from the reported refresh (or, when none is reported,
 // the counted vblanks' time over their count, or the median interval between observations) and
 // a fit more than 2 % away from it is no fit; within that the fitted period follows the
-// display's clock: skew_ppm is the difference, + when the display runs fast.
+// display's clock: skew_ppm is the difference, + when the display runs fast. Counted vblanks,
+// once locked, also give the period over a longer span: every 32nd fit's vblank (counter and
+// time) goes into a ring of 64, and the least-squares line through them (at least 8 fits over
+// 256 vblanks) is the fit in force, the window's line between fits only checking it. One
+// window's 128 stamps of Xvfb's +-1 ms noise give the period to 100-300 ppm; the span, 1-7 ppm
+// (the real-display test, 12 s at 60, 120 and 144 Hz). A window fit 0.1 % off the span's period,
+// or its vblank more than 0.25 ms + period / 16 off the span's line, starts the span again.
 //
 // States (status().state, with a reason in words; each change is logged once at info level):
 //   unknown   no vblank seen yet.
@@ -36,8 +42,9 @@
 //             Counted vblanks need no index guessed from their times: period / 4 and period / 2
 //             (and 1 ms) there (an X server's timer stamps its vblanks 0.1-1.5 ms late on a busy
 //             machine, a spread over period / 16 at 120 Hz), and a counted vblank within 2 ms
-//             (and period / 8) of the line counts as an inlier for the lock (Xvfb at 60 Hz
-//             stamps one vblank in three a steady millisecond apart from the other two).
+//             (and period / 8) of the line counts as an inlier for the lock (Xvfb's
+//             millisecond timer spreads its stamps over 2 ms, at times in a steady pattern
+//             of one vblank in three a millisecond apart from the other two).
 //   vrr       16 or more observations that fit no grid (robust spread over period / 8) and that
 //             follow the frames: at least half of them shown a steady delay (within period / 8
 //             and 0.5 ms) after their frame was submitted (VblankSample::submitted). That is a
@@ -193,6 +200,9 @@ private:
     void follow(int slot) noexcept;
     void set_fit(double period, std::int64_t ref, std::int64_t ref_msc) noexcept;
     void decide(double spread, int inliers) noexcept;
+    // Counted vblanks, firmly locked: the line through the robust fits' vblanks (long_fit_).
+    void fit_span(bool firm) noexcept;
+    bool span_line(double* period, double* ref) const noexcept;
     void no_grid() noexcept;
     void set_state(DisplayState state, const char* reason) noexcept;
     void restart(const char* reason, int keep) noexcept;
@@ -227,6 +237,13 @@ private:
     bool in_[kWindow] = {};           // ... an inlier: in sums_
     Sums sums_{};
     Anchor anchor_{};               // locked within the lock's own limits (not on slack)
+    // Counted vblanks: the fitted vblank (counter, time) of each firm robust fit, a ring; the
+    // line through them (fit_span) holds the period over up to kSpanFits x kRefitEvery vblanks.
+    static constexpr int kSpanFits = 64;
+    std::int64_t span_msc_[kSpanFits] = {};
+    std::int64_t span_t_[kSpanFits] = {};
+    int span_head_ = 0, span_n_ = 0;
+    bool long_fit_ = false;         // the fit in force is fit_span's: follow() leaves it
 };
 
 }  // namespace pacer
