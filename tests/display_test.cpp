@@ -27,6 +27,11 @@ struct Quiet {
     ~Quiet() { pacer::set_log_function(pacer::log_to_stderr); }
 };
 
+// A displayed vblank at `ns` with its counter (X11 Present's MSC, wp_presentation's sequence).
+pacer::VblankSample counted(std::int64_t ns, std::uint64_t msc) {
+    return pacer::VblankSample{clock::from_ns(ns), VblankSource::displayed, msc, true, {}};
+}
+
 // splitmix64: the same numbers on every platform.
 struct Rng {
     std::uint64_t s;
@@ -270,7 +275,7 @@ TEST(DisplayTracker, CountedVblanksAreIndexedByTheirCounter) {
         // UST: the server's timer fires 0.1-1.5 ms late (never early), sometimes 6 ms late.
         const double late = i % 37 == 0 ? 6e6 : 1e5 + 1.4e6 * rng.uniform();
         const auto t = static_cast<std::int64_t>(static_cast<double>(msc) * 1e9 / hz + late);
-        d.add(pacer::VblankSample{clock::from_ns(t), VblankSource::displayed, msc, true, {}}, 0);
+        d.add(counted(t, msc), 0);
         if (d.locked() && locked_at == 0) locked_at = i + 1;
     }
     EXPECT_TRUE(d.status().by_counter);
@@ -308,7 +313,7 @@ TEST(DisplayTracker, CountedVblanksOnAMillisecondTimerPatternLockAtOnce) {
             const auto msc = static_cast<std::uint64_t>(90'000 + i);
             const double late = 5e4 + (msc % 3 == 0 ? step : 0.0) + 6e4 * (rng.uniform() - 0.5);
             const auto t = static_cast<std::int64_t>(static_cast<double>(msc) * 16'666'000.0 + late);
-            d.add(pacer::VblankSample{clock::from_ns(t), VblankSource::displayed, msc, true, {}}, 0);
+            d.add(counted(t, msc), 0);
             if (d.locked() && locked_at == 0) locked_at = i + 1;
         }
         EXPECT_GT(locked_at, 0);
@@ -332,9 +337,7 @@ TEST(DisplayTracker, CountedVblanksFitThePeriodOverTheirWholeSpan) {
         ++msc;
         t += static_cast<std::int64_t>(p);
         const double late = 1e6 * rng.uniform() + (msc % 3 == 0 ? 1e6 : 0.0);  // 0-2 ms
-        d.add(pacer::VblankSample{clock::from_ns(t + static_cast<std::int64_t>(late)), VblankSource::displayed, msc,
-                                  true, {}},
-              0);
+        d.add(counted(t + static_cast<std::int64_t>(late), msc), 0);
     };
     double worst_ppm = 0;
     for (int i = 0; i < 3600; ++i) {  // a minute
