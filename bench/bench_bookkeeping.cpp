@@ -92,7 +92,7 @@ void BM_Histogram4096x64(benchmark::State& state) {
         stats.add(t);
     }
     std::array<float, 64> bins{};
-    for (auto _ : state) benchmark::DoNotOptimize(stats.histogram(pacer::FrameMetric::interval, 0, 33.3, bins));
+    for (auto _ : state) benchmark::DoNotOptimize(stats.histogram(pacer::FrameMetric::interval, std::chrono::nanoseconds(0), pacer::from_ms(33.3), bins));
 }
 BENCHMARK(BM_Histogram4096x64);
 

@@ -24,7 +24,7 @@ void StatusLine::print(Session& s) {
     std::printf("t=%.1fs frames=%llu rate=%.1f/s target=%gHz p99_lateness_ms=%.3f missed=%llu "
                 "cpu_pct=%.1f machine_pct=%.0f\n",
                 t, static_cast<unsigned long long>(s.frames()), rate, s.pacer().config().target_hz,
-                m.lateness_ms.p99, static_cast<unsigned long long>(m.missed_total),
+                pacer::to_ms(m.lateness.p99), static_cast<unsigned long long>(m.missed_total),
                 u.valid ? u.process_pct : -1.0, s.machine_pct());
     std::fflush(stdout);
 }
@@ -45,8 +45,8 @@ void print_summary(Session& s, const char* ui, const char* vblank_source) {
     // Latency needs presents (--fake-vsync or the window): NA without them.
     const bool lat = m.latency_frames > 0;
     char p50[32], p99[32], late[32];
-    std::snprintf(p50, sizeof p50, "%.3f", m.latency_ms.p50);
-    std::snprintf(p99, sizeof p99, "%.3f", m.latency_ms.p99);
+    std::snprintf(p50, sizeof p50, "%.3f", pacer::to_ms(m.latency.p50));
+    std::snprintf(p99, sizeof p99, "%.3f", pacer::to_ms(m.latency.p99));
     std::snprintf(late, sizeof late, "%.4f",
                   lat ? static_cast<double>(m.shown_late) / static_cast<double>(m.latency_frames) : 0.0);
     std::printf("summary: frames=%llu seconds=%.2f ui=%s hz=%g mode=%s policy=%s avg_fps=%.2f "
@@ -57,8 +57,8 @@ void print_summary(Session& s, const char* ui, const char* vblank_source) {
                 "shown_fps=%s dropped=%s\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
-                pacer::to_string(s.pacer().config().late_policy), m.avg_fps, m.interval_ms.p50,
-                m.interval_ms.p99, m.lateness_ms.p99, m.lateness_ms.max,
+                pacer::to_string(s.pacer().config().late_policy), m.avg_fps, pacer::to_ms(m.interval.p50),
+                pacer::to_ms(m.interval.p99), pacer::to_ms(m.lateness.p99), pacer::to_ms(m.lateness.max),
                 static_cast<unsigned long long>(m.missed_total),
                 static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,

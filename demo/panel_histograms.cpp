@@ -31,7 +31,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
 
     ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0, 0, 0, 0));
     ImGui::BeginGroup();
-    ImGui::Text("Frame intervals: %zu frames, p99 %.2f ms", m.frames, m.interval_ms.p99);
+    ImGui::Text("Frame intervals: %zu frames, p99 %.2f ms", m.frames, pacer::to_ms(m.interval.p99));
     histogram("##intervals", s.interval_bins.data(), Session::kIntervalBins, size, 0.5f, kTargetLine, "target",
               s.interval_hi_ms, 1);
     ImGui::EndGroup();
@@ -41,7 +41,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     if (s.replaying() && !s.replay().has_lateness())
         ImGui::TextColored(kGrey, "Deadline lateness: not in this file");
     else
-        ImGui::Text("Lateness (wake - deadline): p99 %.3f ms", m.lateness_ms.p99);
+        ImGui::Text("Lateness (wake - deadline): p99 %.3f ms", pacer::to_ms(m.lateness.p99));
     const double tol = ms(s.pacer().config().miss_tolerance);
     char label[48];
     std::snprintf(label, sizeof label, "miss > %.2f ms", tol);
@@ -55,7 +55,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     if (m.latency_frames == 0)
         ImGui::TextColored(kGrey, "Latency (input to shown): no presents yet");
     else
-        ImGui::Text("Latency (input to shown): p99 %.1f ms", m.latency_ms.p99);
+        ImGui::Text("Latency (input to shown): p99 %.1f ms", pacer::to_ms(m.latency.p99));
     // The marker: one target period, what a frame_start loop with vsync adds on top of its work.
     const double target_ms = ms(s.target_period());
     histogram("##latency", s.latency_bins.data(), Session::kLatencyBins, size,

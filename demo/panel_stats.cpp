@@ -14,18 +14,18 @@ void percentile_table(const pacer::StatsSummary& m) {
         for (const char* c : {"mean", "p50", "p90", "p99", "p99.9", "max"})
             ImGui::TableSetupColumn(c);
         ImGui::TableHeadersRow();
-        const auto row = [](const char* name, const pacer::Distribution& d, const char* fmt) {
+        const auto row = [](const char* name, const pacer::TimeDistribution& d, const char* fmt) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(name);
-            for (double v : {d.mean, d.p50, d.p90, d.p99, d.p999, d.max}) {
+            for (std::chrono::nanoseconds v : {d.mean, d.p50, d.p90, d.p99, d.p999, d.max}) {
                 ImGui::TableNextColumn();
-                ImGui::Text(fmt, v);
+                ImGui::Text(fmt, pacer::to_ms(v));
             }
         };
-        row("frame time", m.interval_ms, "%.2f");
-        row("lateness", m.lateness_ms, "%.3f");
-        if (m.latency_frames > 0) row("latency", m.latency_ms, "%.2f");
+        row("frame time", m.interval, "%.2f");
+        row("lateness", m.lateness, "%.3f");
+        if (m.latency_frames > 0) row("latency", m.latency, "%.2f");
         ImGui::EndTable();
     }
 }

@@ -123,15 +123,15 @@ int print_replay_summary(const std::string& path) {
     if (rp.has_target() && rp.target().count() > 0)
         std::snprintf(hz, sizeof hz, "%g", 1e9 / static_cast<double>(rp.target().count()));
     if (rp.has_lateness()) {
-        std::snprintf(p99_late, sizeof p99_late, "%.3f", m.lateness_ms.p99);
-        std::snprintf(max_late, sizeof max_late, "%.3f", m.lateness_ms.max);
+        std::snprintf(p99_late, sizeof p99_late, "%.3f", pacer::to_ms(m.lateness.p99));
+        std::snprintf(max_late, sizeof max_late, "%.3f", pacer::to_ms(m.lateness.max));
     }
     if (rp.has_missed()) std::snprintf(missed, sizeof missed, "%llu", static_cast<unsigned long long>(m.missed_total));
     std::printf("summary: frames=%zu seconds=%.2f ui=replay hz=%s mode=%s avg_fps=%.2f p50_interval_ms=%.3f "
                 "p99_interval_ms=%.3f p99_lateness_ms=%s max_lateness_ms=%s missed=%s stutters=%llu file=\"%s\" "
                 "format=\"%s\"\n",
                 m.frames, static_cast<double>(rp.duration().count()) * 1e-9, hz,
-                rp.mode().empty() ? "NA" : rp.mode().c_str(), m.avg_fps, m.interval_ms.p50, m.interval_ms.p99,
+                rp.mode().empty() ? "NA" : rp.mode().c_str(), m.avg_fps, pacer::to_ms(m.interval.p50), pacer::to_ms(m.interval.p99),
                 p99_late, max_late, missed, static_cast<unsigned long long>(m.stutters_total), rp.path().c_str(),
                 rp.format().c_str());
     std::fflush(stdout);

@@ -188,15 +188,19 @@ void Session::refresh(bool histograms) {
         // Ranges follow the target: frame times on [0, 2 x target) (60 Hz: 0..33 ms, 144 Hz:
         // 0..13.9 ms); lateness on [0, target / 4) but at least 1 ms (a hybrid wait is late by
         // tens of us, a plain sleep by up to ~1 ms on Linux).
-        const double target_ms = static_cast<double>(target_period().count()) * 1e-6;
-        interval_hi_ms = 2.0 * target_ms;
-        lateness_hi_ms = std::max(1.0, target_ms / 4.0);
-        stats_.histogram(pacer::FrameMetric::interval, 0.0, interval_hi_ms, interval_bins);
-        stats_.histogram(pacer::FrameMetric::lateness, 0.0, lateness_hi_ms, lateness_bins);
+        using std::chrono::nanoseconds;
+        const nanoseconds target = target_period();
+        const nanoseconds interval_hi = 2 * target;
+        const nanoseconds lateness_hi = std::max<nanoseconds>(std::chrono::milliseconds(1), target / 4);
+        stats_.histogram(pacer::FrameMetric::interval, nanoseconds(0), interval_hi, interval_bins);
+        stats_.histogram(pacer::FrameMetric::lateness, nanoseconds(0), lateness_hi, lateness_bins);
         // Latency on [0, 3 x target): frame_start with a blocking vsync swap shows its input about
         // two periods late, just_in_time about one work time.
-        latency_hi_ms = 3.0 * target_ms;
-        stats_.histogram(pacer::FrameMetric::latency, 0.0, latency_hi_ms, latency_bins);
+        const nanoseconds latency_hi = 3 * target;
+        stats_.histogram(pacer::FrameMetric::latency, nanoseconds(0), latency_hi, latency_bins);
+        interval_hi_ms = pacer::to_ms(interval_hi);
+        lateness_hi_ms = pacer::to_ms(lateness_hi);
+        latency_hi_ms = pacer::to_ms(latency_hi);
     }
 }
 

@@ -165,7 +165,7 @@ public:
     double thread_pct() const noexcept { return thread_pct_; }
     double machine_pct() const noexcept { return machine_pct_; }
     // Stutters since the last reset, by the library's rule (pacer::StutterCounter, kept by stats_).
-    std::uint64_t stutters() const noexcept { return stats_.stutter_counter().count(); }
+    std::uint64_t stutters() const noexcept { return stats_.stutters(); }
 
     // Whole-run CPU (process, 100 = one core) since construction.
     double run_process_pct();

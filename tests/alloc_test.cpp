@@ -56,8 +56,8 @@ TEST(Allocations, NoneInTheFrameLoop) {
         (void)sim.advance(t.interval);
         if (i % 100 == 0) {
             (void)stats.summarize();
-            (void)stats.histogram(pacer::FrameMetric::interval, 0.0, 14.0, bins);
-            (void)stats.series(pacer::FrameMetric::lateness, series);
+            (void)stats.histogram(pacer::FrameMetric::interval, std::chrono::nanoseconds(0), std::chrono::milliseconds(14), bins);
+            (void)stats.series_ms(pacer::FrameMetric::lateness, series);
             (void)cpu.sample();
         }
     }

@@ -877,16 +877,17 @@ TEST(CApi, CaptureFromCIsTheCppCapture) {
     }
 }
 
-void expect_same(const pacer_distribution& a, const pacer::Distribution& b, const char* what) {
-    EXPECT_EQ(a.mean, b.mean) << what;
-    EXPECT_EQ(a.stddev, b.stddev) << what;
-    EXPECT_EQ(a.min, b.min) << what;
-    EXPECT_EQ(a.max, b.max) << what;
-    EXPECT_EQ(a.p50, b.p50) << what;
-    EXPECT_EQ(a.p90, b.p90) << what;
-    EXPECT_EQ(a.p95, b.p95) << what;
-    EXPECT_EQ(a.p99, b.p99) << what;
-    EXPECT_EQ(a.p999, b.p999) << what;
+void expect_same(const pacer_distribution& a, const pacer::TimeDistribution& b, const char* what) {
+    using pacer::to_ms;
+    EXPECT_EQ(a.mean, to_ms(b.mean)) << what;
+    EXPECT_EQ(a.stddev, to_ms(b.stddev)) << what;
+    EXPECT_EQ(a.min, to_ms(b.min)) << what;
+    EXPECT_EQ(a.max, to_ms(b.max)) << what;
+    EXPECT_EQ(a.p50, to_ms(b.p50)) << what;
+    EXPECT_EQ(a.p90, to_ms(b.p90)) << what;
+    EXPECT_EQ(a.p95, to_ms(b.p95)) << what;
+    EXPECT_EQ(a.p99, to_ms(b.p99)) << what;
+    EXPECT_EQ(a.p999, to_ms(b.p999)) << what;
 }
 
 TEST(CApi, StatsFromCAreTheCppStats) {
@@ -902,11 +903,11 @@ TEST(CApi, StatsFromCAreTheCppStats) {
     const pacer::StatsSummary d = cpp.summarize();
     EXPECT_EQ(s.frames, d.frames);
     EXPECT_EQ(s.frames, 256u);
-    expect_same(s.interval_ms, d.interval_ms, "interval_ms");
-    expect_same(s.lateness_ms, d.lateness_ms, "lateness_ms");
-    expect_same(s.latency_ms, d.latency_ms, "latency_ms");
+    expect_same(s.interval_ms, d.interval, "interval_ms");
+    expect_same(s.lateness_ms, d.lateness, "lateness_ms");
+    expect_same(s.latency_ms, d.latency, "latency_ms");
     EXPECT_GT(s.latency_ms.p50, 0.0);
-    EXPECT_EQ(s.target_ms, d.target_ms);
+    EXPECT_EQ(s.target_ms, pacer::to_ms(d.target));
     EXPECT_EQ(s.avg_fps, d.avg_fps);
     EXPECT_EQ(s.low1_fps, d.low1_fps);
     EXPECT_EQ(s.low01_fps, d.low01_fps);
@@ -926,14 +927,15 @@ TEST(CApi, StatsFromCAreTheCppStats) {
     std::vector<float> c_series(300, -1.0f), cpp_series(300, -1.0f);
     size_t n = 0;
     ASSERT_EQ(pacer_stats_series(stats, PACER_METRIC_LATENESS, c_series.data(), c_series.size(), &n), PACER_OK);
-    EXPECT_EQ(n, cpp.series(pacer::FrameMetric::lateness, cpp_series));
+    EXPECT_EQ(n, cpp.series_ms(pacer::FrameMetric::lateness, cpp_series));
     EXPECT_EQ(n, 256u);
     EXPECT_TRUE(c_series == cpp_series);
     std::vector<float> c_bins(32), cpp_bins(32);
     pacer_histogram_counts counts;
     ASSERT_EQ(pacer_stats_histogram(stats, PACER_METRIC_INTERVAL, 0.0, 14.0, c_bins.data(), c_bins.size(), &counts),
               PACER_OK);
-    const pacer::HistogramCounts h = cpp.histogram(pacer::FrameMetric::interval, 0.0, 14.0, cpp_bins);
+    const pacer::HistogramCounts h =
+        cpp.histogram(pacer::FrameMetric::interval, std::chrono::nanoseconds(0), std::chrono::milliseconds(14), cpp_bins);
     EXPECT_TRUE(c_bins == cpp_bins);
     EXPECT_EQ(counts.placed, h.placed);
     EXPECT_EQ(counts.below, h.below);

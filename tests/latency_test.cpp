@@ -375,12 +375,12 @@ TEST(FrameStatsLatency, PercentilesOverTheFramesThatHaveOne) {
     }
     const pacer::StatsSummary s = stats.summarize();
     EXPECT_EQ(s.latency_frames, 100u);
-    EXPECT_DOUBLE_EQ(s.latency_ms.p50, 50.5);  // h = 99 x 0.5 = 49.5: between 50 and 51
-    EXPECT_DOUBLE_EQ(s.latency_ms.p99, 99.01);  // h = 98.01
-    EXPECT_DOUBLE_EQ(s.latency_ms.min, 1.0);
+    EXPECT_EQ(s.latency.p50, 50500us);  // h = 99 x 0.5 = 49.5: between 50 and 51
+    EXPECT_EQ(s.latency.p99, 99010us);  // h = 98.01
+    EXPECT_EQ(s.latency.min, 1ms);
     EXPECT_EQ(s.shown_late, 4u);
     float bins[10];
-    const pacer::HistogramCounts h = stats.histogram(pacer::FrameMetric::latency, 0.0, 100.0, bins);
+    const pacer::HistogramCounts h = stats.histogram(pacer::FrameMetric::latency, 0ms, 100ms, bins);
     EXPECT_EQ(h.placed, 100u);
     EXPECT_EQ(bins[0], 9.0f);  // 1..9 ms
     EXPECT_EQ(h.above, 1u);    // 100 ms

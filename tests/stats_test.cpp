@@ -39,25 +39,25 @@ TEST(FrameStats, SummaryMatchesHandComputedValues) {
     const pacer::StatsSummary r = s.summarize();
     EXPECT_EQ(r.frames, 10u);
     EXPECT_EQ(r.frames_total, 11u);
-    EXPECT_DOUBLE_EQ(r.interval_ms.mean, 11.0);
-    EXPECT_DOUBLE_EQ(r.interval_ms.stddev, 3.0);   // sqrt(9 * 1 + 81) / 10 = sqrt(9)
-    EXPECT_DOUBLE_EQ(r.interval_ms.min, 10.0);
-    EXPECT_DOUBLE_EQ(r.interval_ms.max, 20.0);
-    EXPECT_DOUBLE_EQ(r.interval_ms.p50, 10.0);
-    EXPECT_DOUBLE_EQ(r.interval_ms.p90, 11.0);     // h = 8.1: sorted[8] = 10, sorted[9] = 20
+    EXPECT_EQ(r.interval.mean, 11ms);
+    EXPECT_EQ(r.interval.stddev, 3ms);   // sqrt(9 * 1 + 81) / 10 = sqrt(9)
+    EXPECT_EQ(r.interval.min, 10ms);
+    EXPECT_EQ(r.interval.max, 20ms);
+    EXPECT_EQ(r.interval.p50, 10ms);
+    EXPECT_EQ(r.interval.p90, 11ms);     // h = 8.1: sorted[8] = 10, sorted[9] = 20
     EXPECT_NEAR(r.avg_fps, 1000.0 / 11.0, 1e-9);
     EXPECT_DOUBLE_EQ(r.low1_fps, 50.0);            // mean of frames >= p99 (19.1 ms): 20 ms
-    EXPECT_DOUBLE_EQ(r.lateness_ms.max, 10.0);
+    EXPECT_EQ(r.lateness.max, 10ms);
     EXPECT_EQ(r.missed, 1u);
-    EXPECT_DOUBLE_EQ(r.target_ms, 10.0);
+    EXPECT_EQ(r.target, 10ms);
 }
 
 TEST(FrameStats, P90IsInterpolated) {
     pacer::FrameStats s(16);
     for (int ms = 1; ms <= 10; ++ms) s.add(frame(ms * 1'000'000));
     const pacer::StatsSummary r = s.summarize();
-    EXPECT_NEAR(r.interval_ms.p90, 9.1, 1e-9);   // h = 8.1 between 9 and 10
-    EXPECT_NEAR(r.interval_ms.p50, 5.5, 1e-9);
+    EXPECT_EQ(r.interval.p90, 9100us);   // h = 8.1 between 9 and 10
+    EXPECT_EQ(r.interval.p50, 5500us);
     EXPECT_NEAR(r.low1_fps, 100.0, 1e-9);        // only the 10 ms frame is >= p99 = 9.91
 }
 
@@ -66,14 +66,14 @@ TEST(FrameStats, RingKeepsTheNewestFrames) {
     for (int ms = 1; ms <= 10; ++ms) s.add(frame(ms * 1'000'000));
     EXPECT_EQ(s.size(), 4u);
     std::array<float, 8> out{};
-    ASSERT_EQ(s.series(pacer::FrameMetric::interval, out), 4u);
+    ASSERT_EQ(s.series_ms(pacer::FrameMetric::interval, out), 4u);
     EXPECT_FLOAT_EQ(out[0], 7.0f);
     EXPECT_FLOAT_EQ(out[3], 10.0f);
     std::array<float, 2> last{};
-    ASSERT_EQ(s.series(pacer::FrameMetric::interval, last), 2u);
+    ASSERT_EQ(s.series_ms(pacer::FrameMetric::interval, last), 2u);
     EXPECT_FLOAT_EQ(last[0], 9.0f);
     const pacer::StatsSummary r = s.summarize();
-    EXPECT_DOUBLE_EQ(r.interval_ms.mean, 8.5);
+    EXPECT_EQ(r.interval.mean, 8500us);
     EXPECT_EQ(r.frames_total, 10u);
 }
 
@@ -81,31 +81,31 @@ TEST(FrameStats, HistogramBinsAndClampsOutliersIntoTheEdges) {
     pacer::FrameStats s(64);
     for (double ms : {0.5, 1.2, 1.7, 3.9, 4.0, 9.0, 25.0}) s.add(frame(static_cast<std::int64_t>(ms * 1e6)));
     std::array<float, 4> bins{};  // [1,2) [2,3) [3,4) [4,5)
-    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins).placed, 7u);
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 1ms, 5ms, bins).placed, 7u);
     EXPECT_FLOAT_EQ(bins[0], 3.0f);  // 0.5 (clamped), 1.2, 1.7
     EXPECT_FLOAT_EQ(bins[1], 0.0f);
     EXPECT_FLOAT_EQ(bins[2], 1.0f);  // 3.9
     EXPECT_FLOAT_EQ(bins[3], 3.0f);  // 4.0, and 9 and 25 clamped
-    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins).placed, 0u);  // empty range
+    EXPECT_EQ(s.histogram(pacer::FrameMetric::interval, 5ms, 5ms, bins).placed, 0u);  // empty range
 }
 
 TEST(FrameStats, HistogramSaysHowManyValuesFellOutsideTheRange) {
     pacer::FrameStats s(64);
     for (double ms : {0.5, 1.2, 1.7, 3.9, 4.0, 9.0, 25.0}) s.add(frame(static_cast<std::int64_t>(ms * 1e6)));
     std::array<float, 4> bins{};
-    pacer::HistogramCounts c = s.histogram(pacer::FrameMetric::interval, 1.0, 5.0, bins);
+    pacer::HistogramCounts c = s.histogram(pacer::FrameMetric::interval, 1ms, 5ms, bins);
     EXPECT_EQ(c.placed, 7u);
     EXPECT_EQ(c.below, 1u);  // 0.5, counted in bins[0]
     EXPECT_EQ(c.above, 2u);  // 9 and 25, counted in bins[3]
     // [lo, hi): lo is inside, hi is above.
-    c = s.histogram(pacer::FrameMetric::interval, 1.2, 4.0, bins);
+    c = s.histogram(pacer::FrameMetric::interval, 1200us, 4ms, bins);
     EXPECT_EQ(c.placed, 7u);
     EXPECT_EQ(c.below, 1u);
     EXPECT_EQ(c.above, 3u);  // 4.0, 9, 25
     float sum = 0;
     for (float b : bins) sum += b;
     EXPECT_FLOAT_EQ(sum, 7.0f);  // the edge bins still hold every frame
-    c = s.histogram(pacer::FrameMetric::interval, 5.0, 5.0, bins);  // empty range: nothing counted
+    c = s.histogram(pacer::FrameMetric::interval, 5ms, 5ms, bins);  // empty range: nothing counted
     EXPECT_EQ(c.placed + c.below + c.above, 0u);
 }
 
@@ -157,7 +157,7 @@ TEST(StutterCounter, NoVerdictUntilTheWindowHoldsWindowFrames) {
     // The 21st frame has 20 before it: mean (19 x 10 + 100) / 20 = 14.5, threshold 36.25.
     EXPECT_TRUE(c.add(100));
     EXPECT_EQ(c.count(), 1u);
-    EXPECT_DOUBLE_EQ(c.time_ms(), 100.0);
+    EXPECT_DOUBLE_EQ(c.time_sum(), 100.0);
 }
 
 TEST(StutterCounter, TheWindowSlidesAndTheThresholdIsStrict) {
@@ -168,7 +168,7 @@ TEST(StutterCounter, TheWindowSlidesAndTheThresholdIsStrict) {
               (std::vector<bool>{false, false, false, false, true, false}));
     EXPECT_EQ(verdicts(c, {10, 10, 10, 10, 25}), (std::vector<bool>{false, false, false, false, false}));
     EXPECT_EQ(c.count(), 1u);
-    EXPECT_DOUBLE_EQ(c.time_ms(), 30.0);
+    EXPECT_DOUBLE_EQ(c.time_sum(), 30.0);
 }
 
 TEST(StutterCounter, WindowOfOneComparesWithThePreviousFrame) {
@@ -177,7 +177,7 @@ TEST(StutterCounter, WindowOfOneComparesWithThePreviousFrame) {
     EXPECT_EQ(verdicts(c, {10, 25, 26, 100, 10, 30}),
               (std::vector<bool>{false, false, false, true, false, true}));
     EXPECT_EQ(c.count(), 2u);
-    EXPECT_DOUBLE_EQ(c.time_ms(), 130.0);
+    EXPECT_DOUBLE_EQ(c.time_sum(), 130.0);
     EXPECT_EQ(pacer::StutterCounter(0).window(), 1);  // a window below 1 is taken as 1
 }
 
@@ -186,7 +186,7 @@ TEST(StutterCounter, ResetForgetsTheCountAndTheWindow) {
     EXPECT_EQ(verdicts(c, {10, 10, 10, 50}), (std::vector<bool>{false, false, false, true}));
     c.reset();
     EXPECT_EQ(c.count(), 0u);
-    EXPECT_EQ(c.time_ms(), 0.0);
+    EXPECT_EQ(c.time_sum(), 0.0);
     // The window starts empty again: the first spike has only 1 frame before it.
     EXPECT_EQ(verdicts(c, {10, 50, 10, 10, 10, 50}),
               (std::vector<bool>{false, false, false, false, false, true}));
@@ -208,7 +208,7 @@ TEST(FrameStats, CountsStuttersInTheWindowAndSinceReset) {
     pacer::StatsSummary r = s.summarize();
     EXPECT_EQ(r.stutters_total, 2u);  // 30 and 40 (mean of the 4 before 40: 10)
     EXPECT_EQ(r.stutters, 1u);        // the window holds the newest 5: 30 has left it
-    EXPECT_EQ(s.stutter_counter().count(), 2u);
+    EXPECT_EQ(s.stutters(), 2u);
     s.reset();
     r = s.summarize();
     EXPECT_EQ(r.stutters_total, 0u);
@@ -223,7 +223,7 @@ TEST(CpuMeter, MeasuresSpinAsCpuAndSleepAsIdle) {
     const pacer::CpuUsage u = m.sample();
     EXPECT_TRUE(u.valid);
     EXPECT_NEAR(u.thread_pct, 20.0, 1e-9);
-    EXPECT_NEAR(u.wall_s, 0.010, 1e-12);
+    EXPECT_EQ(u.wall, 10ms);
     const pacer::CpuUsage v = m.sample();  // no time passed
     EXPECT_FALSE(v.valid);
 }

@@ -646,7 +646,7 @@ void stutters_and_hitches(const FrameColumn& ft, double total, bool cfx, const A
     }
     if (cfx) return;
     a.stutters = stutters.count();
-    a.stutter_time_share = total > 0 ? stutters.time_ms() / total : 0.0;
+    a.stutter_time_share = total > 0 ? stutters.time_sum() / total : 0.0;
 }
 
 void refresh_period(const AnalyzeOptions& o, Analysis& a) {

@@ -72,7 +72,7 @@ void print_summary(const RunOptions& o, FramePacer& pacer, const FrameStats& sta
                 system_time_source().sleep_primitive());
     std::printf("average FPS %.2f, frame time p50 %.3f ms p99 %.3f ms max %.3f ms, lateness p99 %.1f us, "
                 "missed %zu, 1%% low %.2f FPS, thread CPU %.1f %%\n",
-                s.avg_fps, s.interval_ms.p50, s.interval_ms.p99, s.interval_ms.max, s.lateness_ms.p99 * 1000,
+                s.avg_fps, to_ms(s.interval.p50), to_ms(s.interval.p99), to_ms(s.interval.max), to_ms(s.lateness.p99) * 1000,
                 s.missed, s.low1_fps, u.thread_pct);
     if (cfg.cadence == CadenceMode::automatic) {
         const CadenceStatus& c = pacer.status().cadence;

@@ -18,26 +18,27 @@ namespace {
 
 using namespace pacer::capi;
 
-pacer_distribution to_c(const pacer::Distribution& d) noexcept {
+pacer_distribution to_c(const pacer::TimeDistribution& d) noexcept {
+    using pacer::to_ms;
     pacer_distribution c;
-    c.mean = d.mean;
-    c.stddev = d.stddev;
-    c.min = d.min;
-    c.max = d.max;
-    c.p50 = d.p50;
-    c.p90 = d.p90;
-    c.p95 = d.p95;
-    c.p99 = d.p99;
-    c.p999 = d.p999;
+    c.mean = to_ms(d.mean);
+    c.stddev = to_ms(d.stddev);
+    c.min = to_ms(d.min);
+    c.max = to_ms(d.max);
+    c.p50 = to_ms(d.p50);
+    c.p90 = to_ms(d.p90);
+    c.p95 = to_ms(d.p95);
+    c.p99 = to_ms(d.p99);
+    c.p999 = to_ms(d.p999);
     return c;
 }
 
 pacer_stats_summary to_c(const pacer::StatsSummary& s) noexcept {
     pacer_stats_summary c{};
     c.frames = s.frames;
-    c.interval_ms = to_c(s.interval_ms);
-    c.lateness_ms = to_c(s.lateness_ms);
-    c.target_ms = s.target_ms;
+    c.interval_ms = to_c(s.interval);
+    c.lateness_ms = to_c(s.lateness);
+    c.target_ms = pacer::to_ms(s.target);
     c.avg_fps = s.avg_fps;
     c.low1_fps = s.low1_fps;
     c.low01_fps = s.low01_fps;
@@ -45,7 +46,7 @@ pacer_stats_summary to_c(const pacer::StatsSummary& s) noexcept {
     c.missed_total = s.missed_total;
     c.skipped_total = s.skipped_total;
     c.frames_total = s.frames_total;
-    c.latency_ms = to_c(s.latency_ms);
+    c.latency_ms = to_c(s.latency);
     c.latency_frames = s.latency_frames;
     c.shown_late = s.shown_late;
     c.stutters = s.stutters;
@@ -110,7 +111,7 @@ int pacer_stats_series(const pacer_stats* stats, int metric, float* out, size_t 
     if (!stats) return null_argument("pacer_stats_series", "the stats");
     if (!out && capacity > 0) return null_argument("pacer_stats_series", "out");
     if (const int code = check_metric(metric, "pacer_stats_series"); code != PACER_OK) return code;
-    const std::size_t n = stats->impl.series(static_cast<pacer::FrameMetric>(metric), {out, capacity});
+    const std::size_t n = stats->impl.series_ms(static_cast<pacer::FrameMetric>(metric), {out, capacity});
     if (count) *count = n;
     return PACER_OK;
 }
@@ -121,7 +122,8 @@ int pacer_stats_histogram(const pacer_stats* stats, int metric, double lo_ms, do
     if (!stats) return null_argument("pacer_stats_histogram", "the stats");
     if (!bins) return null_argument("pacer_stats_histogram", "bins");
     if (const int code = check_metric(metric, "pacer_stats_histogram"); code != PACER_OK) return code;
-    if (bin_count == 0 || !std::isfinite(lo_ms) || !std::isfinite(hi_ms) || hi_ms <= lo_ms) {
+    const std::chrono::nanoseconds lo = pacer::from_ms(lo_ms), hi = pacer::from_ms(hi_ms);
+    if (bin_count == 0 || !std::isfinite(lo_ms) || !std::isfinite(hi_ms) || hi <= lo) {
         char text[160];
         std::snprintf(text, sizeof text,
                       "pacer_stats_histogram: [%g, %g) ms in %zu bins: needs finite bounds, hi > lo and bins",
@@ -129,7 +131,7 @@ int pacer_stats_histogram(const pacer_stats* stats, int metric, double lo_ms, do
         return fail(PACER_ERROR_INVALID_ARGUMENT, text);
     }
     const pacer::HistogramCounts h =
-        stats->impl.histogram(static_cast<pacer::FrameMetric>(metric), lo_ms, hi_ms, {bins, bin_count});
+        stats->impl.histogram(static_cast<pacer::FrameMetric>(metric), lo, hi, {bins, bin_count});
     if (counts) {
         counts->placed = h.placed;
         counts->below = h.below;
@@ -155,7 +157,7 @@ int pacer_cpu_meter_sample(pacer_cpu_meter* meter, pacer_cpu_usage* out) {
     const pacer::CpuUsage u = meter->impl.sample();
     out->process_pct = u.process_pct;
     out->thread_pct = u.thread_pct;
-    out->wall_s = u.wall_s;
+    out->wall_s = static_cast<double>(u.wall.count()) * 1e-9;
     out->valid = u.valid ? 1 : 0;
     return PACER_OK;
 }

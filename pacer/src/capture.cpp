@@ -251,24 +251,24 @@ private:
 
 void window_figures(KeyValues& kv, const StatsSummary& s) {
     kv.add("WindowFrames", s.frames);
-    kv.add_fixed("WindowMsFrameTimeP50", s.interval_ms.p50);
-    kv.add_fixed("WindowMsFrameTimeP90", s.interval_ms.p90);
-    kv.add_fixed("WindowMsFrameTimeP95", s.interval_ms.p95);
-    kv.add_fixed("WindowMsFrameTimeP99", s.interval_ms.p99);
-    kv.add_fixed("WindowMsFrameTimeP99.9", s.interval_ms.p999);
+    kv.add_fixed("WindowMsFrameTimeP50", to_ms(s.interval.p50));
+    kv.add_fixed("WindowMsFrameTimeP90", to_ms(s.interval.p90));
+    kv.add_fixed("WindowMsFrameTimeP95", to_ms(s.interval.p95));
+    kv.add_fixed("WindowMsFrameTimeP99", to_ms(s.interval.p99));
+    kv.add_fixed("WindowMsFrameTimeP99.9", to_ms(s.interval.p999));
     kv.add_fixed("Window1PercentLowFPS", s.low1_fps);
     kv.add_fixed("Window0.1PercentLowFPS", s.low01_fps);
-    kv.add_fixed("WindowMsLatenessP50", s.lateness_ms.p50);
-    kv.add_fixed("WindowMsLatenessP99", s.lateness_ms.p99);
-    kv.add_fixed("WindowMsTargetFrameTime", s.target_ms);
+    kv.add_fixed("WindowMsLatenessP50", to_ms(s.lateness.p50));
+    kv.add_fixed("WindowMsLatenessP99", to_ms(s.lateness.p99));
+    kv.add_fixed("WindowMsTargetFrameTime", to_ms(s.target));
     // MsPCLatency over the window's rows that have one; the share of those shown late.
     kv.add("WindowLatencyFrames", s.latency_frames);
     if (s.latency_frames == 0) {
         for (const char* k : {"WindowMsPCLatencyP50", "WindowMsPCLatencyP99", "WindowShownLateShare"}) kv.add(k, "NA");
         return;
     }
-    kv.add_fixed("WindowMsPCLatencyP50", s.latency_ms.p50);
-    kv.add_fixed("WindowMsPCLatencyP99", s.latency_ms.p99);
+    kv.add_fixed("WindowMsPCLatencyP50", to_ms(s.latency.p50));
+    kv.add_fixed("WindowMsPCLatencyP99", to_ms(s.latency.p99));
     kv.add_fixed("WindowShownLateShare", static_cast<double>(s.shown_late) / static_cast<double>(s.latency_frames));
 }
 

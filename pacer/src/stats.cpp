@@ -11,19 +11,19 @@ double percentile_sorted(Span<const double> s, double p) noexcept { return perce
 StutterCounter::StutterCounter(int window, double factor)
     : ring_(static_cast<std::size_t>(std::max(window, 1))), factor_(factor) {}
 
-bool StutterCounter::add(double frame_ms) noexcept {
-    if (!std::isfinite(frame_ms) || frame_ms < 0) return false;
+bool StutterCounter::add(double frame_time) noexcept {
+    if (!std::isfinite(frame_time) || frame_time < 0) return false;
     const std::size_t n = ring_.size();
     // frame > factor * sum / n, without a division per frame.
-    const bool stutter = filled_ == n && frame_ms * static_cast<double>(n) > factor_ * sum_;
+    const bool stutter = filled_ == n && frame_time * static_cast<double>(n) > factor_ * sum_;
     if (stutter) {
         ++count_;
-        time_ms_ += frame_ms;
+        time_sum_ += frame_time;
     }
     if (filled_ == n) sum_ -= ring_[head_];
     else ++filled_;
-    ring_[head_] = frame_ms;
-    sum_ += frame_ms;
+    ring_[head_] = frame_time;
+    sum_ += frame_time;
     if (++head_ == n) head_ = 0;
     return stutter;
 }
@@ -32,7 +32,7 @@ void StutterCounter::reset() noexcept {
     head_ = filled_ = 0;
     sum_ = 0;
     count_ = 0;
-    time_ms_ = 0;
+    time_sum_ = 0;
 }
 
 FrameStats::FrameStats(std::size_t capacity, int stutter_window, double stutter_factor)
@@ -88,16 +88,45 @@ const std::int64_t* FrameStats::column(FrameMetric m) const noexcept {
 
 namespace {
 
-// 1000 / mean of the frame times at or above the q-quantile (the "average" low-FPS definition).
-double low_fps(Span<const double> sorted, double q) noexcept {
+// An ascending window of ns values, read as doubles by percentile_sorted_of and describe_sorted_of.
+struct NsAsDouble {
+    Span<const std::int64_t> v;
+    std::size_t size() const noexcept { return v.size(); }
+    double operator[](std::size_t i) const noexcept { return static_cast<double>(v[i]); }
+};
+
+// 1 / mean of the frame times (ns, ascending) at or above the q-quantile (the "average" low-FPS
+// definition).
+double low_fps(Span<const std::int64_t> sorted, double q) noexcept {
     if (sorted.empty()) return 0.0;
-    const double cut = percentile_sorted(sorted, q);
-    const auto first = std::lower_bound(sorted.begin(), sorted.end(), cut);
+    const double cut = percentile_sorted_of(NsAsDouble{sorted}, q);
+    const auto first = std::lower_bound(sorted.begin(), sorted.end(), cut,
+                                        [](std::int64_t v, double c) { return static_cast<double>(v) < c; });
     double sum = 0;
     std::size_t n = 0;
-    for (auto it = first; it != sorted.end(); ++it, ++n) sum += *it;
+    for (auto it = first; it != sorted.end(); ++it, ++n) sum += static_cast<double>(*it);
     if (n == 0 || sum <= 0) return 0.0;
-    return 1000.0 * static_cast<double>(n) / sum;
+    return 1e9 * static_cast<double>(n) / sum;
+}
+
+std::chrono::nanoseconds nearest_ns(double ns) noexcept {
+    return std::chrono::nanoseconds(std::llround(ns));
+}
+
+// The distribution of an ascending window of ns values.
+TimeDistribution describe_ns(Span<const std::int64_t> sorted) noexcept {
+    const Distribution d = describe_sorted_of(NsAsDouble{sorted});
+    TimeDistribution t;
+    t.mean = nearest_ns(d.mean);
+    t.stddev = nearest_ns(d.stddev);
+    t.min = nearest_ns(d.min);
+    t.max = nearest_ns(d.max);
+    t.p50 = nearest_ns(d.p50);
+    t.p90 = nearest_ns(d.p90);
+    t.p95 = nearest_ns(d.p95);
+    t.p99 = nearest_ns(d.p99);
+    t.p999 = nearest_ns(d.p999);
+    return t;
 }
 
 }  // namespace
@@ -111,9 +140,9 @@ StatsSummary FrameStats::summarize() const noexcept {
     s.skipped_total = skipped_total_;
     s.frames_total = frames_total_;
     s.stutters_total = stutter_.count();
-    s.target_ms = static_cast<double>(last_period_) * 1e-6;
+    s.target = std::chrono::nanoseconds(last_period_);
     if (count_ == 0) return s;
-    const Span<double> buf(scratch_.data(), count_);
+    const Span<std::int64_t> buf(scratch_.data(), count_);
 
     std::int64_t wall = 0, work = 0, slept = 0, spun = 0;
     for (std::size_t i = 0; i < count_; ++i) {
@@ -124,10 +153,10 @@ StatsSummary FrameStats::summarize() const noexcept {
         spun += spun_[j];
         s.missed += missed_[j];
         s.stutters += stutter_flag_[j];
-        buf[i] = static_cast<double>(lateness_[j]) * 1e-6;
+        buf[i] = lateness_[j];
     }
     std::sort(buf.begin(), buf.end());
-    s.lateness_ms = describe_sorted(buf);
+    s.lateness = describe_ns(buf);
 
     // Latency: the frames that have one (a frame that was not presented has none).
     std::size_t n = 0;
@@ -137,15 +166,15 @@ StatsSummary FrameStats::summarize() const noexcept {
         s.presents_shown += shown_[j];
         s.presents_dropped += dropped_[j];
         s.present_feedback = s.present_feedback || feedback_[j] != 0;
-        if (latency_[j] > 0) buf[n++] = static_cast<double>(latency_[j]) * 1e-6;
+        if (latency_[j] > 0) buf[n++] = latency_[j];
     }
     s.latency_frames = n;
     std::sort(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
-    s.latency_ms = describe_sorted(Span<const double>(buf.data(), n));
+    s.latency = describe_ns(Span<const std::int64_t>(buf.data(), n));
 
-    for (std::size_t i = 0; i < count_; ++i) buf[i] = static_cast<double>(interval_[at(i)]) * 1e-6;
+    for (std::size_t i = 0; i < count_; ++i) buf[i] = interval_[at(i)];
     std::sort(buf.begin(), buf.end());
-    s.interval_ms = describe_sorted(buf);
+    s.interval = describe_ns(buf);
     s.avg_fps = wall > 0 ? 1e9 * static_cast<double>(count_) / static_cast<double>(wall) : 0.0;
     if (s.present_feedback && wall > 0)
         s.shown_fps = 1e9 * static_cast<double>(s.presents_shown) / static_cast<double>(wall);
@@ -160,27 +189,27 @@ StatsSummary FrameStats::summarize() const noexcept {
     return s;
 }
 
-HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double hi_ms,
+HistogramCounts FrameStats::histogram(FrameMetric metric, std::chrono::nanoseconds lo, std::chrono::nanoseconds hi,
                                       Span<float> bins) const noexcept {
     HistogramCounts c;
-    if (bins.empty() || !(hi_ms > lo_ms) || !std::isfinite(lo_ms) || !std::isfinite(hi_ms)) return c;
+    if (bins.empty() || hi <= lo) return c;
     std::fill(bins.begin(), bins.end(), 0.0f);
     const std::int64_t* col = column(metric);
-    const double scale = static_cast<double>(bins.size()) / (hi_ms - lo_ms);
+    const double scale = static_cast<double>(bins.size()) / static_cast<double>((hi - lo).count());
     const auto last = static_cast<std::ptrdiff_t>(bins.size()) - 1;
     for (std::size_t i = 0; i < count_; ++i) {
         if (metric == FrameMetric::latency && col[at(i)] <= 0) continue;  // no latency known
-        const double v = static_cast<double>(col[at(i)]) * 1e-6;
+        const std::int64_t v = col[at(i)];
         std::ptrdiff_t k;
-        if (v < lo_ms) {
+        if (v < lo.count()) {
             k = 0;
             ++c.below;
-        } else if (v >= hi_ms) {
+        } else if (v >= hi.count()) {
             k = last;
             ++c.above;
         } else {
-            // Rounding can put a value just under hi_ms at bins.size(): it belongs to the last bin.
-            k = std::min(static_cast<std::ptrdiff_t>(std::floor((v - lo_ms) * scale)), last);
+            // Rounding can put a value just under hi at bins.size(): it belongs to the last bin.
+            k = std::min(static_cast<std::ptrdiff_t>(std::floor(static_cast<double>(v - lo.count()) * scale)), last);
         }
         bins[static_cast<std::size_t>(k)] += 1.0f;
         ++c.placed;
@@ -188,11 +217,11 @@ HistogramCounts FrameStats::histogram(FrameMetric metric, double lo_ms, double h
     return c;
 }
 
-std::size_t FrameStats::series(FrameMetric metric, Span<float> out) const noexcept {
+std::size_t FrameStats::series_ms(FrameMetric metric, Span<float> out) const noexcept {
     const std::size_t n = std::min(out.size(), count_);
     const std::int64_t* col = column(metric);
     for (std::size_t i = 0; i < n; ++i)
-        out[i] = static_cast<float>(static_cast<double>(col[at(count_ - n + i)]) * 1e-6);
+        out[i] = static_cast<float>(to_ms(std::chrono::nanoseconds(col[at(count_ - n + i)])));
     return n;
 }
 
@@ -206,7 +235,7 @@ CpuUsage CpuMeter::sample() noexcept {
     const std::int64_t wall = ts_->now_ns();
     const CpuTimes cpu = ts_->cpu_times();
     const std::int64_t dt = wall - wall_;
-    u.wall_s = static_cast<double>(dt) * 1e-9;
+    u.wall = std::chrono::nanoseconds(dt);
     if (dt > 0 && cpu.process_ns >= 0 && cpu_.process_ns >= 0 && cpu.thread_ns >= 0 && cpu_.thread_ns >= 0) {
         u.process_pct = 100.0 * static_cast<double>(cpu.process_ns - cpu_.process_ns) / static_cast<double>(dt);
         u.thread_pct = 100.0 * static_cast<double>(cpu.thread_ns - cpu_.thread_ns) / static_cast<double>(dt);

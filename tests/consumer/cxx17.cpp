@@ -30,7 +30,7 @@ int main() {
     }
     // The statistics take any contiguous range (pacer::Span): here a std::vector.
     std::vector<float> intervals(8);
-    ok = ok && stats.series(pacer::FrameMetric::interval, intervals) == intervals.size();
+    ok = ok && stats.series_ms(pacer::FrameMetric::interval, intervals) == intervals.size();
     const std::vector<double> sorted = {1.0, 2.0, 3.0};
     ok = ok && pacer::percentile_sorted(sorted, 0.5) == 2.0;
     const pacer::WaitResult slept = pacer::sleep_for(std::chrono::microseconds(500));

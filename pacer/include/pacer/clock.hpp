@@ -4,6 +4,7 @@
 //     now()               the real OS's monotonic clock; any thread
 //     from_steady, to_steady   std::chrono::steady_clock <-> pacer::clock (real OS clock only)
 //     from_ns, to_ns      int64 nanoseconds <-> time_point, for the OS seam and the C API
+//   to_ms, from_ms        duration <-> double milliseconds, for people and capture files
 //
 // Every time point pacer hands out or takes (FrameTiming::deadline and wake, PresentInfo,
 // HybridWaiter::wait_until, WaitResult::end) is a pacer::clock::time_point: int64 nanoseconds on
@@ -48,5 +49,18 @@ struct clock {
     static constexpr time_point from_ns(std::int64_t ns) noexcept { return time_point(duration(ns)); }
     static constexpr std::int64_t to_ns(time_point t) noexcept { return t.time_since_epoch().count(); }
 };
+
+// The named conversions to and from the milliseconds people read (a UI, a log, a capture file's
+// Ms columns): the only doubles of time in pacer's C++ API. to_ms is exact to double precision;
+// from_ms rounds to the nearest nanosecond, gives 0 for NaN and saturates beyond +-100 years.
+constexpr double to_ms(std::chrono::nanoseconds d) noexcept { return static_cast<double>(d.count()) / 1e6; }
+constexpr std::chrono::nanoseconds from_ms(double ms) noexcept {
+    const double ns = ms * 1e6;
+    if (!(ns == ns)) return std::chrono::nanoseconds(0);
+    constexpr double kLimit = 3.2e18;  // ~100 years, inside int64
+    if (ns >= kLimit) return std::chrono::nanoseconds(static_cast<std::int64_t>(kLimit));
+    if (ns <= -kLimit) return std::chrono::nanoseconds(-static_cast<std::int64_t>(kLimit));
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5));
+}
 
 }  // namespace pacer

@@ -543,7 +543,7 @@ int pacer_capture_close(pacer_capture* capture);
 
 /* ---- Statistics (pacer::FrameStats, pacer::CpuMeter; pacer/stats.hpp) ----------------------- */
 
-/* Mean, population stddev, min, max and percentiles, in ms (pacer::Distribution). */
+/* Mean, population stddev, min, max and percentiles, in ms (pacer::TimeDistribution). */
 typedef struct pacer_distribution {
     double mean, stddev, min, max;
     double p50, p90, p95, p99, p999;

@@ -6,11 +6,16 @@
 //   ...twice a second: pacer::StatsSummary s = stats.summarize();   // O(n log n), no allocation
 //                      pacer::CpuUsage u = cpu.sample();
 //
+// Units: a FrameStats summary gives times as std::chrono::nanoseconds (TimeDistribution; print
+// them with pacer::to_ms) and rates in frames per second. The helpers for plain numbers
+// (percentile_sorted, describe_sorted, Distribution, StutterCounter) take values in any one unit,
+// such as a capture file's milliseconds; `pacer analyze` uses them that way.
+//
 // Definitions (as PresentMon 2.x computes its own statistics):
 //   * frame time = FrameTiming::interval (wake to wake);
 //   * percentiles: linear interpolation at h = (N - 1) p of the sorted window;
-//   * average FPS = 1000 N / sum(frame time ms);
-//   * 1 % low FPS = 1000 / mean of the frame times >= the 99th percentile (0.1 %: >= p99.9);
+//   * average FPS = N / sum(frame time), frame times in seconds;
+//   * 1 % low FPS = 1 / mean of the frame times >= the 99th percentile (0.1 %: >= p99.9);
 //   * missed: FrameTiming::missed (late by more than PacerConfig::miss_tolerance or skipped);
 //   * stutter: a frame time above 2.5 x the mean of the 20 frame times before it (by default;
 //     StutterCounter, which also says what the first 20 frames get).
@@ -38,7 +43,7 @@ namespace pacer {
 // A view of contiguous values, what the functions below take: the headers stay C++17, where
 // std::span does not exist. It converts implicitly from anything with data() and size() whose
 // elements fit (std::vector, std::array, a C array, a C++20 std::span) and from pointer + size:
-//   stats.series(pacer::FrameMetric::interval, plot_values);        // a std::vector<float>
+//   stats.series_ms(pacer::FrameMetric::interval, plot_values);     // a std::vector<float>
 //   pacer::percentile_sorted({samples, n}, 0.99);                   // const double*, size
 // Like std::span it does not own what it shows: the values must outlive the call.
 template <class T>
@@ -83,15 +88,16 @@ double percentile_sorted_of(const Sorted& s, double p) noexcept {
 
 // Which per-frame quantity a histogram or a series reads.
 enum class FrameMetric {
-    interval,  // frame time, ms
-    lateness,  // wake past deadline, ms
-    work,      // caller's work between waits, ms
-    slept,     // OS sleep, ms
-    spun,      // spin, ms
-    latency,   // input sample to shown (FrameTiming::latency), ms; 0 in series() where not known,
+    interval,  // frame time (FrameTiming::interval)
+    lateness,  // wake past deadline
+    work,      // caller's work between waits
+    slept,     // OS sleep
+    spun,      // spin
+    latency,   // input sample to shown (FrameTiming::latency); 0 in series_ms() where not known,
                // left out of histogram()
 };
 
+// Mean, spread and percentiles of plain numbers (describe_sorted); in the unit of the values.
 struct Distribution {
     double mean = 0, stddev = 0, min = 0, max = 0;  // population stddev
     double p50 = 0, p90 = 0, p95 = 0, p99 = 0, p999 = 0;
@@ -122,11 +128,12 @@ Distribution describe_sorted_of(const Sorted& s) noexcept {
 }
 
 // Counts stutters: frames whose time is above `factor` x the mean of the `window` frame times
-// before them. The one stutter rule of the library, the demo and `pacer analyze`.
+// before them. The one stutter rule of the library, the demo and `pacer analyze`. The rule is a
+// ratio, so frame times may come in any one unit (a capture's ms; FrameStats feeds it its own).
 //
 //   pacer::StutterCounter stutters;                  // 20 frames, 2.5 x; allocates here only
 //   ...per frame:  if (stutters.add(frame_ms)) mark_stutter();   // O(1), noexcept, no allocation
-//   ...any time:   stutters.count(), stutters.time_ms()
+//   ...any time:   stutters.count(), stutters.time_sum()
 //
 // The baseline follows the frame rate, so a 30 ms frame is a stutter in a 10 ms run and not in a
 // 25 ms one. CapFrameX (github.com/CXWorld/CapFrameX) draws its stuttering threshold the same
@@ -152,14 +159,14 @@ public:
     // ring (window doubles) here and nowhere else.
     explicit StutterCounter(int window = kDefaultWindow, double factor = kDefaultFactor);
 
-    // Judges frame_ms (ms) against the frames before it, then adds it to the window.
-    // Returns true when it is a stutter.
-    bool add(double frame_ms) noexcept;
+    // Judges frame_time (any one unit) against the frames before it, then adds it to the
+    // window. Returns true when it is a stutter.
+    bool add(double frame_time) noexcept;
     // Forgets the window, the count and the time.
     void reset() noexcept;
 
     std::uint64_t count() const noexcept { return count_; }  // stutters since construction / reset
-    double time_ms() const noexcept { return time_ms_; }     // their frame times, summed
+    double time_sum() const noexcept { return time_sum_; }   // their frame times, summed
     int window() const noexcept { return static_cast<int>(ring_.size()); }
     double factor() const noexcept { return factor_; }
 
@@ -170,14 +177,21 @@ private:
     double sum_ = 0;          // of the frames in the ring
     double factor_;
     std::uint64_t count_ = 0;
-    double time_ms_ = 0;
+    double time_sum_ = 0;
+};
+
+// The distribution of a time over FrameStats' window: mean, population stddev, min, max and
+// percentiles (linear interpolation, as percentile_sorted), each rounded to the nearest ns.
+struct TimeDistribution {
+    std::chrono::nanoseconds mean{0}, stddev{0}, min{0}, max{0};
+    std::chrono::nanoseconds p50{0}, p90{0}, p95{0}, p99{0}, p999{0};
 };
 
 struct StatsSummary {
     std::size_t frames = 0;            // frame times in the window
-    Distribution interval_ms;          // frame times
-    Distribution lateness_ms;          // deadline lateness
-    double target_ms = 0;              // period of the newest frame
+    TimeDistribution interval;         // frame times
+    TimeDistribution lateness;         // deadline lateness
+    std::chrono::nanoseconds target{0};  // period of the newest frame
     double avg_fps = 0;
     double low1_fps = 0;               // 1 % low (average of the slowest 1 %)
     double low01_fps = 0;              // 0.1 % low
@@ -185,7 +199,7 @@ struct StatsSummary {
     std::uint64_t missed_total = 0;    // since reset
     std::uint64_t skipped_total = 0;   // grid slots skipped since reset
     std::uint64_t frames_total = 0;    // frames added since reset
-    Distribution latency_ms;           // FrameTiming::latency of the window's frames that have one
+    TimeDistribution latency;          // FrameTiming::latency of the window's frames that have one
     std::size_t latency_frames = 0;    // ... how many they are
     std::size_t shown_late = 0;        // frames with FrameTiming::shown_late in the window
     std::size_t stutters = 0;          // stutters (StutterCounter) among the window's frames
@@ -205,8 +219,8 @@ struct StatsSummary {
 struct HistogramCounts {
     std::size_t placed = 0;  // values counted in the bins: the whole window, edge values included
                              // (latency: the frames that have one)
-    std::size_t below = 0;   // of them, < lo_ms: counted in the first bin
-    std::size_t above = 0;   // of them, >= hi_ms: counted in the last bin
+    std::size_t below = 0;   // of them, < lo: counted in the first bin
+    std::size_t above = 0;   // of them, >= hi: counted in the last bin
 };
 
 class FrameStats {
@@ -224,20 +238,21 @@ public:
 
     StatsSummary summarize() const noexcept;
 
-    // Counts of the window's values of `metric` in `bins.size()` equal bins over [lo_ms, hi_ms).
-    // Values outside the range are counted in the first (below lo_ms) or the last bin (at or
-    // above hi_ms), so the bins add up to every frame of the window; the result says how many of
-    // them are such edge values, so a display can mark the edge bins ("< lo", ">= hi") instead of
-    // passing them off as values in range. bins are overwritten; for hi_ms <= lo_ms, a non-finite
-    // bound or empty bins nothing happens and all counts are 0. O(size()), no allocation.
-    HistogramCounts histogram(FrameMetric metric, double lo_ms, double hi_ms,
+    // Counts of the window's values of `metric` in `bins.size()` equal bins over [lo, hi).
+    // Values outside the range are counted in the first (below lo) or the last bin (at or above
+    // hi), so the bins add up to every frame of the window; the result says how many of them are
+    // such edge values, so a display can mark the edge bins ("< lo", ">= hi") instead of passing
+    // them off as values in range. bins are overwritten; for hi <= lo or empty bins nothing
+    // happens and all counts are 0. O(size()), no allocation.
+    HistogramCounts histogram(FrameMetric metric, std::chrono::nanoseconds lo, std::chrono::nanoseconds hi,
                               Span<float> bins) const noexcept;
 
-    // Copies the newest min(out.size(), size()) values of `metric`, oldest first; returns the count.
-    std::size_t series(FrameMetric metric, Span<float> out) const noexcept;
+    // Copies the newest min(out.size(), size()) values of `metric` in milliseconds, oldest first,
+    // as floats for a plot (ImGui::PlotLines takes them as they are); returns the count.
+    std::size_t series_ms(FrameMetric metric, Span<float> out) const noexcept;
 
-    // The stutter count and time since reset, up to the last add() (summarize() not needed).
-    const StutterCounter& stutter_counter() const noexcept { return stutter_; }
+    // Stutters since reset, up to the last add() (summarize() not needed).
+    std::uint64_t stutters() const noexcept { return stutter_.count(); }
 
 private:
     const std::int64_t* column(FrameMetric m) const noexcept;
@@ -251,7 +266,7 @@ private:
     std::vector<std::uint32_t> shown_, dropped_;  // FrameTiming::presents_shown / presents_dropped
     std::vector<std::uint8_t> feedback_;          // FrameTiming::present_feedback
     StutterCounter stutter_;
-    mutable std::vector<double> scratch_;
+    mutable std::vector<std::int64_t> scratch_;
     std::int64_t last_period_ = 0;
     std::uint64_t missed_total_ = 0, skipped_total_ = 0, frames_total_ = 0;
 };
@@ -259,7 +274,7 @@ private:
 struct CpuUsage {
     double process_pct = 0;  // process CPU / wall time since the previous sample; 100 = one core
     double thread_pct = 0;   // the sampling thread's CPU / wall time
-    double wall_s = 0;       // wall time covered
+    std::chrono::nanoseconds wall{0};  // wall time covered
     bool valid = false;      // false if the OS gave no CPU times or no time passed
 };
 
