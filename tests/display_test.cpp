@@ -13,6 +13,8 @@
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 using pacer::DisplayState;
@@ -398,8 +400,8 @@ struct TrackRun {
 TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, double work_jitter_ms,
                std::int64_t change_at = -1) {
     pacer::SimModel m;
-    m.granularity_ns = 50'000;
-    m.jitter_mean_ns = 20'000;
+    m.granularity = 50us;
+    m.jitter_mean = 20us;
     pacer::SimulatedOs os(m, 5);
     pacer::SimulatedDisplay display(os, dc);
     DisplayTracker d;
@@ -407,7 +409,7 @@ TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, doubl
     bool changed = false;
     int since_change = 0;
     for (int i = 0; i < frames; ++i) {
-        const std::int64_t start = os.now_ns();
+        const std::int64_t start = pacer::clock::to_ns(os.now());
         d.on_frame(clock::from_ns(start));
         if (d.locked() && !changed) {
             const std::int64_t pred = clock::to_ns(d.next_vblank(clock::from_ns(start)));
@@ -415,7 +417,7 @@ TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, doubl
             const std::int64_t truth = display.vblank_after(pred - p / 2);
             out.err_us.push_back(std::fabs(static_cast<double>(pred - truth)) / 1000.0);
         }
-        os.advance(static_cast<std::int64_t>((work_ms + work_jitter_ms * os.uniform()) * 1e6));
+        os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>((work_ms + work_jitter_ms * os.uniform()) * 1e6)));
         const pacer::PresentResult r = display.present(1);
         const pacer::PresentInfo info = r.info();
         for (int k = 0; k < r.reports; ++k)

@@ -11,6 +11,8 @@
 
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
@@ -19,8 +21,8 @@ constexpr std::int64_t kS = 1'000'000'000;
 // An OS without scheduler noise: the display's own rules are under test.
 pacer::SimModel quiet() {
     pacer::SimModel m;
-    m.granularity_ns = 0;
-    m.jitter_mean_ns = 0;
+    m.granularity = 0ns;
+    m.jitter_mean = 0ns;
     return m;
 }
 
@@ -34,11 +36,11 @@ pacer::DisplayConfig at_hz(double hz, int depth = 2) {
 // A host that presents as fast as it can: no work between presents.
 void fifo_latching(int depth) {
     SCOPED_TRACE("queue depth " + std::to_string(depth));
-    pacer::SimulatedOs os(quiet(), 1, kS);
-    const std::int64_t t0 = os.now_ns();
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    const std::int64_t t0 = pacer::clock::to_ns(os.now());
     pacer::SimulatedDisplay d(os, at_hz(100, depth));  // vblanks at t0 + k * 10 ms
     const std::int64_t p = 10 * kMs;
-    os.advance(1 * kMs);
+    os.advance(std::chrono::nanoseconds(1 * kMs));
     for (int k = 0; k < 12; ++k) {
         const pacer::PresentResult r = d.present(1);
         SCOPED_TRACE("present " + std::to_string(k));
@@ -60,7 +62,7 @@ TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth2) { fifo_lat
 TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth3) { fifo_latching(3); }
 
 TEST(SimulatedDisplay, VblankAfterIsStrictAndPhaseShiftsTheGrid) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
     c.phase_ns = 3 * kMs;
     const pacer::SimulatedDisplay d(os, c);
@@ -72,22 +74,22 @@ TEST(SimulatedDisplay, VblankAfterIsStrictAndPhaseShiftsTheGrid) {
 
 TEST(SimulatedDisplay, ABlockedPresentCostsNoCpuAndWakesThroughTheOsModel) {
     pacer::SimModel m = quiet();
-    m.jitter_mean_ns = 20'000;
-    m.sleep_cpu_ns = 2'000;
-    pacer::SimulatedOs os(m, 3, kS);
+    m.jitter_mean = 20us;
+    m.sleep_cpu = 2us;
+    pacer::SimulatedOs os(m, 3, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, at_hz(100, 1));
-    os.advance(1 * kMs);
+    os.advance(std::chrono::nanoseconds(1 * kMs));
     (void)d.present(1);  // shown at kS + 10 ms
-    const std::int64_t cpu0 = os.cpu_times().thread_ns;
+    const std::int64_t cpu0 = os.cpu_times().thread.count();
     const pacer::PresentResult r = d.present(1);
     ASSERT_TRUE(r.blocked);
-    EXPECT_EQ(os.cpu_times().thread_ns - cpu0, 2'000);  // one wake-up, not 9 ms of spinning
+    EXPECT_EQ(os.cpu_times().thread.count() - cpu0, 2'000);  // one wake-up, not 9 ms of spinning
     EXPECT_GE(r.returned_ns, kS + 10 * kMs);            // never before the vblank
     EXPECT_EQ(r.scanout_ns, kS + 20 * kMs);
     // Wake-up noise is exponential with a 20 us mean: over many blocked presents, some late.
     std::int64_t late = 0;
     for (int i = 0; i < 200; ++i) {
-        const std::int64_t want = d.vblank_after(os.now_ns() - 1);  // the vblank the queue frees at
+        const std::int64_t want = d.vblank_after(pacer::clock::to_ns(os.now()) - 1);  // the vblank the queue frees at
         const pacer::PresentResult q = d.present(1);
         ASSERT_TRUE(q.blocked);
         ASSERT_GE(q.returned_ns, want);
@@ -99,14 +101,14 @@ TEST(SimulatedDisplay, ABlockedPresentCostsNoCpuAndWakesThroughTheOsModel) {
 
 TEST(SimulatedDisplay, TearingShowsAtOnceAndNeverBlocks) {
     for (const bool driver_vsync : {true, false}) {
-        pacer::SimulatedOs os(quiet(), 1, kS);
+        pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
         pacer::DisplayConfig c = at_hz(60, 1);
         c.vsync = driver_vsync;
         c.present_cpu_ns = 300'000;
         c.compositor_ns = 2 * kMs;
         pacer::SimulatedDisplay d(os, c);
         for (int k = 0; k < 20; ++k) {
-            const std::int64_t b = os.now_ns();
+            const std::int64_t b = pacer::clock::to_ns(os.now());
             // Vsync off by the host (interval 0), or ignored by the driver (interval 1).
             const pacer::PresentResult r = d.present(driver_vsync ? 0 : 1);
             EXPECT_TRUE(r.torn);
@@ -116,12 +118,12 @@ TEST(SimulatedDisplay, TearingShowsAtOnceAndNeverBlocks) {
             EXPECT_EQ(r.scanout_ns, b + 300'000);
             EXPECT_EQ(r.displayed_ns, b + 2'300'000);
         }
-        EXPECT_EQ(os.now_ns(), kS + 20 * 300'000);
+        EXPECT_EQ(pacer::clock::to_ns(os.now()), kS + 20 * 300'000);
     }
 }
 
 TEST(SimulatedDisplay, SwapIntervalTwoShowsEveryOtherVblank) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, at_hz(120, 1));
     const std::int64_t v0 = d.vblank_after(kS);
     std::int64_t prev = d.present(2).scanout_ns;
@@ -135,7 +137,7 @@ TEST(SimulatedDisplay, SwapIntervalTwoShowsEveryOtherVblank) {
 }
 
 TEST(SimulatedDisplay, ClockSkewDriftsThePhaseByPpmTimesElapsedTime) {
-    pacer::SimulatedOs os(quiet(), 1, 0);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(0));
     pacer::DisplayConfig fast = at_hz(100), slow = at_hz(100);
     fast.clock_ppm = 100;   // gains 100 us a second: 100 more vblanks in 10^6 periods
     slow.clock_ppm = -100;
@@ -157,7 +159,7 @@ TEST(SimulatedDisplay, ClockSkewDriftsThePhaseByPpmTimesElapsedTime) {
 }
 
 TEST(SimulatedDisplay, RefreshChangeTakesEffectAtTheNextVblank) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(60);
     c.refresh_changes = {{1 * kS, 59.94}};
     const pacer::SimulatedDisplay d(os, c);
@@ -173,7 +175,7 @@ TEST(SimulatedDisplay, RefreshChangeTakesEffectAtTheNextVblank) {
 }
 
 TEST(SimulatedDisplay, RefreshChangeOffAVblankStartsAtTheNextOneAndPresentsFollow) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(144);
     c.refresh_changes = {{501 * kMs, 60}};
     pacer::SimulatedDisplay d(os, c);
@@ -183,11 +185,11 @@ TEST(SimulatedDisplay, RefreshChangeOffAVblankStartsAtTheNextOneAndPresentsFollo
     EXPECT_EQ(d.vblank_after(base), base + 16'666'666);
     EXPECT_EQ(d.refresh_period_at(base - 1), 6'944'444);
     EXPECT_EQ(d.refresh_period_at(base), 16'666'667);
-    os.advance(505 * kMs);
+    os.advance(std::chrono::nanoseconds(505 * kMs));
     const pacer::PresentResult a = d.present(1);
     EXPECT_EQ(a.scanout_ns, base);
     EXPECT_EQ(a.refresh_hz, 144.0);  // what the OS said when the present was made
-    os.advance(2 * kMs);
+    os.advance(std::chrono::nanoseconds(2 * kMs));
     const pacer::PresentResult b = d.present(1);
     EXPECT_EQ(b.scanout_ns, base + 16'666'666);
     EXPECT_EQ(b.refresh_hz, 60.0);
@@ -198,7 +200,7 @@ TEST(SimulatedDisplay, RefreshChangeOffAVblankStartsAtTheNextOneAndPresentsFollo
 struct VrrAt40Fps {
     explicit VrrAt40Fps(bool lfc) : d(os, config(lfc)) {
         for (int i = 1; i <= 12; ++i) {
-            os.advance(kS + i * 25 * kMs - os.now_ns());
+            os.advance(std::chrono::nanoseconds(kS + i * 25 * kMs - pacer::clock::to_ns(os.now())));
             r.push_back(d.present(1));
         }
     }
@@ -208,7 +210,7 @@ struct VrrAt40Fps {
         c.lfc = lfc;
         return c;
     }
-    pacer::SimulatedOs os{quiet(), 1, kS};
+    pacer::SimulatedOs os{quiet(), 1, pacer::clock::from_ns(kS)};
     pacer::SimulatedDisplay d;
     std::vector<pacer::PresentResult> r;
 };
@@ -241,19 +243,19 @@ TEST(SimulatedDisplay, VrrWithLfcShowsFramesOnTimeOnceTheCadenceIsKnown) {
 }
 
 TEST(SimulatedDisplay, VrrInsideTheRangeShowsAtOnceAndAboveItAtTheMaxRate) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(144, 1);
     c.vrr_min_hz = 48;
     pacer::SimulatedDisplay d(os, c);
     for (int i = 1; i <= 10; ++i) {  // 100 fps
-        os.advance(10 * kMs);
+        os.advance(std::chrono::nanoseconds(10 * kMs));
         const pacer::PresentResult r = d.present(1);
         EXPECT_EQ(r.scanout_ns, r.begin_ns);
         EXPECT_FALSE(r.blocked);
     }
     EXPECT_EQ(d.repeats(), 0u);
     std::int64_t prev = d.present(1).scanout_ns;  // now as fast as possible: 144 Hz
-    EXPECT_EQ(prev, os.now_ns() + 6'944'444);
+    EXPECT_EQ(prev, pacer::clock::to_ns(os.now()) + 6'944'444);
     for (int i = 0; i < 10; ++i) {
         const pacer::PresentResult r = d.present(1);
         EXPECT_TRUE(r.blocked);
@@ -264,7 +266,7 @@ TEST(SimulatedDisplay, VrrInsideTheRangeShowsAtOnceAndAboveItAtTheMaxRate) {
 }
 
 TEST(SimulatedDisplay, ReportNoiseStaysWithinItsBoundsAndCentres) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
     c.report_noise_ns = 100'000;
     pacer::SimulatedDisplay d(os, c);
@@ -293,7 +295,7 @@ struct Reports {
 };
 
 Reports reports(std::uint64_t seed, double drop, double dup) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
     c.report_noise_ns = 50'000;
     c.drop_probability = drop;
@@ -390,14 +392,14 @@ struct HostRun {
 // A little scheduler noise: the decision must not need exactness.
 pacer::SimModel little_noise() {
     pacer::SimModel m;
-    m.granularity_ns = 50'000;
-    m.jitter_mean_ns = 10'000;
+    m.granularity = 50us;
+    m.jitter_mean = 10us;
     return m;
 }
 
 HostRun host_loop(const pacer::DisplayConfig& display, pacer::WaitMode mode, int frames,
                   const pacer::SimModel& m = little_noise()) {
-    pacer::SimulatedOs os(m, 11, kS);
+    pacer::SimulatedOs os(m, 11, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, display);
     pacer::PacerConfig pc;
     pc.target_hz = 60;
@@ -411,7 +413,7 @@ HostRun host_loop(const pacer::DisplayConfig& display, pacer::WaitMode mode, int
         if (i >= frames - 100) out.vsync_paced += t.source == pacer::PacingSource::vsync;
         if (i == frames - 1)
             out.mean_interval_ms = static_cast<double>(pacer::clock::to_ns(t.wake) - first_wake) / 99 / 1e6;
-        os.advance(4 * kMs);  // the frame's work
+        os.advance(std::chrono::nanoseconds(4 * kMs));  // the frame's work
         const pacer::PresentResult r = d.present(fp.desired_swap_interval());  // the driver obeys
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
@@ -442,8 +444,8 @@ TEST(SimulatedDisplay, FramePacerVerifiesVsyncOnAFifoDisplayWithQueueDepth2) {
 // that late too. Presents still trace the vblank grid from above: vsync is verified.
 TEST(SimulatedDisplay, FramePacerVerifiesVsyncWhenWakeUpsComeLate) {
     pacer::SimModel m;
-    m.granularity_ns = 0;
-    m.jitter_mean_ns = 300'000;
+    m.granularity = 0ns;
+    m.jitter_mean = 300us;
     pacer::DisplayConfig c = at_hz(60, 2);
     c.present_cpu_ns = 100'000;
     for (pacer::WaitMode mode : {pacer::WaitMode::automatic, pacer::WaitMode::vsync}) {
@@ -505,7 +507,7 @@ struct ProbeRun {
 };
 
 ProbeRun probe_loop(const pacer::DisplayConfig& display, double hz, int frames, std::int64_t work_ns) {
-    pacer::SimulatedOs os(little_noise(), 11, kS);
+    pacer::SimulatedOs os(little_noise(), 11, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, display);
     pacer::PacerConfig pc;
     pc.target_hz = hz;
@@ -522,7 +524,7 @@ ProbeRun probe_loop(const pacer::DisplayConfig& display, double hz, int frames, 
         const pacer::VsyncReason c = fp.status().vsync.code;
         if (out.decided_at < 0 && c != pacer::VsyncReason::auto_probing && c != pacer::VsyncReason::auto_waiting)
             out.decided_at = i;
-        os.advance(work_ns);
+        os.advance(std::chrono::nanoseconds(work_ns));
         const pacer::PresentResult r = d.present(fp.desired_swap_interval());
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }

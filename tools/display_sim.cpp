@@ -112,7 +112,7 @@ public:
         : c_(c),
           baseline_(baseline),
           os_(linux_like_os(), c.seed),  // as `pacer simulate latency`
-          t0_(os_.now_ns()),
+          t0_(pacer::clock::to_ns(os_.now())),
           dc_(display_config(c)),
           display_(os_, dc_),
           pc_(pacer_config(c, baseline)),
@@ -126,27 +126,27 @@ public:
     }
 
     DisplaySimResult run() {
-        while (os_.now_ns() < end_) frame();
+        while (pacer::clock::to_ns(os_.now()) < end_) frame();
         return figures();
     }
 
 private:
     // wait(); work; present; report the present; record.
     void frame() {
-        const std::int64_t cpu0 = os_.cpu_times().thread_ns;
+        const std::int64_t cpu0 = os_.cpu_times().thread.count();
         const FrameTiming t = fp_.wait();
-        const std::int64_t cpu_wait = os_.cpu_times().thread_ns - cpu0;
-        const std::int64_t wake = os_.now_ns();
+        const std::int64_t cpu_wait = os_.cpu_times().thread.count() - cpu0;
+        const std::int64_t wake = pacer::clock::to_ns(os_.now());
         const std::size_t i = locked_.size();
         track_display(i, wake);
         track_cadence(i, t.cadence, wake);
         const double frame_hz = frame_rate(t);
         res_.cadence_hz = frame_hz;
         (void)sim_.advance(baseline_ ? t.interval : t.display_dt);
-        os_.advance(std::llround(work_ms(wake) * 1e6));
-        const std::int64_t cpu1 = os_.cpu_times().thread_ns;
+        os_.advance(std::chrono::nanoseconds(std::llround(work_ms(wake) * 1e6)));
+        const std::int64_t cpu1 = os_.cpu_times().thread.count();
         const PresentResult r = display_.present(fp_.desired_swap_interval());
-        const std::int64_t cpu_present = os_.cpu_times().thread_ns - cpu1 - dc_.present_cpu_ns;
+        const std::int64_t cpu_present = os_.cpu_times().thread.count() - cpu1 - dc_.present_cpu_ns;
         for (int k = 0; k < r.reports; ++k) fp_.report_present(r.info());
         record_shown(i, r, frame_hz, wake, cpu_wait + cpu_present);
         prev_scanout_ = r.scanout_ns;
@@ -245,7 +245,7 @@ private:
             shown_.empty() ? 0.0 : static_cast<double>(m.late_frames) / static_cast<double>(shown_.size());
         res.dt_error_max_ms = dt_error_max_ns(sim_ns_, wake_ns_) / 1e6;
         res.dt_shown_error_max_ms = dt_error_max_ns(sim_ns_, shown_ns_) / 1e6;
-        const double wall = static_cast<double>(os_.now_ns() - wall0_);
+        const double wall = static_cast<double>(pacer::clock::to_ns(os_.now()) - wall0_);
         res.cpu_share = counting_ && wall > 0 ? static_cast<double>(pace_cpu_) / wall : 0.0;
         return res;
     }

@@ -276,7 +276,7 @@ FrameTiming FramePacer::Impl::wait(detail::Handoff& handoff) noexcept {
 std::int64_t FramePacer::Impl::start_frame() noexcept {
     if (rate_.follow_display(vsync_.status(), vblanks_.tracker().status())) pending_ = true;
     if (pending_) apply_config();
-    const std::int64_t now = ts_->now_ns();
+    const std::int64_t now = clock::to_ns(ts_->now());
     vblanks_.on_frame(clock::from_ns(now));
     ++frames_;
     return now;

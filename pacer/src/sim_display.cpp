@@ -122,7 +122,7 @@ std::int64_t SimulatedDisplay::first_vblank_after(const Segment& s, std::int64_t
 }
 
 SimulatedDisplay::SimulatedDisplay(SimulatedOs& os, const DisplayConfig& config)
-    : os_(os), cfg_(checked(config)), start_(os.now_ns()) {
+    : os_(os), cfg_(checked(config)), start_(clock::to_ns(os.now())) {
     std::uint64_t seed = cfg_.seed;
     detail::seed_rng(rng_, seed);
     segments_.push_back(make_segment(start_ + cfg_.phase_ns, cfg_.refresh_hz, cfg_.clock_ppm));
@@ -214,24 +214,24 @@ PresentResult SimulatedDisplay::present(int swap_interval) noexcept {
     PresentResult r;
     r.id = next_id_++;
     r.swap_interval = swap_interval;
-    r.begin_ns = os_.now_ns();
+    r.begin_ns = clock::to_ns(os_.now());
     r.refresh_hz = refresh_hz_at(r.begin_ns);
-    os_.advance(cfg_.present_cpu_ns);
+    os_.advance(std::chrono::nanoseconds(cfg_.present_cpu_ns));
     const bool tear = swap_interval <= 0 || !cfg_.vsync;
     if (tear) {
         r.torn = true;
-        r.returned_ns = os_.now_ns();
+        r.returned_ns = clock::to_ns(os_.now());
         r.scanout_ns = r.returned_ns;
     } else {
         const auto depth = static_cast<std::uint64_t>(cfg_.queue_depth);
         if (queued_ >= depth) {
             const std::int64_t slot_free = shown_[(queued_ - depth) % 3];
-            if (slot_free > os_.now_ns()) {
+            if (slot_free > clock::to_ns(os_.now())) {
                 r.blocked = true;
-                os_.block_until_ns(slot_free);
+                os_.block_until(clock::from_ns(slot_free));
             }
         }
-        r.returned_ns = os_.now_ns();
+        r.returned_ns = clock::to_ns(os_.now());
         const std::int64_t ready = r.returned_ns;
         if (cfg_.vrr_min_hz > 0) {
             std::int64_t n = 0;

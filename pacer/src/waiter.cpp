@@ -107,7 +107,7 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
     WaitResult r;
     TimeSource& ts = *ts_;
     if (mode == WaitMode::vsync || mode == WaitMode::automatic) mode = WaitMode::hybrid;
-    std::int64_t now = ts.now_ns();
+    std::int64_t now = clock::to_ns(ts.now());
 
     std::int64_t m = 0;
     if (mode == WaitMode::hybrid) {
@@ -117,8 +117,8 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
 
     const std::int64_t wake_target = deadline - m;
     if (mode != WaitMode::spin && wake_target > now) {
-        ts.sleep_until_ns(wake_target);
-        const std::int64_t woke = ts.now_ns();
+        ts.sleep_until(clock::from_ns(wake_target));
+        const std::int64_t woke = clock::to_ns(ts.now());
         r.os_slept = true;
         r.slept = nanoseconds(woke - now);
         r.oversleep = nanoseconds(std::max<std::int64_t>(0, woke - wake_target));
@@ -131,7 +131,7 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
         std::int64_t prev = now;
         while (now < spin_end) {
             ts.relax();
-            now = ts.now_ns();
+            now = clock::to_ns(ts.now());
             if (now - prev > kPreemptGapNs) r.spin_preempted = true;
             prev = now;
         }
@@ -180,10 +180,10 @@ WaiterConfig fresh_thread_config() noexcept {
 // one for all threads (the nesting count of begin_pacing() is per thread, in the platform layer).
 class PacedSleeps final : public TimeSource {
 public:
-    std::int64_t now_ns() noexcept override { return os_.now_ns(); }
-    void sleep_until_ns(std::int64_t deadline_ns) noexcept override {
+    clock::time_point now() noexcept override { return os_.now(); }
+    void sleep_until(clock::time_point deadline) noexcept override {
         os_.begin_pacing();
-        os_.sleep_until_ns(deadline_ns);
+        os_.sleep_until(deadline);
         os_.end_pacing();
     }
     void relax() noexcept override { os_.relax(); }
@@ -225,10 +225,10 @@ namespace detail {
 // the wake-up (PacedSleeps), what this thread learned is shared before the wait.
 WaitResult sleep_until_handoff(clock::time_point deadline) noexcept {
     HybridWaiter& w = thread_waiter();
-    const std::int64_t now = w.time_source().now_ns();
-    if (deadline <= clock::from_ns(now)) {  // at once, and counted on time
+    const clock::time_point now = w.time_source().now();
+    if (deadline <= now) {  // at once, and counted on time
         WaitResult r;
-        r.end = clock::from_ns(now);
+        r.end = now;
         return r;
     }
     share_margin(w);

@@ -9,12 +9,13 @@
 // SimulatedDisplay is what the host's present call talks to, modelled exactly (integer ns, a
 // fixed-seed generator), so that pacing against a display can be tested and tuned in virtual time:
 //
-//   pacer::SimulatedOs os({.granularity_ns = 0});
+//   using namespace std::chrono_literals;
+//   pacer::SimulatedOs os({.granularity = 0ns});
 //   pacer::SimulatedDisplay display(os, {.refresh_hz = 60, .queue_depth = 2});
 //   pacer::FramePacer fp({.target_hz = 60, .mode = pacer::WaitMode::automatic}, &os);
 //   for (int i = 0; i < 600; ++i) {
 //       fp.wait();
-//       os.advance(4'000'000);                                        // 4 ms of work
+//       os.advance(4ms);                                              // 4 ms of work
 //       const pacer::PresentResult r = display.present(fp.desired_swap_interval());  // may block
 //       for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
 //   }
@@ -35,7 +36,7 @@
 //   it is queued (when the call returns) and at least N vblanks after the previous present's. Up to queue_depth (1-3)
 //   presents may wait for their vblank; a present that finds the queue full blocks the calling
 //   thread until the oldest waiting one is shown (as a real FIFO swap chain does; the thread wakes
-//   through SimulatedOs::block_until_ns, so the OS model's wake-up noise applies). A host that
+//   through SimulatedOs::block_until, so the OS model's wake-up noise applies). A host that
 //   renders faster than the refresh therefore returns from each present on a vblank, and each
 //   frame is shown queue_depth vblanks after its present returned.
 //
@@ -129,7 +130,7 @@ struct PresentResult {
 
 class SimulatedDisplay {
 public:
-    // Throws ConfigError for an invalid config. The display starts at os.now_ns().
+    // Throws ConfigError for an invalid config. The display starts at os.now().
     SimulatedDisplay(SimulatedOs& os, const DisplayConfig& config);
 
     // A present with this swap interval (0 = vsync off; 1..8 = latch at least that many vblanks

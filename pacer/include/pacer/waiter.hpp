@@ -200,7 +200,7 @@ inline void finish_wait(TimeSource& ts, WaitResult& r, clock::time_point deadlin
     std::int64_t prev = now;
     while (now < d) {
         ts.relax();
-        now = ts.now_ns();
+        now = clock::to_ns(ts.now());
         if (now - prev > HybridWaiter::kPreemptGapNs) r.spin_preempted = true;
         prev = now;
     }
