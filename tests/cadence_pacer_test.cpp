@@ -146,7 +146,7 @@ TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
             const pacer::PresentResult r = d.present(fp.desired_swap_interval());
             for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
             if (i >= 300) {
-                scanouts.push_back(r.scanout_ns);
+                scanouts.push_back(pacer::clock::to_ns(r.scanout));
                 ASSERT_EQ(t.cadence, static_cast<std::uint32_t>(c.divisor));
                 ASSERT_NEAR(t.cadence_hz, c.hz / c.divisor, 1e-3);
             }
@@ -205,17 +205,17 @@ TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshCha
         dc.refresh_hz = 60;
         dc.vsync = false;  // the pacer's sleep paces; presents tear and report when shown
         dc.drop_probability = 0.2;
-        dc.refresh_changes = {{120 * kS, 144}};
+        dc.refresh_changes = {{std::chrono::nanoseconds(120 * kS), 144}};
         pacer::SimulatedDisplay d(os, dc);
         pacer::FramePacer fp({.target_hz = 60, .mode = mode}, &os);
         std::int64_t sum = 0, first = 0, worst = 0, exact_dt = 0, frames = 0;
-        std::int64_t prev_refresh = d.refresh_period_at(pacer::clock::to_ns(os.now()));
+        std::int64_t prev_refresh = d.refresh_period_at(os.now()).count();
         for (int i = 0; i < 60 * 240; ++i) {  // 4 minutes
             const pacer::FrameTiming t = fp.wait();
             if (i == 0) first = ns(t.wake);
             sum += t.display_dt.count();
             const std::int64_t wall = ns(t.wake) - first;
-            const std::int64_t refresh = d.refresh_period_at(ns(t.wake));
+            const std::int64_t refresh = d.refresh_period_at(t.wake).count();
             ASSERT_LE(std::llabs(wall - sum), std::max(refresh, prev_refresh)) << "frame " << i;
             worst = std::max<std::int64_t>(worst, std::llabs(wall - sum));
             prev_refresh = refresh;
@@ -232,7 +232,7 @@ TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshCha
                 // (a vblank event), here the last one before now, when this frame's report came.
                 if (r.reports > 0) {
                     const std::int64_t now = pacer::clock::to_ns(os.now());
-                    fp.report_vblank(pacer::clock::from_ns(d.vblank_after(now - d.refresh_period_at(now))));
+                    fp.report_vblank(pacer::clock::from_ns(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(now - d.refresh_period_at(pacer::clock::from_ns(now)).count())))));
                 }
             }
         }

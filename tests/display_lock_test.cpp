@@ -168,14 +168,14 @@ DisplayRun display_run(const pacer::DisplayConfig& dc, pacer::PacerConfig pc, in
         const pacer::PresentResult r = display.present(interval);
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
         if (!vsync_on) {
-            const std::int64_t v = display.vblank_after(pacer::clock::to_ns(os.now())) - display.refresh_period_at(pacer::clock::to_ns(os.now()));
-            fp.report_vblank(clock::from_ns(v + r.reported_displayed_ns - r.displayed_ns));  // same noise
+            const std::int64_t v = pacer::clock::to_ns(display.vblank_after(os.now())) - display.refresh_period_at(os.now()).count();
+            fp.report_vblank(clock::from_ns(v + pacer::clock::to_ns(r.reported_displayed) - pacer::clock::to_ns(r.displayed)));  // same noise
             if (i >= frames / 10)
-                out.tear_to_vblank_ms.push_back(static_cast<double>(display.vblank_after(r.scanout_ns) - r.scanout_ns) / 1e6);
+                out.tear_to_vblank_ms.push_back(static_cast<double>(pacer::clock::to_ns(display.vblank_after(r.scanout)) - pacer::clock::to_ns(r.scanout)) / 1e6);
         }
         const pacer::DisplayStatus& ds = fp.status().display;
         out.ever_locked = out.ever_locked || ds.state == DisplayState::locked;
-        if (change_at >= 0 && !changed && r.begin_ns - display.start_ns() >= change_at) {
+        if (change_at >= 0 && !changed && pacer::clock::to_ns(r.begin) - pacer::clock::to_ns(display.start()) >= change_at) {
             changed = true;
             locks_at_change = ds.locks;
         }
@@ -186,11 +186,11 @@ DisplayRun display_run(const pacer::DisplayConfig& dc, pacer::PacerConfig pc, in
         }
         if (i >= frames / 10) {
             ++out.frames;
-            const double p = static_cast<double>(display.refresh_period_at(r.scanout_ns));
-            out.late += prev_shown != 0 && static_cast<double>(r.scanout_ns - prev_shown) > 1.5 * p ? 1 : 0;
+            const double p = static_cast<double>(display.refresh_period_at(r.scanout).count());
+            out.late += prev_shown != 0 && static_cast<double>(pacer::clock::to_ns(r.scanout) - prev_shown) > 1.5 * p ? 1 : 0;
             out.display_locked += t.display_locked ? 1 : 0;
         }
-        prev_shown = r.scanout_ns;
+        prev_shown = pacer::clock::to_ns(r.scanout);
     }
     out.state = fp.status().display.state;
     out.period_ms = static_cast<double>(fp.status().period.count()) / 1e6;
@@ -212,9 +212,9 @@ TEST(DisplayLock, RelocksWithin30FramesOfARefreshChangeWhilePacing) {
         dc.refresh_hz = from;
         dc.queue_depth = 1;
         dc.clock_ppm = 50;
-        dc.report_noise_ns = 50'000;
-        dc.present_cpu_ns = 100'000;
-        dc.refresh_changes = {{5'000'000'000, to}};
+        dc.report_noise = 50us;
+        dc.present_cpu = 100us;
+        dc.refresh_changes = {{5s, to}};
         const DisplayRun r = display_run(dc, jit_vsync(to), static_cast<int>(5 * from + 5 * to), 2.0, 2.0, true,
                                          5'000'000'000);
         EXPECT_GT(r.relock_frames, 0) << from << " -> " << to;
@@ -230,7 +230,7 @@ TEST(DisplayLock, NoLockOnAVariableRefreshDisplay) {
         dc.refresh_hz = 144;
         dc.vrr_min_hz = 48;
         dc.lfc = lfc;
-        dc.report_noise_ns = 50'000;
+        dc.report_noise = 50us;
         // Frames of 6-24 ms: inside the range and below its floor.
         const DisplayRun r = display_run(dc, jit_vsync(144), 3000, 6.0, 18.0, true);
         EXPECT_FALSE(r.ever_locked) << "lfc " << lfc;
@@ -252,9 +252,9 @@ TEST(DisplayLock, VsyncOffPresentsLandJustBeforeAVblank) {
         dc.refresh_hz = 60;
         dc.vsync = false;
         dc.clock_ppm = 50;
-        dc.phase_ns = phase;
-        dc.report_noise_ns = 50'000;
-        dc.present_cpu_ns = 100'000;
+        dc.phase = std::chrono::nanoseconds(phase);
+        dc.report_noise = 50us;
+        dc.present_cpu = 100us;
         pc.display_lock = true;
         const DisplayRun on = display_run(dc, pc, 3000, 3.0, 2.0, false);
         pc.display_lock = false;
@@ -284,8 +284,8 @@ TEST(DisplayLock, MatchDisplayFollowsTheFittedRefresh) {
     pacer::DisplayConfig dc;
     dc.refresh_hz = 59.94;
     dc.queue_depth = 2;
-    dc.report_noise_ns = 50'000;
-    dc.refresh_changes = {{10'000'000'000, 50.0}};
+    dc.report_noise = 50us;
+    dc.refresh_changes = {{10s, 50.0}};
     pacer::PacerConfig pc;
     pc.target_hz = 60;
     pc.mode = pacer::WaitMode::automatic;

@@ -89,7 +89,7 @@ DisplayConfig display_config(const LatencySimConfig& cfg) {
     DisplayConfig dc;
     dc.refresh_hz = cfg.hz;
     dc.queue_depth = 1;
-    dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
+    dc.present_cpu = 100us;  // the present call's own work before it queues
     dc.seed = cfg.seed;
     dc.clock_ppm = cfg.clock_ppm;
     return dc;
@@ -165,15 +165,15 @@ private:
         if (!cfg_.report_displayed) info.displayed = {};
         for (int k = 0; k < r.reports; ++k) fp_.report_present(info);
         if (counting_) record(r, input, stepped);
-        prev_begin_ = r.begin_ns;
-        prev_shown_ = r.displayed_ns;
+        prev_begin_ = pacer::clock::to_ns(r.begin);
+        prev_shown_ = pacer::clock::to_ns(r.displayed);
     }
 
     void record(const PresentResult& r, std::int64_t input, bool stepped) {
-        latency_.push_back(static_cast<double>(r.displayed_ns - input) / 1e6);
+        latency_.push_back(static_cast<double>(pacer::clock::to_ns(r.displayed) - input) / 1e6);
         if (prev_begin_ != 0)
-            interval_err_.push_back(std::fabs(static_cast<double>(r.begin_ns - prev_begin_) - period_ns_) / 1e6);
-        const bool is_late = prev_shown_ != 0 && static_cast<double>(r.displayed_ns - prev_shown_) > 1.5 * period_ns_;
+            interval_err_.push_back(std::fabs(static_cast<double>(pacer::clock::to_ns(r.begin) - prev_begin_) - period_ns_) / 1e6);
+        const bool is_late = prev_shown_ != 0 && static_cast<double>(pacer::clock::to_ns(r.displayed) - prev_shown_) > 1.5 * period_ns_;
         late_ += is_late ? 1 : 0;
         if (stepped) late_after_step_.push_back(is_late ? 1 : 0);
     }
