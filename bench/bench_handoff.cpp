@@ -3,7 +3,7 @@
 // PacingScope around the whole call, as pacer::sleep_until did) or right after the wake-up (the
 // OS sleep alone bracketed, as it does now). Both on the real OS, interleaved in chunks in a
 // shuffled order, with a plain spin loop beside them. Prints per structure: the gap from the
-// handoff to the caller's code (the handoff leaves HybridWaiter::kHandoffNs for it) and the
+// handoff to the caller's code (the handoff leaves HybridWaiter::kHandoff for it) and the
 // lateness the caller sees.
 //
 //   bench_handoff [hz = 60] [rounds = 10] [seconds per chunk = 0.5]
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%.0f Hz, %d rounds x %.1f s; the handoff leaves %lld us for the gap\n"
                 "| structure | handoff-to-caller gap p50 us | gap p99 us | late p50 us | late p99 us |\n|---|---|---|---|---|\n",
-                hz, rounds, seconds, static_cast<long long>(pacer::HybridWaiter::kHandoffNs / 1000));
+                hz, rounds, seconds, static_cast<long long>(pacer::HybridWaiter::kHandoff.count() / 1000));
     for (int k = 0; k < kStructures; ++k)
         std::printf("| %s | %.2f | %.2f | %.3f | %.1f |\n", kNames[k], q(s[k].gap_us, 0.5), q(s[k].gap_us, 0.99),
                     q(s[k].late_us, 0.5), q(s[k].late_us, 0.99));

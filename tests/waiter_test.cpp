@@ -270,7 +270,7 @@ TEST(HybridWaiter, HandoffStopsShortOfTheDeadlineAndFinishWaitCompletesIt) {
         const std::int64_t handed = pacer::clock::to_ns(r.end);
         ASSERT_EQ(handed, pacer::clock::to_ns(os.now()));
         ASSERT_LT(handed, d);
-        ASSERT_GE(handed, d - pacer::HybridWaiter::kHandoffNs);
+        ASSERT_GE(handed, d - pacer::HybridWaiter::kHandoff.count());
         ASSERT_EQ(r.lateness, 0ns);
         const std::chrono::nanoseconds spun = r.spun;
         pacer::finish_wait(os, r, pacer::clock::from_ns(d));

@@ -254,8 +254,8 @@ void FramePacer::Impl::settle(detail::Handoff& h) noexcept {
     h.pending = false;
     delta_.carry(h.extra);  // display_dt saw the interval before the spin ended
     if (h.missed) ++missed_;
-    last_wake_ = h.end;
-    latency_.start(clock::from_ns(h.end));
+    last_wake_ = clock::to_ns(h.end);
+    latency_.start(h.end);
 }
 
 // ---- A frame ---------------------------------------------------------------------------------------
@@ -450,7 +450,7 @@ FrameTiming FramePacer::Impl::grid_wait(std::int64_t now, bool swap_paces, detai
         waiter_.wait_until_handoff(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
     if (clock::to_ns(r.end) < slot.wait_until) {
         handoff.ts = ts_;
-        handoff.until = slot.wait_until;
+        handoff.until = clock::from_ns(slot.wait_until);
         handoff.miss_tolerance = cfg_.miss_tolerance;
     }
     latency_.start(r.end);
