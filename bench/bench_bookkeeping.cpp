@@ -11,16 +11,18 @@
 
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 // Every deadline has already passed (the grid is behind), so wait() never sleeps or spins.
 void BM_WaitBookkeeping_Virtual(benchmark::State& state) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0});
+    pacer::SimulatedOs os({.granularity = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns});
     pacer::FramePacer fp({.target_hz = 10'000.0, .max_catch_up = 1000}, &os);
     fp.wait();
     for (auto _ : state) {
-        os.jump(100'000);  // one period passes: the next deadline is due right now
+        os.jump(100us);  // one period passes: the next deadline is due right now
         benchmark::DoNotOptimize(fp.wait());
     }
 }
@@ -30,9 +32,9 @@ BENCHMARK(BM_WaitBookkeeping_Virtual);
 // clock is skewed forward by one period before each wait. Times real clock reads + bookkeeping.
 class DueRealClock final : public pacer::TimeSource {
 public:
-    std::int64_t skew = 0;
-    std::int64_t now_ns() noexcept override { return real_.now_ns() + skew; }
-    void sleep_until_ns(std::int64_t) noexcept override {}
+    std::chrono::nanoseconds skew{0};
+    pacer::clock::time_point now() noexcept override { return real_.now() + skew; }
+    void sleep_until(pacer::clock::time_point) noexcept override {}
     void relax() noexcept override {}
     pacer::CpuTimes cpu_times() noexcept override { return {}; }
     const char* sleep_primitive() const noexcept override { return "none"; }
@@ -47,16 +49,16 @@ void BM_WaitBookkeeping_RealClock(benchmark::State& state) {
     pacer::FramePacer fp({.target_hz = 10'000.0, .max_catch_up = 1000}, &clock);
     fp.wait();
     for (auto _ : state) {
-        clock.skew += 100'000;
+        clock.skew += std::chrono::nanoseconds(100'000);
         benchmark::DoNotOptimize(fp.wait());
     }
 }
 BENCHMARK(BM_WaitBookkeeping_RealClock);
 
 void BM_MarginQuery(benchmark::State& state) {
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000});
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 30us});
     pacer::HybridWaiter w({}, &os);
-    for (int i = 0; i < 1000; ++i) w.wait_until(pacer::clock::from_ns(os.now_ns() + 5'000'000));
+    for (int i = 0; i < 1000; ++i) w.wait_until(pacer::clock::from_ns(pacer::clock::to_ns(os.now()) + 5'000'000));
     for (auto _ : state) benchmark::DoNotOptimize(w.margin());
 }
 BENCHMARK(BM_MarginQuery);

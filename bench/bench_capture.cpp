@@ -11,15 +11,17 @@
 
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 std::vector<pacer::FrameTiming> make_frames(int n) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02});
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 30us, .preempt_probability = 0.02});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     std::vector<pacer::FrameTiming> out;
     for (int i = 0; i < n; ++i) {
-        os.advance(2'000'000 + (i % 7) * 300'000);
+        os.advance(std::chrono::nanoseconds(2'000'000 + (i % 7) * 300'000));
         out.push_back(fp.wait());
     }
     return out;

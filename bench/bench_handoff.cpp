@@ -3,7 +3,7 @@
 // PacingScope around the whole call, as pacer::sleep_until did) or right after the wake-up (the
 // OS sleep alone bracketed, as it does now). Both on the real OS, interleaved in chunks in a
 // shuffled order, with a plain spin loop beside them. Prints per structure: the gap from the
-// handoff to the caller's code (the handoff leaves HybridWaiter::kHandoffNs for it) and the
+// handoff to the caller's code (the handoff leaves HybridWaiter::kHandoff for it) and the
 // lateness the caller sees.
 //
 //   bench_handoff [hz = 60] [rounds = 10] [seconds per chunk = 0.5]
@@ -20,10 +20,10 @@ namespace {
 // The system source with each OS sleep bracketed by begin/end_pacing (the current structure).
 class PacedSleeps final : public pacer::TimeSource {
 public:
-    std::int64_t now_ns() noexcept override { return os_.now_ns(); }
-    void sleep_until_ns(std::int64_t deadline_ns) noexcept override {
+    pacer::clock::time_point now() noexcept override { return os_.now(); }
+    void sleep_until(pacer::clock::time_point deadline) noexcept override {
         os_.begin_pacing();
-        os_.sleep_until_ns(deadline_ns);
+        os_.sleep_until(deadline);
         os_.end_pacing();
     }
     void relax() noexcept override { os_.relax(); }
@@ -52,8 +52,8 @@ double q(std::vector<double> v, double p) {
 void one_wait(Structure s, pacer::HybridWaiter& w, std::int64_t d, Samples& out) {
     pacer::TimeSource& ts = pacer::system_time_source();
     if (s == kSpin) {
-        while (ts.now_ns() < d) ts.relax();
-        out.late_us.push_back(static_cast<double>(std::max<std::int64_t>(0, ts.now_ns() - d)) / 1e3);
+        while (pacer::clock::to_ns(ts.now()) < d) ts.relax();
+        out.late_us.push_back(static_cast<double>(std::max<std::int64_t>(0, pacer::clock::to_ns(ts.now()) - d)) / 1e3);
         return;
     }
     pacer::WaitResult r;
@@ -64,10 +64,10 @@ void one_wait(Structure s, pacer::HybridWaiter& w, std::int64_t d, Samples& out)
         r = w.wait_until_handoff(pacer::clock::from_ns(d));
     }
     const std::int64_t handoff = pacer::clock::to_ns(r.end);
-    const std::int64_t caller = ts.now_ns();
+    const std::int64_t caller = pacer::clock::to_ns(ts.now());
     if (handoff < d) r.end = pacer::clock::from_ns(caller);
     pacer::finish_wait(ts, r, pacer::clock::from_ns(d));
-    const std::int64_t wake = ts.now_ns();
+    const std::int64_t wake = pacer::clock::to_ns(ts.now());
     out.late_us.push_back(static_cast<double>(std::max<std::int64_t>(0, wake - d)) / 1e3);
     if (handoff < d) out.gap_us.push_back(static_cast<double>(caller - handoff) / 1e3);
 }
@@ -92,14 +92,14 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; ++r) {
         std::shuffle(order, order + kStructures, rng);
         for (const Structure st : order) {
-            std::int64_t d = ts.now_ns();
+            std::int64_t d = pacer::clock::to_ns(ts.now());
             for (int i = 0; i < static_cast<int>(seconds * hz); ++i)
                 one_wait(st, st == kScopeAroundCall ? scoped_call : scoped_sleep, d += period, s[st]);
         }
     }
     std::printf("%.0f Hz, %d rounds x %.1f s; the handoff leaves %lld us for the gap\n"
                 "| structure | handoff-to-caller gap p50 us | gap p99 us | late p50 us | late p99 us |\n|---|---|---|---|---|\n",
-                hz, rounds, seconds, static_cast<long long>(pacer::HybridWaiter::kHandoffNs / 1000));
+                hz, rounds, seconds, static_cast<long long>(pacer::HybridWaiter::kHandoff.count() / 1000));
     for (int k = 0; k < kStructures; ++k)
         std::printf("| %s | %.2f | %.2f | %.3f | %.1f |\n", kNames[k], q(s[k].gap_us, 0.5), q(s[k].gap_us, 0.99),
                     q(s[k].late_us, 0.5), q(s[k].late_us, 0.99));

@@ -11,6 +11,7 @@
 // on or off; the period can change at any time (pacing thread only).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <random>
 
@@ -20,15 +21,16 @@ namespace pacer_demo {
 
 class CoarseTimeSource final : public pacer::TimeSource {
 public:
-    explicit CoarseTimeSource(std::int64_t period_ns = 4'000'000, double preempt_probability = 0.05);
+    explicit CoarseTimeSource(std::chrono::nanoseconds period = std::chrono::milliseconds(4),
+                              double preempt_probability = 0.05);
 
-    void set_period_ns(std::int64_t period_ns) noexcept;  // clamped to [1 ms, 10 ms]
-    std::int64_t period_ns() const noexcept { return period_ns_; }
+    void set_period(std::chrono::nanoseconds period) noexcept;  // clamped to [1 ms, 10 ms]
+    std::chrono::nanoseconds period() const noexcept { return std::chrono::nanoseconds(period_ns_); }
     void set_preempt_probability(double p) noexcept;     // clamped to [0, 0.5]
     double preempt_probability() const noexcept { return preempt_p_; }
 
-    std::int64_t now_ns() noexcept override { return os_.now_ns(); }
-    void sleep_until_ns(std::int64_t deadline_ns) noexcept override;
+    pacer::clock::time_point now() noexcept override { return os_.now(); }
+    void sleep_until(pacer::clock::time_point deadline) noexcept override;
     void relax() noexcept override { os_.relax(); }
     pacer::CpuTimes cpu_times() noexcept override { return os_.cpu_times(); }
     void begin_pacing() noexcept override { os_.begin_pacing(); }

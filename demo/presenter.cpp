@@ -10,7 +10,7 @@
 namespace pacer_demo {
 
 FakeVsync::FakeVsync(double hz, Swap* inner)
-    : hz_(hz), inner_(inner), start_ns_(pacer::system_time_source().now_ns()) {}
+    : hz_(hz), inner_(inner), start_ns_(pacer::clock::to_ns(pacer::system_time_source().now())) {}
 
 std::int64_t FakeVsync::tick(std::int64_t k) const noexcept {
     return start_ns_ + static_cast<std::int64_t>(std::floor(static_cast<long double>(k) * 1e9L / hz_));
@@ -42,8 +42,8 @@ void FakeVsync::swap() {
     if (inner_ != nullptr) inner_->swap();
     pacer::TimeSource& os = pacer::system_time_source();
     if (interval_ == 0 || hz_ <= 0) return;
-    const std::int64_t k = std::max(ticks_until(os.now_ns()), last_ + interval_);
-    os.sleep_until_ns(tick(k));
+    const std::int64_t k = std::max(ticks_until(pacer::clock::to_ns(os.now())), last_ + interval_);
+    os.sleep_until(pacer::clock::from_ns(tick(k)));
     last_ = k;
 }
 

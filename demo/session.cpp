@@ -11,7 +11,7 @@ namespace pacer_demo {
 
 namespace {
 
-std::int64_t now_ns() { return pacer::system_time_source().now_ns(); }
+std::int64_t now_ns() { return pacer::clock::to_ns(pacer::system_time_source().now()); }
 
 }  // namespace
 
@@ -44,7 +44,7 @@ void Motion::step(double dt) noexcept {
 }
 
 Session::Session(const Options& o)
-    : coarse_(std::int64_t{o.coarse_ms > 0 ? o.coarse_ms : 4} * 1'000'000),
+    : coarse_(std::chrono::milliseconds(o.coarse_ms > 0 ? o.coarse_ms : 4)),
       work_ms_(o.work_ms),
       jitter_ms_(o.work_jitter_ms) {
     pacer::PacerConfig cfg;
@@ -62,7 +62,7 @@ Session::Session(const Options& o)
     sim_ = pacer::FixedStep(sim_config(o.sim_hz, 8, pacer_->status().period));
     busy_.set_count(o.load);
     start_ns_ = last_refresh_ns_ = now_ns();
-    run_cpu_start_ns_ = pacer::system_time_source().cpu_times().process_ns;
+    run_cpu_start_ns_ = pacer::system_time_source().cpu_times().process.count();
     (void)cpu_.sample();
     (void)machine_.sample();
 }
@@ -217,7 +217,7 @@ void Session::reset_stats() {
 double Session::elapsed_s() const { return static_cast<double>(now_ns() - start_ns_) * 1e-9; }
 
 double Session::run_process_pct() {
-    const std::int64_t cpu = pacer::system_time_source().cpu_times().process_ns;
+    const std::int64_t cpu = pacer::system_time_source().cpu_times().process.count();
     const double wall = static_cast<double>(now_ns() - start_ns_);
     if (cpu < 0 || run_cpu_start_ns_ < 0 || wall <= 0) return -1;
     return 100.0 * static_cast<double>(cpu - run_cpu_start_ns_) / wall;
@@ -320,7 +320,7 @@ pacer::Status Session::set_coarse(int period_ms) {
     if (period_ms < 0 || period_ms > 10)
         return pacer::Status::error("scheduler period = " + std::to_string(period_ms) +
                                     " ms: must be 0 (off) or in [1, 10]");
-    if (period_ms > 0) coarse_.set_period_ns(std::int64_t{period_ms} * 1'000'000);
+    if (period_ms > 0) coarse_.set_period(std::chrono::milliseconds(period_ms));
     const bool on = period_ms > 0;
     if (on != coarse_on_) {
         coarse_on_ = on;

@@ -156,7 +156,7 @@ public:
     double work_ms() const noexcept { return work_ms_; }
     double work_jitter_ms() const noexcept { return jitter_ms_; }
     int load() const noexcept { return busy_.count(); }
-    int coarse_ms() const noexcept { return coarse_on_ ? static_cast<int>(coarse_.period_ns() / 1'000'000) : 0; }
+    int coarse_ms() const noexcept { return coarse_on_ ? static_cast<int>(coarse_.period() / std::chrono::milliseconds(1)) : 0; }
     std::uint64_t frames() const noexcept { return frames_; }
     double elapsed_s() const;
 

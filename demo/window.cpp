@@ -126,9 +126,9 @@ FrameLoop::UiTimes FrameLoop::draw_ui() {
     const ImVec2 d = ImGui::GetIO().DisplaySize;
     draw_panels(s_, ui_, cost_, presenter_, o_, d.x, d.y);
     ImGui::Render();
-    t.built_ns = os_.cpu_times().thread_ns;
+    t.built_ns = os_.cpu_times().thread.count();
     w_.draw();
-    t.drawn_ns = os_.cpu_times().thread_ns;
+    t.drawn_ns = os_.cpu_times().thread.count();
     return t;
 }
 
@@ -148,12 +148,12 @@ void FrameLoop::screenshot_if_due() {
 void FrameLoop::present(const UiTimes& t) {
     if (s_.frames() == 1 || s_.refresh_due()) presenter_.refresh_hz = display_refresh_hz(w_.sdl(), o_);
     s_.before_present();  // present sync waits here
-    const std::int64_t w0 = os_.now_ns();
+    const std::int64_t w0 = pacer::clock::to_ns(os_.now());
     Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
     const std::uint64_t id = presenter_.next_id;
     feed_.before_swap(id);
     presenter_.present(swap, s_.pacer(), ui_.vsync);
-    const std::int64_t w1 = os_.now_ns();
+    const std::int64_t w1 = pacer::clock::to_ns(os_.now());
     // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
     // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep). The row
     // first, then the feedback that arrived (for it or earlier rows).
@@ -169,10 +169,10 @@ void FrameLoop::present(const UiTimes& t) {
     }
     s_.note_present(pacer::clock::from_ns(w1));
     const pacer::CpuTimes end = os_.cpu_times();
-    const std::int64_t start = t.start.thread_ns;
+    const std::int64_t start = t.start.thread.count();
     cost_.add(static_cast<double>(t.built_ns - start) * 1e-6, static_cast<double>(t.drawn_ns - t.built_ns) * 1e-6,
               static_cast<double>(w1 - w0) * 1e-6,
-              static_cast<double>((end.process_ns - t.start.process_ns) - (end.thread_ns - start)) * 1e-6);
+              static_cast<double>((end.process.count() - t.start.process.count()) - (end.thread.count() - start)) * 1e-6);
 }
 
 void FrameLoop::start_replay(const std::string& path) {

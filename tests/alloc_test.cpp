@@ -14,6 +14,8 @@
 #include "pacer/pacer.hpp"
 #include "sim_run.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 std::atomic<long> g_allocs{0};
 }
@@ -38,7 +40,7 @@ namespace {
 
 TEST(Allocations, NoneInTheFrameLoop) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.01});
+    pacer::SimulatedOs os({.granularity = 500us, .jitter_mean = 20us, .preempt_probability = 0.01});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     pacer::FrameStats stats(1024);
     pacer::FixedStep sim({.step_hz = 120.0});
@@ -50,7 +52,7 @@ TEST(Allocations, NoneInTheFrameLoop) {
 
     const long before = g_allocs.load();
     for (int i = 0; i < 5000; ++i) {
-        os.advance(2'000'000);
+        os.advance(2ms);
         const pacer::FrameTiming t = fp.wait();
         stats.add(t);
         (void)sim.advance(t.interval);
@@ -67,7 +69,7 @@ TEST(Allocations, NoneInTheFrameLoop) {
 // The cadence governor switching (down and back up) and the display delta: no allocation either.
 TEST(Allocations, NoneWithTheCadenceGovernorSwitching) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000});
+    pacer::SimulatedOs os({.granularity = 500us, .jitter_mean = 20us});
     pacer::PacerConfig c;
     c.target_hz = 60.0;
     c.cadence = pacer::CadenceMode::automatic;
@@ -78,7 +80,7 @@ TEST(Allocations, NoneWithTheCadenceGovernorSwitching) {
     for (int i = 0; i < 3000; ++i) {
         const pacer::FrameTiming t = fp.wait();
         (void)t.display_dt;
-        os.advance((i / 300) % 2 == 0 ? 22'000'000 : 5'000'000);
+        os.advance(std::chrono::nanoseconds((i / 300) % 2 == 0 ? 22'000'000 : 5'000'000));
     }
     EXPECT_EQ(g_allocs.load() - before, 0);
     EXPECT_GE(fp.status().cadence.switches, 4u);
@@ -86,7 +88,7 @@ TEST(Allocations, NoneWithTheCadenceGovernorSwitching) {
 
 TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.01});
+    pacer::SimulatedOs os({.granularity = 500us, .jitter_mean = 20us, .preempt_probability = 0.01});
     pacer::FramePacer fp({.target_hz = 144.0, .mode = pacer::WaitMode::vsync}, &os);
     pacer::FrameStats stats(1024);
     const pacer::SyncMode modes[] = {pacer::SyncMode::frame_start, pacer::SyncMode::present,
@@ -94,11 +96,11 @@ TEST(Allocations, NoneWithTheFrameMarkersInEverySyncMode) {
     auto frame = [&](int i) {
         stats.add(fp.wait());
         fp.mark_input();
-        os.advance(2'000'000 + (i % 7) * 100'000);
+        os.advance(std::chrono::nanoseconds(2'000'000 + (i % 7) * 100'000));
         fp.before_present();
         pacer::PresentInfo p;
         p.begin = fp.now();
-        os.advance(50'000);
+        os.advance(50us);
         p.end = fp.now();
         p.swap_interval = 1;
         p.refresh_hz = 144.0;
@@ -132,7 +134,7 @@ TEST(Allocations, NoneInTheRealClockWait) {
 #if defined(__linux__)
 TEST(Allocations, NoneInCaptureAdd) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000});
+    pacer::SimulatedOs os({.granularity = 500us, .jitter_mean = 20us});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     for (const char* target : {"/dev/null", "/dev/full"}) {
         pacer::CaptureWriter cap;
@@ -145,7 +147,7 @@ TEST(Allocations, NoneInCaptureAdd) {
         cap.add(fp.wait());  // warm-up
         const long before = g_allocs.load();
         for (int i = 0; i < 5000; ++i) {
-            os.advance(2'000'000);
+            os.advance(2ms);
             const pacer::FrameTiming t = fp.wait();
             if (i % 2 == 0) {
                 cap.add(t, x);
@@ -173,7 +175,7 @@ TEST(Allocations, NoneInCaptureAdd) {
 #if defined(__linux__)
 TEST(Allocations, NoneInTheCApiFrameLoop) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 500'000, .jitter_mean_ns = 20'000});
+    pacer::SimulatedOs os({.granularity = 500us, .jitter_mean = 20us});
     pacer_config config = pacer_config_default();
     config.target_hz = 144.0;
     pacer_frame_pacer* p = pacer::capi::create(&config, &os);
@@ -193,7 +195,7 @@ TEST(Allocations, NoneInTheCApiFrameLoop) {
         pacer_capture_add(cap, &t, nullptr);
         const long before = g_allocs.load();
         for (int i = 0; i < 3000; ++i) {
-            os.advance(2'000'000);
+            os.advance(2ms);
             pacer_wait(p, &t);
             pacer_set_target_hz(p, 144.0);
             pacer_get_status(p, &status);

@@ -19,6 +19,8 @@
 #include "pacer/pacer.hpp"
 #include "temp_dir.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -69,7 +71,7 @@ std::string classic_file(const std::vector<double>& ft, const char* app = "game.
 
 TEST(RoundTrip, EveryValueWrittenIsReadBack) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 40'000, .preempt_probability = 0.03});
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 40us, .preempt_probability = 0.03});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     const std::string path = temp_path("roundtrip.csv");
     pacer::CaptureWriter cap;
@@ -78,7 +80,7 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
     ASSERT_TRUE(cap.open(path, co).ok());
     std::vector<pacer::FrameTiming> written;
     for (int i = 0; i < 3000; ++i) {
-        os.advance(1'500'000 + (i % 13) * 300'000 + (i % 500 == 7 ? 20'000'000 : 0));
+        os.advance(std::chrono::nanoseconds(1'500'000 + (i % 13) * 300'000 + (i % 500 == 7 ? 20'000'000 : 0)));
         if (i == 1500) {
             pacer::PacerConfig c = fp.config();
             c.mode = pacer::WaitMode::spin;
@@ -155,7 +157,7 @@ TEST(RoundTrip, EveryValueWrittenIsReadBack) {
 // percentiles.
 TEST(RoundTrip, LatencyIsWrittenPerFrameAndAnalyzed) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 40'000, .preempt_probability = 0.0});
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 40us, .preempt_probability = 0.0});
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     const std::string path = temp_path("latency_roundtrip.csv");
     pacer::CaptureWriter cap;
@@ -164,13 +166,13 @@ TEST(RoundTrip, LatencyIsWrittenPerFrameAndAnalyzed) {
     std::vector<std::int64_t> want(n);  // frame i's input to display, ns
     for (int i = 0; i < n; ++i) {
         const pacer::FrameTiming t = fp.wait();
-        os.advance(1'000'000);
+        os.advance(1ms);
         fp.mark_input();
-        const std::int64_t input = os.now_ns();
-        os.advance(3'000'000);  // the work
+        const std::int64_t input = pacer::clock::to_ns(os.now());
+        os.advance(3ms);  // the work
         fp.before_present();
         pacer::PresentInfo p{fp.now(), {}, 0, 0, true, {}};
-        os.advance(500'000);  // the swap call
+        os.advance(500us);  // the swap call
         p.end = fp.now();
         const std::int64_t shown = pacer::clock::to_ns(p.end) + (2 + i % 5) * 1'000'000;
         p.displayed = pacer::clock::from_ns(shown);

@@ -23,6 +23,8 @@
 #include "pacer/pacer.hpp"
 #include "temp_dir.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 struct Logged {
@@ -524,7 +526,7 @@ struct SimPacer {
     pacer::SimulatedOs os;
     pacer_frame_pacer* p;
     explicit SimPacer(const pacer_config& c, std::uint64_t seed = 7)
-        : os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02}, seed),
+        : os({.granularity = 1ms, .jitter_mean = 30us, .preempt_probability = 0.02}, seed),
           p(pacer::capi::create(&c, &os)) {
         EXPECT_NE(p, nullptr) << pacer_last_error();
     }
@@ -534,9 +536,9 @@ struct SimPacer {
     // A present right now on the simulated clock, shown 5 ms later, as the swap interval asked.
     void present(double refresh_hz) {
         pacer_present present{};
-        present.begin_ns = os.now_ns();
-        os.advance(300'000);
-        present.end_ns = os.now_ns();
+        present.begin_ns = pacer::clock::to_ns(os.now());
+        os.advance(300us);
+        present.end_ns = pacer::clock::to_ns(os.now());
         present.swap_interval = pacer_desired_swap_interval(p);
         present.refresh_hz = refresh_hz;
         present.ok = 1;
@@ -593,7 +595,7 @@ TEST(CApi, TheSpinCapIsSetFromC) {
         ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
         spun += t.spun_ns;
         slept += t.slept_ns;
-        sim.os.advance(work_ns(i));
+        sim.os.advance(std::chrono::nanoseconds(work_ns(i)));
     }
     EXPECT_EQ(spun, 0);
     EXPECT_GT(slept, 0);
@@ -611,7 +613,7 @@ TEST(CApi, TheSpinCapIsSetFromC) {
         max_margin = std::max(max_margin, t.margin_ns);
         oversleep += t.oversleep_ns;
         EXPECT_LE(t.spun_ns, 2'000'000 + 100'000) << i;  // the cap, plus the inline hand-off's relax
-        sim.os.advance(work_ns(i));
+        sim.os.advance(std::chrono::nanoseconds(work_ns(i)));
     }
     EXPECT_GT(spun, 0);
     EXPECT_GT(max_margin, 0);
@@ -644,8 +646,8 @@ TEST(CApi, SettingTheValuesInForceEveryFrameChangesNothing) {
         ASSERT_EQ(pacer_set_sync(setting.p, PACER_SYNC_FRAME_START), PACER_OK);
         ASSERT_EQ(pacer_set_config(setting.p, &in_force), PACER_OK);
         ASSERT_EQ(pacer_set_background(setting.p, 0), PACER_OK);
-        plain.os.advance(work_ns(i));
-        setting.os.advance(work_ns(i));
+        plain.os.advance(std::chrono::nanoseconds(work_ns(i)));
+        setting.os.advance(std::chrono::nanoseconds(work_ns(i)));
         plain.present(144.0);
         setting.present(144.0);
     }
@@ -671,7 +673,7 @@ TEST(CApi, StatusCountsFramesAndNamesTheDecisions) {
     for (int i = 0; i < 300; ++i) {
         ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
         missed += static_cast<std::uint64_t>(t.missed);
-        sim.os.advance(work_ns(i));
+        sim.os.advance(std::chrono::nanoseconds(work_ns(i)));
     }
     pacer_status s;
     ASSERT_EQ(pacer_get_status(sim.p, &s), PACER_OK);
@@ -706,9 +708,9 @@ TEST(CApi, ResetStartsANewGridAndEndPacingHandsOver) {
     for (int i = 0; i < 5; ++i) ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
     const std::uint64_t index = t.index;
     EXPECT_GT(t.interval_ns, 0);
-    sim.os.jump(1'000'000'000);  // a loading screen
+    sim.os.jump(1s);  // a loading screen
     ASSERT_EQ(pacer_reset(sim.p), PACER_OK);
-    const std::int64_t before = sim.os.now_ns();
+    const std::int64_t before = pacer::clock::to_ns(sim.os.now());
     ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
     EXPECT_EQ(t.interval_ns, 0);  // the first frame of a new grid, at once
     EXPECT_EQ(t.wake_ns, before);
@@ -774,7 +776,7 @@ void run_side_by_side(int frames, Frame frame) {
     c.cadence = PACER_CADENCE_AUTO;
     c.sync = PACER_SYNC_JUST_IN_TIME;
     SimPacer sim(c);
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02}, 7);
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 30us, .preempt_probability = 0.02}, 7);
     pacer::FramePacer fp(pacer::capi::to_cpp(c), &os);
     pacer_frame_timing ct{};
     for (int i = 0; i < frames; ++i) {
@@ -782,10 +784,10 @@ void run_side_by_side(int frames, Frame frame) {
         const pacer::FrameTiming t = fp.wait();
         expect_same(ct, pacer::capi::to_c(t), i);  // the C pacer is the C++ pacer
         expect_same(pacer::capi::to_cpp(ct), t, i);  // and the C timing converts back losslessly
-        sim.os.advance(work_ns(i));
-        os.advance(work_ns(i));
+        sim.os.advance(std::chrono::nanoseconds(work_ns(i)));
+        os.advance(std::chrono::nanoseconds(work_ns(i)));
         pacer_present present{};
-        present.begin_ns = os.now_ns();
+        present.begin_ns = pacer::clock::to_ns(os.now());
         present.end_ns = present.begin_ns + 300'000;
         present.swap_interval = 0;
         present.refresh_hz = 60.0;
@@ -1049,7 +1051,7 @@ TEST(CApi, AFullDiskKeepsTheLoopRunningAndCloseSaysWhy) {
     for (int i = 0; i < 1000; ++i) {
         ASSERT_EQ(pacer_wait(sim.p, &t), PACER_OK);
         ASSERT_EQ(pacer_capture_add(cap, &t, nullptr), PACER_OK);  // the loop goes on
-        sim.os.advance(1'000'000);
+        sim.os.advance(1ms);
     }
     ASSERT_EQ(pacer_capture_get_status(cap, &st), PACER_OK);
     EXPECT_EQ(st.failed, 1);
@@ -1070,11 +1072,11 @@ TEST(CApi, CpuMeterFromC) {
     // Burn CPU on this thread for 50 ms, and on until its CPU clock has moved (at most 2 s):
     // Windows counts thread time in scheduler ticks (15.6 ms), Wine in 10 ms ticks.
     pacer::TimeSource& ts = pacer::system_time_source();
-    const std::int64_t thread_before = ts.cpu_times().thread_ns;
+    const std::int64_t thread_before = ts.cpu_times().thread.count();
     const std::int64_t start = pacer_now_ns();
     volatile std::uint64_t spins = 0;
     while (pacer_now_ns() < start + 50'000'000 ||
-           (ts.cpu_times().thread_ns == thread_before && pacer_now_ns() < start + 2'000'000'000))
+           (ts.cpu_times().thread.count() == thread_before && pacer_now_ns() < start + 2'000'000'000))
         spins = spins + 1;
     pacer_cpu_usage u;
     ASSERT_EQ(pacer_cpu_meter_sample(meter, &u), PACER_OK);

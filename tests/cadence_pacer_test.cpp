@@ -12,6 +12,8 @@
 #include "log_capture.hpp"
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
@@ -24,16 +26,16 @@ struct Quiet {
 
 pacer::SimModel exact() {
     pacer::SimModel m;
-    m.granularity_ns = 0;
-    m.jitter_mean_ns = 0;
+    m.granularity = 0ns;
+    m.jitter_mean = 0ns;
     return m;
 }
 
 // A loaded machine's OS sleep: a 1 ms scheduler and exponential wake-up noise.
 pacer::SimModel noisy() {
     pacer::SimModel m;
-    m.granularity_ns = 1'000'000;
-    m.jitter_mean_ns = 300'000;
+    m.granularity = 1ms;
+    m.jitter_mean = 300us;
     return m;
 }
 
@@ -51,7 +53,7 @@ pacer::PacerConfig automatic(double hz, pacer::WaitMode mode = pacer::WaitMode::
 // with it, from the first judged frame on, every frame is 33.3 ms: a steady 30 fps.
 TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
     Quiet quiet;
-    pacer::SimulatedOs os(exact(), 1, kS);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(kS));
     pacer::FramePacer fp(automatic(60), &os);
     int switched = -1;
     std::uint32_t prev = 1;
@@ -69,7 +71,7 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
         if (i > 1) {
             ASSERT_GE(t.interval.count(), 20 * kMs) << i;
         }
-        os.advance(20 * kMs);
+        os.advance(std::chrono::nanoseconds(20 * kMs));
     }
     // The cost of frames 0..15 is seen at waits 1..16: the 16th cost decides at wait 16.
     EXPECT_EQ(switched, pacer::CadenceGovernor::kMinFrames);
@@ -78,7 +80,7 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
     EXPECT_EQ(fp.status().period.count(), 33'333'333);
 
     // The same loop with CadenceMode::fixed: the target rate, whatever the work.
-    pacer::SimulatedOs os2(exact(), 1, kS);
+    pacer::SimulatedOs os2(exact(), 1, pacer::clock::from_ns(kS));
     pacer::FramePacer fixed({.target_hz = 60}, &os2);
     int short_frames = 0;
     for (int i = 0; i < 600; ++i) {
@@ -87,7 +89,7 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
         ASSERT_EQ(t.cadence_hz, 60.0);
         ASSERT_EQ(t.cadence_reason, pacer::CadenceReason::fixed);
         short_frames += i > 1 && t.interval.count() < 25 * kMs;
-        os2.advance(20 * kMs);
+        os2.advance(std::chrono::nanoseconds(20 * kMs));
     }
     EXPECT_GT(short_frames, 100);  // what the governor is for
     EXPECT_EQ(fixed.status().cadence.code, pacer::CadenceReason::fixed);
@@ -95,7 +97,7 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
 
 TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
     pacer_test::LogCapture log(pacer::LogLevel::info);
-    pacer::SimulatedOs os(exact(), 1, kS);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(kS));
     pacer::FramePacer fp(automatic(60), &os);
     std::vector<std::pair<std::int64_t, std::uint32_t>> switches;
     std::uint32_t prev = 1;
@@ -104,7 +106,7 @@ TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
         if (t.cadence != prev) switches.emplace_back(ns(t.wake), t.cadence);
         prev = t.cadence;
         // 8 ms, then 22 ms from frame 300 to 700, then 8 ms again.
-        os.advance(i >= 300 && i < 700 ? 22 * kMs : 8 * kMs);
+        os.advance(std::chrono::nanoseconds(i >= 300 && i < 700 ? 22 * kMs : 8 * kMs));
     }
     ASSERT_EQ(switches.size(), 2u);
     EXPECT_EQ(switches[0].second, 2u);
@@ -131,7 +133,7 @@ TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
     };
     for (const Case c : {Case{60, 20 * kMs, 2}, Case{144, 10 * kMs, 2}, Case{144, 15 * kMs, 3}}) {
         SCOPED_TRACE(std::to_string(c.hz) + " Hz, divisor " + std::to_string(c.divisor));
-        pacer::SimulatedOs os(exact(), 1, kS);
+        pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(kS));
         pacer::DisplayConfig dc;
         dc.refresh_hz = c.hz;
         pacer::SimulatedDisplay d(os, dc);
@@ -139,12 +141,12 @@ TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
         std::vector<std::int64_t> scanouts;
         for (int i = 0; i < 600; ++i) {
             const pacer::FrameTiming t = fp.wait();
-            os.advance(c.work);
+            os.advance(std::chrono::nanoseconds(c.work));
             fp.before_present();
             const pacer::PresentResult r = d.present(fp.desired_swap_interval());
             for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
             if (i >= 300) {
-                scanouts.push_back(r.scanout_ns);
+                scanouts.push_back(pacer::clock::to_ns(r.scanout));
                 ASSERT_EQ(t.cadence, static_cast<std::uint32_t>(c.divisor));
                 ASSERT_NEAR(t.cadence_hz, c.hz / c.divisor, 1e-3);
             }
@@ -161,15 +163,15 @@ TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
 TEST(FramePacerCadence, SawtoothSwitchesAtMostOncePerDwellAndHoldsASteadyDivisor) {
     Quiet quiet;
     pacer::SimModel m;
-    m.granularity_ns = 50'000;
-    m.jitter_mean_ns = 20'000;
-    pacer::SimulatedOs os(m, 9, kS);
+    m.granularity = 50us;
+    m.jitter_mean = 20us;
+    pacer::SimulatedOs os(m, 9, pacer::clock::from_ns(kS));
     pacer::FramePacer fp(automatic(60), &os);
     std::vector<std::int64_t> switches;
     std::uint32_t prev = 1;
     int halves = 0;
-    const std::int64_t start = os.now_ns(), cycle = 10 * kS;
-    while (os.now_ns() - start < 120 * kS) {
+    const std::int64_t start = pacer::clock::to_ns(os.now()), cycle = 10 * kS;
+    while (pacer::clock::to_ns(os.now()) - start < 120 * kS) {
         const pacer::FrameTiming t = fp.wait();
         if (t.cadence != prev) {
             switches.push_back(ns(t.wake));
@@ -178,8 +180,8 @@ TEST(FramePacerCadence, SawtoothSwitchesAtMostOncePerDwellAndHoldsASteadyDivisor
             ++halves;
         }
         prev = t.cadence;
-        const double phase = static_cast<double>((os.now_ns() - start) % cycle) / static_cast<double>(cycle);
-        os.advance(static_cast<std::int64_t>((6.0 + 16.0 * phase) * 1e6));
+        const double phase = static_cast<double>((pacer::clock::to_ns(os.now()) - start) % cycle) / static_cast<double>(cycle);
+        os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>((6.0 + 16.0 * phase) * 1e6)));
     }
     ASSERT_GE(switches.size(), 20u);  // down and up in each of the 12 cycles (the last up may not come)
     EXPECT_LE(switches.size(), 24u);
@@ -198,22 +200,22 @@ TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshCha
     for (const bool display : {false, true}) {
         SCOPED_TRACE(display ? "display" : "no display");
         SCOPED_TRACE(pacer::to_string(mode));
-        pacer::SimulatedOs os(noisy(), 7, kS);
+        pacer::SimulatedOs os(noisy(), 7, pacer::clock::from_ns(kS));
         pacer::DisplayConfig dc;
         dc.refresh_hz = 60;
         dc.vsync = false;  // the pacer's sleep paces; presents tear and report when shown
         dc.drop_probability = 0.2;
-        dc.refresh_changes = {{120 * kS, 144}};
+        dc.refresh_changes = {{std::chrono::nanoseconds(120 * kS), 144}};
         pacer::SimulatedDisplay d(os, dc);
         pacer::FramePacer fp({.target_hz = 60, .mode = mode}, &os);
         std::int64_t sum = 0, first = 0, worst = 0, exact_dt = 0, frames = 0;
-        std::int64_t prev_refresh = d.refresh_period_at(os.now_ns());
+        std::int64_t prev_refresh = d.refresh_period_at(os.now()).count();
         for (int i = 0; i < 60 * 240; ++i) {  // 4 minutes
             const pacer::FrameTiming t = fp.wait();
             if (i == 0) first = ns(t.wake);
             sum += t.display_dt.count();
             const std::int64_t wall = ns(t.wake) - first;
-            const std::int64_t refresh = d.refresh_period_at(ns(t.wake));
+            const std::int64_t refresh = d.refresh_period_at(t.wake).count();
             ASSERT_LE(std::llabs(wall - sum), std::max(refresh, prev_refresh)) << "frame " << i;
             worst = std::max<std::int64_t>(worst, std::llabs(wall - sum));
             prev_refresh = refresh;
@@ -222,15 +224,15 @@ TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshCha
                                     : std::llabs(t.display_dt.count() - 16'666'667) <= 1;
                 ++frames;
             }
-            os.advance(4 * kMs + static_cast<std::int64_t>(os.uniform() * 4e6));
+            os.advance(std::chrono::nanoseconds(4 * kMs + static_cast<std::int64_t>(os.uniform() * 4e6)));
             if (display) {
                 const pacer::PresentResult r = d.present(0);
                 for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
                 // A torn present's displayed time is no vblank: the host reports those itself
                 // (a vblank event), here the last one before now, when this frame's report came.
                 if (r.reports > 0) {
-                    const std::int64_t now = os.now_ns();
-                    fp.report_vblank(pacer::clock::from_ns(d.vblank_after(now - d.refresh_period_at(now))));
+                    const std::int64_t now = pacer::clock::to_ns(os.now());
+                    fp.report_vblank(pacer::clock::from_ns(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(now - d.refresh_period_at(pacer::clock::from_ns(now)).count())))));
                 }
             }
         }
@@ -246,7 +248,7 @@ TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshCha
 // move alpha by the wake-up noise: the render would jitter.
 TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
     Quiet quiet;
-    pacer::SimulatedOs os(noisy(), 3, kS);
+    pacer::SimulatedOs os(noisy(), 3, pacer::clock::from_ns(kS));
     pacer::DisplayConfig dc;
     dc.refresh_hz = 60;
     dc.vsync = false;
@@ -270,7 +272,7 @@ TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
         }
         prev_a = a.alpha;
         prev_b = b.alpha;
-        os.advance(5 * kMs);
+        os.advance(std::chrono::nanoseconds(5 * kMs));
         const pacer::PresentResult r = d.present(0);
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
@@ -287,7 +289,7 @@ TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
 // intervals can be: a frame that overran is caught up at once, by the late policy.)
 TEST(FramePacerVrr, CapsBelowTheCeiling) {
     Quiet quiet;
-    pacer::SimulatedOs os(noisy(), 5, kS);
+    pacer::SimulatedOs os(noisy(), 5, pacer::clock::from_ns(kS));
     pacer::DisplayConfig dc;
     dc.refresh_hz = 144;
     dc.vrr_min_hz = 48;
@@ -303,7 +305,7 @@ TEST(FramePacerVrr, CapsBelowTheCeiling) {
         prev_deadline = deadline;
         // Work of 2-10 ms: frames that overrun a period show late, so the scanouts vary as only a
         // variable-refresh panel lets them (steady frames at the ceiling look like a fixed display).
-        os.advance(2 * kMs + static_cast<std::int64_t>(os.uniform() * 8e6));
+        os.advance(std::chrono::nanoseconds(2 * kMs + static_cast<std::int64_t>(os.uniform() * 8e6)));
         const pacer::PresentResult r = d.present(1);
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
@@ -320,7 +322,7 @@ TEST(FramePacerVrr, TheGovernorPacesAtTheRateTheWorkSustains) {
     int missed[2] = {0, 0};
     std::int64_t period[2] = {0, 0};
     for (int governed = 0; governed < 2; ++governed) {
-        pacer::SimulatedOs os(noisy(), 5, kS);
+        pacer::SimulatedOs os(noisy(), 5, pacer::clock::from_ns(kS));
         pacer::DisplayConfig dc;
         dc.refresh_hz = 144;
         dc.vrr_min_hz = 48;
@@ -332,7 +334,7 @@ TEST(FramePacerVrr, TheGovernorPacesAtTheRateTheWorkSustains) {
         for (int i = 0; i < 3000; ++i) {
             const pacer::FrameTiming t = fp.wait();
             if (i > 2000) missed[governed] += t.missed;
-            os.advance(5 * kMs + static_cast<std::int64_t>(os.uniform() * 6e6));
+            os.advance(std::chrono::nanoseconds(5 * kMs + static_cast<std::int64_t>(os.uniform() * 6e6)));
             const pacer::PresentResult r = d.present(1);
             for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
         }

@@ -27,6 +27,8 @@
 #include "pacer/pacer.hpp"
 #include "temp_dir.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,11 +105,11 @@ std::map<std::string, std::string> read_sidecar(const std::string& capture_path)
 // Frames from a pacer in virtual time: deterministic and with every field populated.
 std::vector<pacer::FrameTiming> frames(int n, pacer::WaitMode mode = pacer::WaitMode::hybrid) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000, .preempt_probability = 0.02});
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 30us, .preempt_probability = 0.02});
     pacer::FramePacer fp({.target_hz = 144.0, .mode = mode}, &os);
     std::vector<pacer::FrameTiming> out;
     for (int i = 0; i < n; ++i) {
-        os.advance(2'000'000 + (i % 7) * 500'000 + (i % 97 == 0 ? 9'000'000 : 0));
+        os.advance(std::chrono::nanoseconds(2'000'000 + (i % 7) * 500'000 + (i % 97 == 0 ? 9'000'000 : 0)));
         out.push_back(fp.wait());
     }
     return out;
@@ -585,8 +587,8 @@ TEST(Capture, SidecarQuotesCommasAndQuotesInsteadOfAlteringThem) {
     // The Linux primitive's own name has a comma; notes are free text with commas and quotes.
     struct LinuxNamedOs : pacer::TimeSource {
         pacer::SimulatedOs sim;
-        std::int64_t now_ns() noexcept override { return sim.now_ns(); }
-        void sleep_until_ns(std::int64_t deadline_ns) noexcept override { sim.sleep_until_ns(deadline_ns); }
+        pacer::clock::time_point now() noexcept override { return sim.now(); }
+        void sleep_until(pacer::clock::time_point deadline) noexcept override { sim.sleep_until(deadline); }
         void relax() noexcept override { sim.relax(); }
         pacer::CpuTimes cpu_times() noexcept override { return sim.cpu_times(); }
         const char* sleep_primitive() const noexcept override {
@@ -663,11 +665,11 @@ TEST(Capture, FullDiskKeepsTheLoopRunning) {
     o.write_stats = false;  // no sidecar beside /dev/full
     ASSERT_TRUE(cap.open("/dev/full", o).ok());
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000});
+    pacer::SimulatedOs os({.granularity = 1ms});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     int frames_run = 0;
     for (int i = 0; i < 1000; ++i) {  // the loop goes on after the error
-        os.advance(1'000'000);
+        os.advance(1ms);
         cap.add(fp.wait());
         ++frames_run;
     }

@@ -11,6 +11,8 @@
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 using pacer::DisplayState;
@@ -40,8 +42,8 @@ double p50(std::vector<double> v) {
 // 0.3 ms on average, so one in five more than 0.5 ms late.
 pacer::SimModel loaded() {
     pacer::SimModel m;
-    m.granularity_ns = 50'000;
-    m.jitter_mean_ns = 300'000;
+    m.granularity = 50us;
+    m.jitter_mean = 300us;
     return m;
 }
 
@@ -51,7 +53,7 @@ pacer::SimModel loaded() {
 LockRun blocking_run(bool lock, SyncMode sync, double hz, double ppm, int frames) {
     pacer::SimulatedOs os(loaded(), 9);
     const double period = 1e9 / hz * 1e6 / (1e6 + ppm);
-    const std::int64_t phase0 = os.now_ns() + 2'345'678;
+    const std::int64_t phase0 = pacer::clock::to_ns(os.now()) + 2'345'678;
     auto vblank_after = [&](std::int64_t t) {
         const double n = std::floor(static_cast<double>(t - phase0) / period) + 1;
         return phase0 + static_cast<std::int64_t>(std::llround(n * period));
@@ -68,14 +70,14 @@ LockRun blocking_run(bool lock, SyncMode sync, double hz, double ppm, int frames
     const int warm = frames / 10;
     for (int i = 0; i < frames; ++i) {
         const pacer::FrameTiming t = fp.wait();
-        const std::int64_t input = os.now_ns();
-        if (i == warm) cpu0 = os.cpu_times().thread_ns;
-        os.advance(static_cast<std::int64_t>((0.25 + 0.2 * os.uniform()) * 1e9 / hz));
+        const std::int64_t input = pacer::clock::to_ns(os.now());
+        if (i == warm) cpu0 = os.cpu_times().thread.count();
+        os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>((0.25 + 0.2 * os.uniform()) * 1e9 / hz)));
         fp.before_present();
         pacer::PresentInfo p;
         p.begin = fp.now();
-        const std::int64_t shown = vblank_after(os.now_ns());
-        os.block_until_ns(shown);
+        const std::int64_t shown = vblank_after(pacer::clock::to_ns(os.now()));
+        os.block_until(pacer::clock::from_ns(shown));
         p.end = fp.now();
         p.swap_interval = 1;
         p.refresh_hz = hz;
@@ -88,7 +90,7 @@ LockRun blocking_run(bool lock, SyncMode sync, double hz, double ppm, int frames
         }
         prev_shown = shown;
     }
-    out.cpu_ms = static_cast<double>(os.cpu_times().thread_ns - cpu0) / 1e6 / static_cast<double>(out.frames);
+    out.cpu_ms = static_cast<double>(os.cpu_times().thread.count() - cpu0) / 1e6 / static_cast<double>(out.frames);
     out.latency_p50_ms = p50(lat);
     out.state = fp.status().display.state;
     return out;
@@ -148,8 +150,8 @@ struct DisplayRun {
 DisplayRun display_run(const pacer::DisplayConfig& dc, pacer::PacerConfig pc, int frames, double work_ms,
                        double jitter_ms, bool vsync_on, std::int64_t change_at = -1) {
     pacer::SimModel m;
-    m.granularity_ns = 50'000;
-    m.jitter_mean_ns = 20'000;
+    m.granularity = 50us;
+    m.jitter_mean = 20us;
     pacer::SimulatedOs os(m, 4);
     pacer::SimulatedDisplay display(os, dc);
     pacer::FramePacer fp(pc, &os);
@@ -160,20 +162,20 @@ DisplayRun display_run(const pacer::DisplayConfig& dc, pacer::PacerConfig pc, in
     int since = 0;
     for (int i = 0; i < frames; ++i) {
         const pacer::FrameTiming t = fp.wait();
-        os.advance(static_cast<std::int64_t>((work_ms + jitter_ms * os.uniform()) * 1e6));
+        os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>((work_ms + jitter_ms * os.uniform()) * 1e6)));
         fp.before_present();
         const int interval = vsync_on ? std::max(1, fp.desired_swap_interval()) : 0;
         const pacer::PresentResult r = display.present(interval);
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
         if (!vsync_on) {
-            const std::int64_t v = display.vblank_after(os.now_ns()) - display.refresh_period_at(os.now_ns());
-            fp.report_vblank(clock::from_ns(v + r.reported_displayed_ns - r.displayed_ns));  // same noise
+            const std::int64_t v = pacer::clock::to_ns(display.vblank_after(os.now())) - display.refresh_period_at(os.now()).count();
+            fp.report_vblank(clock::from_ns(v + pacer::clock::to_ns(r.reported_displayed) - pacer::clock::to_ns(r.displayed)));  // same noise
             if (i >= frames / 10)
-                out.tear_to_vblank_ms.push_back(static_cast<double>(display.vblank_after(r.scanout_ns) - r.scanout_ns) / 1e6);
+                out.tear_to_vblank_ms.push_back(static_cast<double>(pacer::clock::to_ns(display.vblank_after(r.scanout)) - pacer::clock::to_ns(r.scanout)) / 1e6);
         }
         const pacer::DisplayStatus& ds = fp.status().display;
         out.ever_locked = out.ever_locked || ds.state == DisplayState::locked;
-        if (change_at >= 0 && !changed && r.begin_ns - display.start_ns() >= change_at) {
+        if (change_at >= 0 && !changed && pacer::clock::to_ns(r.begin) - pacer::clock::to_ns(display.start()) >= change_at) {
             changed = true;
             locks_at_change = ds.locks;
         }
@@ -184,11 +186,11 @@ DisplayRun display_run(const pacer::DisplayConfig& dc, pacer::PacerConfig pc, in
         }
         if (i >= frames / 10) {
             ++out.frames;
-            const double p = static_cast<double>(display.refresh_period_at(r.scanout_ns));
-            out.late += prev_shown != 0 && static_cast<double>(r.scanout_ns - prev_shown) > 1.5 * p ? 1 : 0;
+            const double p = static_cast<double>(display.refresh_period_at(r.scanout).count());
+            out.late += prev_shown != 0 && static_cast<double>(pacer::clock::to_ns(r.scanout) - prev_shown) > 1.5 * p ? 1 : 0;
             out.display_locked += t.display_locked ? 1 : 0;
         }
-        prev_shown = r.scanout_ns;
+        prev_shown = pacer::clock::to_ns(r.scanout);
     }
     out.state = fp.status().display.state;
     out.period_ms = static_cast<double>(fp.status().period.count()) / 1e6;
@@ -210,9 +212,9 @@ TEST(DisplayLock, RelocksWithin30FramesOfARefreshChangeWhilePacing) {
         dc.refresh_hz = from;
         dc.queue_depth = 1;
         dc.clock_ppm = 50;
-        dc.report_noise_ns = 50'000;
-        dc.present_cpu_ns = 100'000;
-        dc.refresh_changes = {{5'000'000'000, to}};
+        dc.report_noise = 50us;
+        dc.present_cpu = 100us;
+        dc.refresh_changes = {{5s, to}};
         const DisplayRun r = display_run(dc, jit_vsync(to), static_cast<int>(5 * from + 5 * to), 2.0, 2.0, true,
                                          5'000'000'000);
         EXPECT_GT(r.relock_frames, 0) << from << " -> " << to;
@@ -228,7 +230,7 @@ TEST(DisplayLock, NoLockOnAVariableRefreshDisplay) {
         dc.refresh_hz = 144;
         dc.vrr_min_hz = 48;
         dc.lfc = lfc;
-        dc.report_noise_ns = 50'000;
+        dc.report_noise = 50us;
         // Frames of 6-24 ms: inside the range and below its floor.
         const DisplayRun r = display_run(dc, jit_vsync(144), 3000, 6.0, 18.0, true);
         EXPECT_FALSE(r.ever_locked) << "lfc " << lfc;
@@ -250,9 +252,9 @@ TEST(DisplayLock, VsyncOffPresentsLandJustBeforeAVblank) {
         dc.refresh_hz = 60;
         dc.vsync = false;
         dc.clock_ppm = 50;
-        dc.phase_ns = phase;
-        dc.report_noise_ns = 50'000;
-        dc.present_cpu_ns = 100'000;
+        dc.phase = std::chrono::nanoseconds(phase);
+        dc.report_noise = 50us;
+        dc.present_cpu = 100us;
         pc.display_lock = true;
         const DisplayRun on = display_run(dc, pc, 3000, 3.0, 2.0, false);
         pc.display_lock = false;
@@ -282,8 +284,8 @@ TEST(DisplayLock, MatchDisplayFollowsTheFittedRefresh) {
     pacer::DisplayConfig dc;
     dc.refresh_hz = 59.94;
     dc.queue_depth = 2;
-    dc.report_noise_ns = 50'000;
-    dc.refresh_changes = {{10'000'000'000, 50.0}};
+    dc.report_noise = 50us;
+    dc.refresh_changes = {{10s, 50.0}};
     pacer::PacerConfig pc;
     pc.target_hz = 60;
     pc.mode = pacer::WaitMode::automatic;
@@ -308,7 +310,7 @@ struct CompositorRun {
     pacer::PacingSource source = pacer::PacingSource::hybrid;
 };
 CompositorRun compositor_run(bool match, int frames) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 100});
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 100ns});
     pacer::PacerConfig pc;
     pc.target_hz = 60;
     pc.mode = pacer::WaitMode::automatic;
@@ -321,17 +323,17 @@ CompositorRun compositor_run(bool match, int frames) {
         const pacer::FrameTiming t = fp.wait();
         out.last_interval_ms = static_cast<double>(t.interval.count()) / 1e6;
         out.source = t.source;
-        os.advance(1'000'000);
+        os.advance(1ms);
         const int interval = fp.desired_swap_interval();
         pacer::PresentInfo p;
         p.begin = fp.now();
         if (interval > 0) {
-            auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(os.now_ns()) / tick));
+            auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(pacer::clock::to_ns(os.now())) / tick));
             if (last_flip >= 0) idx = std::max(idx, last_flip + 1);
             last_flip = idx;
-            os.jump(std::llround(static_cast<double>(idx) * tick) - os.now_ns());
+            os.jump(std::chrono::nanoseconds(std::llround(static_cast<double>(idx) * tick) - pacer::clock::to_ns(os.now())));
         } else {
-            os.advance(300'000);
+            os.advance(300us);
             last_flip = -1;
         }
         p.end = fp.now();

@@ -13,6 +13,8 @@
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 using pacer::DisplayState;
@@ -398,8 +400,8 @@ struct TrackRun {
 TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, double work_jitter_ms,
                std::int64_t change_at = -1) {
     pacer::SimModel m;
-    m.granularity_ns = 50'000;
-    m.jitter_mean_ns = 20'000;
+    m.granularity = 50us;
+    m.jitter_mean = 20us;
     pacer::SimulatedOs os(m, 5);
     pacer::SimulatedDisplay display(os, dc);
     DisplayTracker d;
@@ -407,22 +409,22 @@ TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, doubl
     bool changed = false;
     int since_change = 0;
     for (int i = 0; i < frames; ++i) {
-        const std::int64_t start = os.now_ns();
+        const std::int64_t start = pacer::clock::to_ns(os.now());
         d.on_frame(clock::from_ns(start));
         if (d.locked() && !changed) {
             const std::int64_t pred = clock::to_ns(d.next_vblank(clock::from_ns(start)));
-            const std::int64_t p = display.refresh_period_at(start);
-            const std::int64_t truth = display.vblank_after(pred - p / 2);
+            const std::int64_t p = display.refresh_period_at(pacer::clock::from_ns(start)).count();
+            const std::int64_t truth = pacer::clock::to_ns(display.vblank_after(pacer::clock::from_ns(pred - p / 2)));
             out.err_us.push_back(std::fabs(static_cast<double>(pred - truth)) / 1000.0);
         }
-        os.advance(static_cast<std::int64_t>((work_ms + work_jitter_ms * os.uniform()) * 1e6));
+        os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>((work_ms + work_jitter_ms * os.uniform()) * 1e6)));
         const pacer::PresentResult r = display.present(1);
         const pacer::PresentInfo info = r.info();
         for (int k = 0; k < r.reports; ++k)
             d.add(pacer::VblankSample{info.displayed, VblankSource::displayed, 0, false, info.begin}, r.refresh_hz);
         if (d.locked() && out.locked_at < 0) out.locked_at = i + 1;
         out.ever_locked = out.ever_locked || d.locked();
-        if (change_at >= 0 && !changed && r.begin_ns - display.start_ns() >= change_at) changed = true;
+        if (change_at >= 0 && !changed && pacer::clock::to_ns(r.begin) - pacer::clock::to_ns(display.start()) >= change_at) changed = true;
         if (changed) {
             ++since_change;
             if (out.relocked_after < 0 && since_change > 1 && d.locked() &&
@@ -440,8 +442,8 @@ TEST(DisplayTrackerOnSimulatedDisplay, LocksWithin60FramesAndHoldsThePhaseUnderN
         pacer::DisplayConfig dc;
         dc.refresh_hz = hz;
         dc.clock_ppm = 50;
-        dc.phase_ns = 1'234'567 % static_cast<std::int64_t>(1e9 / hz);
-        dc.report_noise_ns = 50'000;
+        dc.phase = std::chrono::nanoseconds(1'234'567 % static_cast<std::int64_t>(1e9 / hz));
+        dc.report_noise = 50us;
         dc.drop_probability = 0.05;
         dc.duplicate_probability = 0.05;
         const TrackRun r = track(dc, static_cast<int>(30 * hz), 2.0, 1.0);
@@ -460,9 +462,9 @@ TEST(DisplayTrackerOnSimulatedDisplay, RelocksWithin30FramesAfterARefreshChange)
     for (auto [from, to] : {std::pair{60.0, 59.94}, std::pair{144.0, 60.0}}) {
         pacer::DisplayConfig dc;
         dc.refresh_hz = from;
-        dc.report_noise_ns = 50'000;
+        dc.report_noise = 50us;
         dc.clock_ppm = 50;
-        dc.refresh_changes = {{5'000'000'000, to}};
+        dc.refresh_changes = {{5s, to}};
         const TrackRun r = track(dc, static_cast<int>(5 * from + 5 * to), 2.0, 1.0, 5'000'000'000);
         EXPECT_GT(r.relocked_after, 0) << from << " -> " << to;
         EXPECT_LE(r.relocked_after, 30) << from << " -> " << to;
@@ -476,7 +478,7 @@ TEST(DisplayTrackerOnSimulatedDisplay, NoLockOnVariableRefresh) {
         dc.refresh_hz = 144;
         dc.vrr_min_hz = 48;
         dc.lfc = lfc;
-        dc.report_noise_ns = 50'000;
+        dc.report_noise = 50us;
         // Frames of 7-25 ms: inside the range and below its floor.
         const TrackRun r = track(dc, 2000, 7.0, 18.0);
         EXPECT_FALSE(r.ever_locked) << "lfc " << lfc;

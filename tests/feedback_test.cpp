@@ -54,12 +54,12 @@ TEST(PresentFeedback, FlagsDecideWhatADisplayedTimeIs) {
 // A loop at 100 Hz whose presents carry ids; feedback comes one frame late: every third present
 // discarded, the others shown.
 TEST(PresentFeedback, ThePacerCountsShownAndDroppedFrames) {
-    pacer::SimulatedOs os({.granularity_ns = 0});
+    pacer::SimulatedOs os({.granularity = 0ns});
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     std::uint64_t shown = 0, dropped = 0;
     fp.wait();
     for (std::uint64_t id = 1; id <= 30; ++id) {
-        os.advance(2'000'000);
+        os.advance(2ms);
         PresentInfo p;
         p.id = id;
         p.begin = fp.now();
@@ -90,7 +90,7 @@ TEST(PresentFeedback, ThePacerCountsShownAndDroppedFrames) {
 }
 
 TEST(PresentFeedback, WithoutFeedbackShownIsUnknown) {
-    pacer::SimulatedOs os({.granularity_ns = 0});
+    pacer::SimulatedOs os({.granularity = 0ns});
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     fp.wait();
     PresentInfo p;
@@ -105,12 +105,12 @@ TEST(PresentFeedback, WithoutFeedbackShownIsUnknown) {
 
 // A frame on the grid is for the next slot; with no vblank known that is all there is.
 TEST(PresentFeedback, EachFrameNamesTheDisplayTimeItIsFor) {
-    pacer::SimulatedOs os({.granularity_ns = 0});
+    pacer::SimulatedOs os({.granularity = 0ns});
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     const pacer::FrameTiming first = fp.wait();
     EXPECT_EQ(first.display_target, first.deadline + 10ms);
     for (int i = 0; i < 5; ++i) {
-        os.advance(3'000'000);
+        os.advance(3ms);
         const pacer::FrameTiming t = fp.wait();
         EXPECT_EQ(t.display_target, t.deadline + 10ms) << i;
         EXPECT_FALSE(t.has_display_target_msc);

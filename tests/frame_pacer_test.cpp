@@ -16,17 +16,17 @@ using ns = std::chrono::nanoseconds;
 std::int64_t at(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
 
 // An exact OS: sleeps end on the requested nanosecond; spinning moves 1 ns at a time.
-pacer::SimModel exact() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}; }
+pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
 
 TEST(FramePacer, FirstWaitAnchorsAtOnceThenFollowsTheGrid) {
-    pacer::SimulatedOs os(exact(), 1, 5'000);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(5'000));
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 0u);
     EXPECT_EQ(at(t.wake), 5'000);
     EXPECT_EQ(t.interval, 0ns);
     for (int k = 1; k <= 50; ++k) {
-        os.advance(3'000'000);
+        os.advance(3ms);
         t = fp.wait();
         ASSERT_EQ(t.index, static_cast<std::uint64_t>(k));
         ASSERT_EQ(at(t.deadline), 5'000 + k * 10'000'000);
@@ -39,7 +39,7 @@ TEST(FramePacer, FirstWaitAnchorsAtOnceThenFollowsTheGrid) {
 
 TEST(FramePacer, NoDriftOverAMillionFrames) {
     // Each wait is OS sleep in an exact OS, so this is the deadline arithmetic alone.
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 144.0, .mode = pacer::WaitMode::sleep}, &os);
     const std::int64_t start = at(fp.wait().wake);
     pacer::FrameTiming t;
@@ -57,10 +57,10 @@ TEST(FramePacer, NoDriftOverAMillionFrames) {
 }
 
 TEST(FramePacer, CatchUpServesOneLateFrameAtOnceAndKeepsTheGrid) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0}, &os);  // catch_up, max 1
     fp.wait();                     // slot 0 at 0
-    os.advance(15'000'000);        // frame 1's work overruns by 5 ms
+    os.advance(15ms);        // frame 1's work overruns by 5 ms
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 1u);
     EXPECT_EQ(at(t.deadline), 10'000'000);
@@ -76,15 +76,15 @@ TEST(FramePacer, CatchUpServesOneLateFrameAtOnceAndKeepsTheGrid) {
 
 TEST(FramePacer, CatchUpIsBoundedAfterAClockJump) {
     for (int m : {0, 1, 3}) {
-        pacer::SimulatedOs os(exact(), 1, 0);
+        pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
         pacer::FramePacer fp({.target_hz = 60.0, .max_catch_up = m}, &os);
         fp.wait();
         fp.wait();
-        os.jump(10'000'000'000);   // 10 s: suspend or a debugger stop
+        os.jump(10s);   // 10 s: suspend or a debugger stop
         int immediate = 0;
         pacer::FrameTiming t;
         for (int i = 0; i < 10; ++i) {
-            const std::int64_t before = os.now_ns();
+            const std::int64_t before = pacer::clock::to_ns(os.now());
             t = fp.wait();
             if (at(t.wake) == before) ++immediate;
         }
@@ -94,10 +94,10 @@ TEST(FramePacer, CatchUpIsBoundedAfterAClockJump) {
 }
 
 TEST(FramePacer, SkipWaitsForTheNextSlotOnTheGrid) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .late_policy = pacer::LatePolicy::skip}, &os);
     fp.wait();
-    os.advance(25'000'000);  // 2.5 periods of work
+    os.advance(25ms);  // 2.5 periods of work
     const pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.skipped, 2u);                  // slots 1 and 2 passed
     EXPECT_EQ(t.index, 3u);
@@ -110,10 +110,10 @@ TEST(FramePacer, SkipWaitsForTheNextSlotOnTheGrid) {
 }
 
 TEST(FramePacer, ResyncRestartsTheGridAtTheLateWakeUp) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .late_policy = pacer::LatePolicy::resync}, &os);
     fp.wait();
-    os.advance(13'000'000);
+    os.advance(13ms);
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 1u);
     EXPECT_EQ(at(t.wake), 13'000'000);         // at once
@@ -121,7 +121,7 @@ TEST(FramePacer, ResyncRestartsTheGridAtTheLateWakeUp) {
     t = fp.wait();
     EXPECT_EQ(t.index, 2u);
     EXPECT_EQ(at(t.deadline), 23'000'000);     // new grid
-    os.jump(5'000'000'000);
+    os.jump(5s);
     t = fp.wait();
     EXPECT_EQ(at(t.wake), 5'023'000'000);
     t = fp.wait();
@@ -140,10 +140,10 @@ TEST(FramePacer, SlightLatenessUnderEachPolicy) {
     for (const Case c : {Case{pacer::LatePolicy::catch_up, p + over, p - over},
                          Case{pacer::LatePolicy::skip, 2 * p, p},
                          Case{pacer::LatePolicy::resync, p + over, p}}) {
-        pacer::SimulatedOs os(exact(), 1, 0);
+        pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
         pacer::FramePacer fp({.target_hz = 60.0, .late_policy = c.policy}, &os);
         fp.wait();
-        os.advance(p + over);
+        os.advance(std::chrono::nanoseconds(p + over));
         const pacer::FrameTiming late = fp.wait();
         const pacer::FrameTiming next = fp.wait();
         EXPECT_NEAR(static_cast<double>(late.interval.count()), static_cast<double>(c.late_interval), 2.0)
@@ -154,7 +154,7 @@ TEST(FramePacer, SlightLatenessUnderEachPolicy) {
 }
 
 TEST(FramePacer, RateChangeTakesEffectAtTheNextFrameFromTheLastDeadline) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 50.0}, &os);
     fp.wait();
     pacer::FrameTiming t = fp.wait();
@@ -170,7 +170,7 @@ TEST(FramePacer, RateChangeTakesEffectAtTheNextFrameFromTheLastDeadline) {
 }
 
 TEST(FramePacer, ModeChangeTakesEffectAtTheNextFrame) {
-    pacer::SimulatedOs os({.granularity_ns = 100'000, .relax_ns = 100});
+    pacer::SimulatedOs os({.granularity = 100us, .relax_time = 100ns});
     pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
     fp.wait();
     pacer::FrameTiming t = fp.wait();
@@ -182,17 +182,17 @@ TEST(FramePacer, ModeChangeTakesEffectAtTheNextFrame) {
     EXPECT_EQ(t.slept, 0ns);
     EXPECT_GT(t.spun, 9ms);
     ASSERT_TRUE(pacer_test::change(fp, [](pacer::PacerConfig& c) { c.late_policy = pacer::LatePolicy::skip; }).ok());
-    os.advance(25'000'000);
+    os.advance(25ms);
     t = fp.wait();
     EXPECT_EQ(t.skipped, 2u);
 }
 
 TEST(FramePacer, ResetAnchorsANewGridAndIndicesContinue) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     fp.wait();
     fp.wait();
-    os.advance(3'333'333);
+    os.advance(3333333ns);
     fp.reset();
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 2u);
@@ -203,13 +203,13 @@ TEST(FramePacer, ResetAnchorsANewGridAndIndicesContinue) {
 }
 
 TEST(FramePacer, MissedCountsLateAndSkippedFrames) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .miss_tolerance = 1ms}, &os);
     fp.wait();
-    os.advance(10'500'000);  // 0.5 ms late: tolerated
+    os.advance(10500us);  // 0.5 ms late: tolerated
     EXPECT_FALSE(fp.wait().missed);
     fp.wait();
-    os.advance(12'000'000);  // 2 ms late
+    os.advance(12ms);  // 2 ms late
     EXPECT_TRUE(fp.wait().missed);
     EXPECT_EQ(fp.status().missed, 1u);
     EXPECT_EQ(fp.status().frames, 4u);
@@ -217,13 +217,13 @@ TEST(FramePacer, MissedCountsLateAndSkippedFrames) {
 
 TEST(FramePacer, HybridIsAccurateOnANoisyOs) {
     // 1 ms scheduler, 50 us noise, 1 % preemption; 144 Hz with 3 ms of work.
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 50'000,
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 50us,
                            .preempt_probability = 0.01});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     fp.wait();
     std::vector<std::int64_t> late;
     for (int i = 0; i < 5000; ++i) {
-        os.advance(3'000'000);
+        os.advance(3ms);
         late.push_back(fp.wait().lateness.count());
     }
     std::sort(late.begin(), late.end());
@@ -239,11 +239,11 @@ TEST(FramePacer, ALongSuspendAtAHighRateKeepsTheDeadlineExact) {
     const long double period_ns = 100000.75L;
     const double hz = static_cast<double>(1e9L / period_ns);
     for (pacer::LatePolicy policy : {pacer::LatePolicy::catch_up, pacer::LatePolicy::skip}) {
-        pacer::SimulatedOs os(exact(), 1, 0);
+        pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
         pacer::FramePacer fp({.target_hz = hz, .late_policy = policy}, &os);
         const std::int64_t start = at(fp.wait().wake);
         fp.wait();
-        os.jump(10LL * 24 * 3600 * 1'000'000'000);
+        os.jump(std::chrono::nanoseconds(10LL * 24 * 3600 * 1'000'000'000));
         for (int i = 0; i < 3; ++i) {
             const pacer::FrameTiming t = fp.wait();
             const auto want = start + static_cast<std::int64_t>(std::floor(static_cast<long double>(t.index) * period_ns));
@@ -255,28 +255,28 @@ TEST(FramePacer, ALongSuspendAtAHighRateKeepsTheDeadlineExact) {
 }
 
 TEST(FramePacer, ANewTimeSourceKeepsWhatTheWaiterLearned) {
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 30'000});
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 30us});
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     for (int i = 0; i < 300; ++i) {
-        os.advance(2'000'000);
+        os.advance(2ms);
         fp.wait();
     }
     const std::chrono::nanoseconds margin = fp.status().waiter.margin;
     const std::int64_t learned = fp.status().waiter.sleeps_measured;
     ASSERT_GT(learned, 16);
 
-    pacer::SimulatedOs coarse({.granularity_ns = 4'000'000, .tick_aligned = true}, 2, os.now_ns());
+    pacer::SimulatedOs coarse({.granularity = 4ms, .tick_aligned = true}, 2, os.now());
     fp.set_time_source(&coarse);
-    coarse.jump(1'000);  // the two clocks part: the pacer reads the new one
-    EXPECT_EQ(pacer::clock::to_ns(fp.now()), coarse.now_ns());
-    EXPECT_NE(pacer::clock::to_ns(fp.now()), os.now_ns());
+    coarse.jump(1us);  // the two clocks part: the pacer reads the new one
+    EXPECT_EQ(pacer::clock::to_ns(fp.now()), pacer::clock::to_ns(coarse.now()));
+    EXPECT_NE(pacer::clock::to_ns(fp.now()), pacer::clock::to_ns(os.now()));
     EXPECT_EQ(fp.status().waiter.margin, margin);
     EXPECT_EQ(fp.status().waiter.sleeps_measured, learned);
     const std::int64_t sleeps = coarse.sleeps();
     const pacer::FrameTiming first = fp.wait();  // the grid restarts on the new clock
-    EXPECT_EQ(at(first.wake), coarse.now_ns());
+    EXPECT_EQ(at(first.wake), pacer::clock::to_ns(coarse.now()));
     for (int i = 0; i < 10; ++i) {
-        coarse.advance(2'000'000);
+        coarse.advance(2ms);
         fp.wait();
     }
     EXPECT_GT(coarse.sleeps(), sleeps) << "waits must go to the new source";
@@ -288,8 +288,8 @@ TEST(FramePacer, ANewTimeSourceKeepsWhatTheWaiterLearned) {
 // A minimized window: 10 Hz, OS sleep only, vsync off; back to the target without a burst.
 TEST(FramePacer, BackgroundPacesSlowlyWithOsSleepAndReturnsWithoutABurst) {
     pacer::SimModel m = exact();
-    m.granularity_ns = 1'000'000;  // a 1 ms scheduler: OS sleep ends on a tick
-    pacer::SimulatedOs os(m, 1, 0);
+    m.granularity = 1ms;  // a 1 ms scheduler: OS sleep ends on a tick
+    pacer::SimulatedOs os(m, 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 144.0, .mode = pacer::WaitMode::automatic}, &os);
     // The host reports a 144 Hz display whose swap blocks: auto mode asks for vsync.
     auto present = [&] {
@@ -305,7 +305,7 @@ TEST(FramePacer, BackgroundPacesSlowlyWithOsSleepAndReturnsWithoutABurst) {
     EXPECT_TRUE(fp.status().background);
     std::int64_t last = 0;
     for (int i = 0; i < 20; ++i) {
-        os.advance(2'000'000);
+        os.advance(2ms);
         present();
         const pacer::FrameTiming t = fp.wait();
         EXPECT_TRUE(t.background);

@@ -15,6 +15,8 @@
 
 namespace {
 
+using namespace std::chrono_literals;
+
 using pacer::SyncMode;
 using pacer::tools::LatencySimConfig;
 using pacer::tools::late_bound;
@@ -137,11 +139,11 @@ struct BlockingRun {
 };
 BlockingRun run_blocking(SyncMode sync, double hz, const pacer::tools::WorkModel& work, int frames) {
     pacer::SimModel model;
-    model.granularity_ns = 50'000;
-    model.jitter_mean_ns = 20'000;
+    model.granularity = 50us;
+    model.jitter_mean = 20us;
     pacer::SimulatedOs os(model, 3);
     const double period = 1e9 / hz;
-    const std::int64_t phase0 = os.now_ns() + 1'234'567;  // vblanks at phase0 + n period
+    const std::int64_t phase0 = pacer::clock::to_ns(os.now()) + 1'234'567;  // vblanks at phase0 + n period
     auto vblank_after = [&](std::int64_t t) {
         return phase0 + static_cast<std::int64_t>(std::floor(static_cast<double>(t - phase0) / period) + 1) *
                             static_cast<std::int64_t>(std::llround(period));
@@ -153,18 +155,18 @@ BlockingRun run_blocking(SyncMode sync, double hz, const pacer::tools::WorkModel
     for (int i = 0; i < frames; ++i) {
         const pacer::FrameTiming t = fp.wait();
         fp.mark_input();
-        const std::int64_t input = os.now_ns();
+        const std::int64_t input = pacer::clock::to_ns(os.now());
         if (i == 200) {
-            cpu0 = os.cpu_times().thread_ns;
+            cpu0 = os.cpu_times().thread.count();
             t0 = input;
         }
         if (i > 200 && t.latency.count() > 0) out.pacer_ms.push_back(static_cast<double>(t.latency.count()) / 1e6);
-        os.advance(static_cast<std::int64_t>(trace[static_cast<std::size_t>(i)] * 1e6));
+        os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(trace[static_cast<std::size_t>(i)] * 1e6)));
         fp.before_present();
         pacer::PresentInfo p;
         p.begin = fp.now();
-        const std::int64_t shown = vblank_after(os.now_ns());
-        os.block_until_ns(shown);
+        const std::int64_t shown = vblank_after(pacer::clock::to_ns(os.now()));
+        os.block_until(pacer::clock::from_ns(shown));
         p.end = fp.now();
         p.swap_interval = 1;
         p.refresh_hz = hz;
@@ -176,7 +178,7 @@ BlockingRun run_blocking(SyncMode sync, double hz, const pacer::tools::WorkModel
         }
         prev_shown = shown;
     }
-    out.cpu = static_cast<double>(os.cpu_times().thread_ns - cpu0) / static_cast<double>(os.now_ns() - t0);
+    out.cpu = static_cast<double>(os.cpu_times().thread.count() - cpu0) / static_cast<double>(pacer::clock::to_ns(os.now()) - t0);
     std::sort(out.truth_ms.begin(), out.truth_ms.end());
     std::sort(out.pacer_ms.begin(), out.pacer_ms.end());
     return out;
@@ -211,13 +213,13 @@ namespace {
 
 using namespace std::chrono_literals;
 std::int64_t at(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
-pacer::SimModel exact() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}; }
+pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
 
 // One present of `swap_ns` on a tearing swap (interval 0), optionally with a displayed time.
 void present(pacer::SimulatedOs& os, pacer::FramePacer& fp, std::int64_t swap_ns, std::int64_t displayed = 0) {
     pacer::PresentInfo p;
     p.begin = fp.now();
-    os.advance(swap_ns);
+    os.advance(std::chrono::nanoseconds(swap_ns));
     p.end = fp.now();
     p.swap_interval = 0;
     if (displayed != 0) p.displayed = pacer::clock::from_ns(displayed);
@@ -225,13 +227,13 @@ void present(pacer::SimulatedOs& os, pacer::FramePacer& fp, std::int64_t swap_ns
 }
 
 TEST(Markers, LatencyFromInputToPresentReturnWhenTheSwapTears) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
     pacer::FrameTiming t = fp.wait();  // 0 ms
     EXPECT_EQ(t.latency, 0ns);         // no frame before the first
-    os.advance(1'000'000);
+    os.advance(1ms);
     fp.mark_input();                   // 1 ms
-    os.advance(3'000'000);
+    os.advance(3ms);
     fp.before_present();               // 4 ms
     present(os, fp, 500'000);          // returns at 4.5 ms
     t = fp.wait();                     // waits until 10 ms
@@ -243,7 +245,7 @@ TEST(Markers, LatencyFromInputToPresentReturnWhenTheSwapTears) {
     EXPECT_EQ(t.sync, pacer::SyncMode::frame_start);
 
     // Without mark_input() the frame's input is its wake; a displayed time is measured latency.
-    os.advance(2'000'000);
+    os.advance(2ms);
     present(os, fp, 100'000, 19'000'000);  // call at 12 ms, shown at 19 ms
     t = fp.wait();
     EXPECT_EQ(t.latency, 9ms);  // 10 ms -> 19 ms
@@ -251,25 +253,25 @@ TEST(Markers, LatencyFromInputToPresentReturnWhenTheSwapTears) {
     EXPECT_TRUE(t.latency_measured);
 
     // No present reported: the frame ends at the next wait() call (a headless loop).
-    os.advance(4'000'000);
+    os.advance(4ms);
     t = fp.wait();
     EXPECT_EQ(t.latency, 4ms);
     EXPECT_FALSE(t.latency_measured);
 }
 
 TEST(PresentSync, WaitReturnsAtOnceAndBeforePresentHoldsTheGrid) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep, .sync = pacer::SyncMode::present}, &os);
     fp.wait();  // anchors the grid at 0
     const std::int64_t work[] = {2'000'000, 7'000'000, 3'000'000, 5'000'000, 1'000'000};
     for (std::int64_t k = 1; k <= 5; ++k) {
-        os.advance(work[k - 1]);
+        os.advance(std::chrono::nanoseconds(work[k - 1]));
         fp.before_present();
-        ASSERT_EQ(os.now_ns(), k * 10'000'000);  // flat presents whatever the work
+        ASSERT_EQ(pacer::clock::to_ns(os.now()), k * 10'000'000);  // flat presents whatever the work
         present(os, fp, 200'000);
-        const std::int64_t called = os.now_ns();
+        const std::int64_t called = pacer::clock::to_ns(os.now());
         const pacer::FrameTiming t = fp.wait();
-        ASSERT_EQ(os.now_ns(), called);  // no wait at the frame start
+        ASSERT_EQ(pacer::clock::to_ns(os.now()), called);  // no wait at the frame start
         // The record is the wait made before the present.
         ASSERT_EQ(at(t.deadline), k * 10'000'000);
         ASSERT_EQ(at(t.wake), k * 10'000'000);
@@ -282,11 +284,11 @@ TEST(PresentSync, WaitReturnsAtOnceAndBeforePresentHoldsTheGrid) {
 }
 
 TEST(PresentSync, AHostWithoutTheSecondCallGetsFrameStart) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep, .sync = pacer::SyncMode::present}, &os);
     fp.wait();
     for (std::int64_t k = 1; k <= 5; ++k) {
-        os.advance(3'000'000);
+        os.advance(3ms);
         const pacer::FrameTiming t = fp.wait();
         ASSERT_EQ(at(t.wake), k * 10'000'000);
         ASSERT_EQ(t.interval, 10ms);
@@ -294,7 +296,7 @@ TEST(PresentSync, AHostWithoutTheSecondCallGetsFrameStart) {
 }
 
 TEST(JustInTimeUnit, WithoutADisplayPresentsLandOnTheGridAtTheTargetRate) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep, .sync = pacer::SyncMode::just_in_time},
                          &os);
     const std::int64_t anchor = at(fp.wait().wake);
@@ -303,15 +305,15 @@ TEST(JustInTimeUnit, WithoutADisplayPresentsLandOnTheGridAtTheTargetRate) {
         const pacer::FrameTiming t = fp.wait();
         if (k == 20) wake20 = at(t.wake);
         late += t.shown_late ? 1 : 0;
-        os.advance(3'000'000);
+        os.advance(3ms);
         fp.before_present();
         const std::int64_t deadline = anchor + k * 10'000'000;  // the grid: the present's deadline
         if (k >= 20) {
             // Lead = learned 3 ms (to a histogram bin, 9 %) + offset: the present comes at most
             // 0.5 ms before the deadline, and late by at most the miss tolerance (0.5 ms, the
             // late frames of the budget) plus one offset step (period / 64 = 0.16 ms).
-            ASSERT_GE(os.now_ns(), deadline - 500'000) << k;
-            ASSERT_LE(os.now_ns(), deadline + 500'000 + 156'250) << k;
+            ASSERT_GE(pacer::clock::to_ns(os.now()), deadline - 500'000) << k;
+            ASSERT_LE(pacer::clock::to_ns(os.now()), deadline + 500'000 + 156'250) << k;
         }
         present(os, fp, 0);
     }
@@ -338,12 +340,12 @@ TEST(SyncConfig, NamesValidationAndRunTimeSwitch) {
     EXPECT_NE(pacer::validate(c).message().find("sync = 7"), std::string::npos);
 
     Quiet quiet;
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
     EXPECT_FALSE(pacer_test::change(fp, [](pacer::PacerConfig& cfg) { cfg.sync = static_cast<pacer::SyncMode>(9); }));
     EXPECT_EQ(fp.config().sync, pacer::SyncMode::frame_start);
     fp.wait();
-    std::int64_t prev = os.now_ns();
+    std::int64_t prev = pacer::clock::to_ns(os.now());
     const pacer::SyncMode order[] = {pacer::SyncMode::frame_start, pacer::SyncMode::just_in_time,
                                      pacer::SyncMode::present, pacer::SyncMode::frame_start};
     for (int phase = 0; phase < 4; ++phase) {
@@ -352,12 +354,12 @@ TEST(SyncConfig, NamesValidationAndRunTimeSwitch) {
             const pacer::FrameTiming t = fp.wait();
             ASSERT_EQ(t.sync, order[phase]);
             // Never faster than the target: presents (and wakes) at least ~a period apart.
-            os.advance(2'000'000);
+            os.advance(2ms);
             fp.before_present();
             if (k > 1) {
-                ASSERT_GE(os.now_ns() - prev, 9'000'000) << phase << " " << k;
+                ASSERT_GE(pacer::clock::to_ns(os.now()) - prev, 9'000'000) << phase << " " << k;
             }
-            prev = os.now_ns();
+            prev = pacer::clock::to_ns(os.now());
             present(os, fp, 0);
         }
     }

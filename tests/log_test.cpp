@@ -8,15 +8,17 @@
 #include "log_capture.hpp"
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 using pacer_test::LogCapture;
 
-pacer::SimModel exact() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}; }
+pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
 
 void run_frames(pacer::FramePacer& fp, pacer::SimulatedOs& os, int n) {
     for (int i = 0; i < n; ++i) {
-        os.advance(1'000'000);
+        os.advance(1ms);
         fp.wait();
     }
 }

@@ -11,6 +11,8 @@
 
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
@@ -19,8 +21,8 @@ constexpr std::int64_t kS = 1'000'000'000;
 // An OS without scheduler noise: the display's own rules are under test.
 pacer::SimModel quiet() {
     pacer::SimModel m;
-    m.granularity_ns = 0;
-    m.jitter_mean_ns = 0;
+    m.granularity = 0ns;
+    m.jitter_mean = 0ns;
     return m;
 }
 
@@ -34,11 +36,11 @@ pacer::DisplayConfig at_hz(double hz, int depth = 2) {
 // A host that presents as fast as it can: no work between presents.
 void fifo_latching(int depth) {
     SCOPED_TRACE("queue depth " + std::to_string(depth));
-    pacer::SimulatedOs os(quiet(), 1, kS);
-    const std::int64_t t0 = os.now_ns();
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    const std::int64_t t0 = pacer::clock::to_ns(os.now());
     pacer::SimulatedDisplay d(os, at_hz(100, depth));  // vblanks at t0 + k * 10 ms
     const std::int64_t p = 10 * kMs;
-    os.advance(1 * kMs);
+    os.advance(std::chrono::nanoseconds(1 * kMs));
     for (int k = 0; k < 12; ++k) {
         const pacer::PresentResult r = d.present(1);
         SCOPED_TRACE("present " + std::to_string(k));
@@ -47,11 +49,11 @@ void fifo_latching(int depth) {
         // The first `depth` presents queue at once; each later one waits until the present
         // `depth` before it is shown, at vblank k - depth + 1.
         EXPECT_EQ(r.blocked, k >= depth);
-        EXPECT_EQ(r.returned_ns, k < depth ? t0 + 1 * kMs : t0 + (k - depth + 1) * p);
-        EXPECT_EQ(r.scanout_ns, t0 + (k + 1) * p);  // one present per vblank
-        EXPECT_EQ(r.displayed_ns, r.scanout_ns);
+        EXPECT_EQ(pacer::clock::to_ns(r.returned), k < depth ? t0 + 1 * kMs : t0 + (k - depth + 1) * p);
+        EXPECT_EQ(pacer::clock::to_ns(r.scanout), t0 + (k + 1) * p);  // one present per vblank
+        EXPECT_EQ(pacer::clock::to_ns(r.displayed), pacer::clock::to_ns(r.scanout));
         EXPECT_EQ(r.reports, 1);
-        EXPECT_EQ(r.reported_returned_ns, r.returned_ns);
+        EXPECT_EQ(pacer::clock::to_ns(r.reported_returned), pacer::clock::to_ns(r.returned));
     }
 }
 
@@ -60,38 +62,38 @@ TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth2) { fifo_lat
 TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth3) { fifo_latching(3); }
 
 TEST(SimulatedDisplay, VblankAfterIsStrictAndPhaseShiftsTheGrid) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
-    c.phase_ns = 3 * kMs;
+    c.phase = std::chrono::nanoseconds(3 * kMs);
     const pacer::SimulatedDisplay d(os, c);
-    EXPECT_EQ(d.vblank_after(kS), kS + 3 * kMs);
-    EXPECT_EQ(d.vblank_after(kS + 3 * kMs - 1), kS + 3 * kMs);
-    EXPECT_EQ(d.vblank_after(kS + 3 * kMs), kS + 13 * kMs);  // a present at a vblank misses it
-    EXPECT_EQ(d.refresh_period_at(kS), 10 * kMs);
+    EXPECT_EQ(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(kS))), kS + 3 * kMs);
+    EXPECT_EQ(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(kS + 3 * kMs - 1))), kS + 3 * kMs);
+    EXPECT_EQ(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(kS + 3 * kMs))), kS + 13 * kMs);  // a present at a vblank misses it
+    EXPECT_EQ(d.refresh_period_at(pacer::clock::from_ns(kS)).count(), 10 * kMs);
 }
 
 TEST(SimulatedDisplay, ABlockedPresentCostsNoCpuAndWakesThroughTheOsModel) {
     pacer::SimModel m = quiet();
-    m.jitter_mean_ns = 20'000;
-    m.sleep_cpu_ns = 2'000;
-    pacer::SimulatedOs os(m, 3, kS);
+    m.jitter_mean = 20us;
+    m.sleep_cpu = 2us;
+    pacer::SimulatedOs os(m, 3, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, at_hz(100, 1));
-    os.advance(1 * kMs);
+    os.advance(std::chrono::nanoseconds(1 * kMs));
     (void)d.present(1);  // shown at kS + 10 ms
-    const std::int64_t cpu0 = os.cpu_times().thread_ns;
+    const std::int64_t cpu0 = os.cpu_times().thread.count();
     const pacer::PresentResult r = d.present(1);
     ASSERT_TRUE(r.blocked);
-    EXPECT_EQ(os.cpu_times().thread_ns - cpu0, 2'000);  // one wake-up, not 9 ms of spinning
-    EXPECT_GE(r.returned_ns, kS + 10 * kMs);            // never before the vblank
-    EXPECT_EQ(r.scanout_ns, kS + 20 * kMs);
+    EXPECT_EQ(os.cpu_times().thread.count() - cpu0, 2'000);  // one wake-up, not 9 ms of spinning
+    EXPECT_GE(pacer::clock::to_ns(r.returned), kS + 10 * kMs);            // never before the vblank
+    EXPECT_EQ(pacer::clock::to_ns(r.scanout), kS + 20 * kMs);
     // Wake-up noise is exponential with a 20 us mean: over many blocked presents, some late.
     std::int64_t late = 0;
     for (int i = 0; i < 200; ++i) {
-        const std::int64_t want = d.vblank_after(os.now_ns() - 1);  // the vblank the queue frees at
+        const std::int64_t want = pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(pacer::clock::to_ns(os.now()) - 1)));  // the vblank the queue frees at
         const pacer::PresentResult q = d.present(1);
         ASSERT_TRUE(q.blocked);
-        ASSERT_GE(q.returned_ns, want);
-        late += q.returned_ns - want;
+        ASSERT_GE(pacer::clock::to_ns(q.returned), want);
+        late += pacer::clock::to_ns(q.returned) - want;
     }
     EXPECT_GT(late / 200, 10'000);
     EXPECT_LT(late / 200, 40'000);
@@ -99,97 +101,97 @@ TEST(SimulatedDisplay, ABlockedPresentCostsNoCpuAndWakesThroughTheOsModel) {
 
 TEST(SimulatedDisplay, TearingShowsAtOnceAndNeverBlocks) {
     for (const bool driver_vsync : {true, false}) {
-        pacer::SimulatedOs os(quiet(), 1, kS);
+        pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
         pacer::DisplayConfig c = at_hz(60, 1);
         c.vsync = driver_vsync;
-        c.present_cpu_ns = 300'000;
-        c.compositor_ns = 2 * kMs;
+        c.present_cpu = 300us;
+        c.compositor_delay = std::chrono::nanoseconds(2 * kMs);
         pacer::SimulatedDisplay d(os, c);
         for (int k = 0; k < 20; ++k) {
-            const std::int64_t b = os.now_ns();
+            const std::int64_t b = pacer::clock::to_ns(os.now());
             // Vsync off by the host (interval 0), or ignored by the driver (interval 1).
             const pacer::PresentResult r = d.present(driver_vsync ? 0 : 1);
             EXPECT_TRUE(r.torn);
             EXPECT_FALSE(r.blocked);
-            EXPECT_EQ(r.begin_ns, b);
-            EXPECT_EQ(r.returned_ns, b + 300'000);
-            EXPECT_EQ(r.scanout_ns, b + 300'000);
-            EXPECT_EQ(r.displayed_ns, b + 2'300'000);
+            EXPECT_EQ(pacer::clock::to_ns(r.begin), b);
+            EXPECT_EQ(pacer::clock::to_ns(r.returned), b + 300'000);
+            EXPECT_EQ(pacer::clock::to_ns(r.scanout), b + 300'000);
+            EXPECT_EQ(pacer::clock::to_ns(r.displayed), b + 2'300'000);
         }
-        EXPECT_EQ(os.now_ns(), kS + 20 * 300'000);
+        EXPECT_EQ(pacer::clock::to_ns(os.now()), kS + 20 * 300'000);
     }
 }
 
 TEST(SimulatedDisplay, SwapIntervalTwoShowsEveryOtherVblank) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, at_hz(120, 1));
-    const std::int64_t v0 = d.vblank_after(kS);
-    std::int64_t prev = d.present(2).scanout_ns;
+    const std::int64_t v0 = pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(kS)));
+    std::int64_t prev = pacer::clock::to_ns(d.present(2).scanout);
     EXPECT_EQ(prev, v0);
     for (int k = 0; k < 10; ++k) {
-        const std::int64_t s = d.present(2).scanout_ns;
-        EXPECT_EQ(s, d.vblank_after(d.vblank_after(prev)));
+        const std::int64_t s = pacer::clock::to_ns(d.present(2).scanout);
+        EXPECT_EQ(s, pacer::clock::to_ns(d.vblank_after(d.vblank_after(pacer::clock::from_ns(prev)))));
         EXPECT_NEAR(static_cast<double>(s - prev), 1e9 / 60, 1.0);
         prev = s;
     }
 }
 
 TEST(SimulatedDisplay, ClockSkewDriftsThePhaseByPpmTimesElapsedTime) {
-    pacer::SimulatedOs os(quiet(), 1, 0);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(0));
     pacer::DisplayConfig fast = at_hz(100), slow = at_hz(100);
     fast.clock_ppm = 100;   // gains 100 us a second: 100 more vblanks in 10^6 periods
     slow.clock_ppm = -100;
     const pacer::SimulatedDisplay f(os, fast), s(os, slow), exact(os, at_hz(100));
-    EXPECT_EQ(f.refresh_period_at(0), 9'999'000);    // 10 ms * 1e6 / (1e6 + 100) = 9'999'000.09999
-    EXPECT_EQ(s.refresh_period_at(0), 10'001'000);   // 10 ms * 1e6 / (1e6 - 100) = 10'001'000.1
+    EXPECT_EQ(f.refresh_period_at(pacer::clock::from_ns(0)).count(), 9'999'000);    // 10 ms * 1e6 / (1e6 + 100) = 9'999'000.09999
+    EXPECT_EQ(s.refresh_period_at(pacer::clock::from_ns(0)).count(), 10'001'000);   // 10 ms * 1e6 / (1e6 - 100) = 10'001'000.1
     // 1000 s: 100'010 periods of the fast display, 99'990 of the slow one end exactly there.
     // vblank_after(t - 2) is the vblank at t when the grid is exact to the nanosecond.
     for (const std::int64_t seconds : {std::int64_t{1000}, std::int64_t{10'000}}) {
         const std::int64_t t = seconds * kS;
-        EXPECT_NEAR(static_cast<double>(f.vblank_after(t - 2)), static_cast<double>(t), 1.0) << seconds;
-        EXPECT_NEAR(static_cast<double>(s.vblank_after(t - 2)), static_cast<double>(t), 1.0) << seconds;
-        EXPECT_EQ(exact.vblank_after(t - 2), t);
+        EXPECT_NEAR(static_cast<double>(pacer::clock::to_ns(f.vblank_after(pacer::clock::from_ns(t - 2)))), static_cast<double>(t), 1.0) << seconds;
+        EXPECT_NEAR(static_cast<double>(pacer::clock::to_ns(s.vblank_after(pacer::clock::from_ns(t - 2)))), static_cast<double>(t), 1.0) << seconds;
+        EXPECT_EQ(pacer::clock::to_ns(exact.vblank_after(pacer::clock::from_ns(t - 2))), t);
         // The vblank before is one skewed period earlier (within the 1 ns rounding of each).
-        EXPECT_NEAR(static_cast<double>(f.vblank_after(t - 9'999'002)), static_cast<double>(t - 9'999'000), 2.0);
+        EXPECT_NEAR(static_cast<double>(pacer::clock::to_ns(f.vblank_after(pacer::clock::from_ns(t - 9'999'002)))), static_cast<double>(t - 9'999'000), 2.0);
     }
     // Over 10'000 s the fast display showed 10^6 + 100 frames: 100 x 10 ms = 1 s of phase, which
     // is 100 ppm of 10'000 s.
 }
 
 TEST(SimulatedDisplay, RefreshChangeTakesEffectAtTheNextVblank) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(60);
-    c.refresh_changes = {{1 * kS, 59.94}};
+    c.refresh_changes = {{1s, 59.94}};
     const pacer::SimulatedDisplay d(os, c);
     // 60 vblanks of 60 Hz end exactly at 1 s: the 59.94 Hz mode starts there.
-    EXPECT_EQ(d.vblank_after(2 * kS - 1), 2 * kS);
-    EXPECT_EQ(d.refresh_period_at(kS + kS / 2), 16'666'667);
-    EXPECT_EQ(d.refresh_hz_at(kS + kS / 2), 60.0);
-    EXPECT_EQ(d.vblank_after(2 * kS), 2 * kS + 16'683'350);  // 1e9 / 59.94 = 16'683'350.02
-    EXPECT_EQ(d.refresh_period_at(3 * kS), 16'683'350);
-    EXPECT_EQ(d.refresh_hz_at(3 * kS), 59.94);
+    EXPECT_EQ(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(2 * kS - 1))), 2 * kS);
+    EXPECT_EQ(d.refresh_period_at(pacer::clock::from_ns(kS + kS / 2)).count(), 16'666'667);
+    EXPECT_EQ(d.refresh_hz_at(pacer::clock::from_ns(kS + kS / 2)), 60.0);
+    EXPECT_EQ(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(2 * kS))), 2 * kS + 16'683'350);  // 1e9 / 59.94 = 16'683'350.02
+    EXPECT_EQ(d.refresh_period_at(pacer::clock::from_ns(3 * kS)).count(), 16'683'350);
+    EXPECT_EQ(d.refresh_hz_at(pacer::clock::from_ns(3 * kS)), 59.94);
     // 5994 periods of 59.94 Hz are exactly 100 s.
-    EXPECT_NEAR(static_cast<double>(d.vblank_after(102 * kS - 2)), 102.0 * kS, 1.0);
+    EXPECT_NEAR(static_cast<double>(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(102 * kS - 2)))), 102.0 * kS, 1.0);
 }
 
 TEST(SimulatedDisplay, RefreshChangeOffAVblankStartsAtTheNextOneAndPresentsFollow) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(144);
-    c.refresh_changes = {{501 * kMs, 60}};
+    c.refresh_changes = {{501ms, 60}};
     pacer::SimulatedDisplay d(os, c);
     // 144 Hz vblank 73 is the first at or after 501 ms: 73 / 144 s = 506'944'444.4 ns.
     const std::int64_t base = kS + 506'944'444;
-    EXPECT_EQ(d.vblank_after(kS + 501 * kMs), base);
-    EXPECT_EQ(d.vblank_after(base), base + 16'666'666);
-    EXPECT_EQ(d.refresh_period_at(base - 1), 6'944'444);
-    EXPECT_EQ(d.refresh_period_at(base), 16'666'667);
-    os.advance(505 * kMs);
+    EXPECT_EQ(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(kS + 501 * kMs))), base);
+    EXPECT_EQ(pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(base))), base + 16'666'666);
+    EXPECT_EQ(d.refresh_period_at(pacer::clock::from_ns(base - 1)).count(), 6'944'444);
+    EXPECT_EQ(d.refresh_period_at(pacer::clock::from_ns(base)).count(), 16'666'667);
+    os.advance(std::chrono::nanoseconds(505 * kMs));
     const pacer::PresentResult a = d.present(1);
-    EXPECT_EQ(a.scanout_ns, base);
+    EXPECT_EQ(pacer::clock::to_ns(a.scanout), base);
     EXPECT_EQ(a.refresh_hz, 144.0);  // what the OS said when the present was made
-    os.advance(2 * kMs);
+    os.advance(std::chrono::nanoseconds(2 * kMs));
     const pacer::PresentResult b = d.present(1);
-    EXPECT_EQ(b.scanout_ns, base + 16'666'666);
+    EXPECT_EQ(pacer::clock::to_ns(b.scanout), base + 16'666'666);
     EXPECT_EQ(b.refresh_hz, 60.0);
 }
 
@@ -198,7 +200,7 @@ TEST(SimulatedDisplay, RefreshChangeOffAVblankStartsAtTheNextOneAndPresentsFollo
 struct VrrAt40Fps {
     explicit VrrAt40Fps(bool lfc) : d(os, config(lfc)) {
         for (int i = 1; i <= 12; ++i) {
-            os.advance(kS + i * 25 * kMs - os.now_ns());
+            os.advance(std::chrono::nanoseconds(kS + i * 25 * kMs - pacer::clock::to_ns(os.now())));
             r.push_back(d.present(1));
         }
     }
@@ -208,7 +210,7 @@ struct VrrAt40Fps {
         c.lfc = lfc;
         return c;
     }
-    pacer::SimulatedOs os{quiet(), 1, kS};
+    pacer::SimulatedOs os{quiet(), 1, pacer::clock::from_ns(kS)};
     pacer::SimulatedDisplay d;
     std::vector<pacer::PresentResult> r;
 };
@@ -221,61 +223,61 @@ TEST(SimulatedDisplay, VrrWithoutLfcJuddersBelowTheFloor) {
     const std::int64_t delay[3] = {0, 2'777'777, 5'555'554};
     for (int i = 1; i <= 12; ++i) {
         const pacer::PresentResult& p = r[static_cast<std::size_t>(i - 1)];
-        EXPECT_EQ(p.returned_ns, kS + i * 25 * kMs);
-        EXPECT_EQ(p.scanout_ns - p.returned_ns, delay[i % 3]) << "present " << i;
+        EXPECT_EQ(pacer::clock::to_ns(p.returned), kS + i * 25 * kMs);
+        EXPECT_EQ(pacer::clock::to_ns(p.scanout) - pacer::clock::to_ns(p.returned), delay[i % 3]) << "present " << i;
     }
     EXPECT_EQ(run.d.repeats(), 8u);
-    EXPECT_EQ(run.d.refresh_period_at(0), 6'944'444);
+    EXPECT_EQ(run.d.refresh_period_at(pacer::clock::from_ns(0)).count(), 6'944'444);
 }
 
 TEST(SimulatedDisplay, VrrWithLfcShowsFramesOnTimeOnceTheCadenceIsKnown) {
     const VrrAt40Fps run(true);
     const auto& r = run.r;
     // The first two frames come before the driver knows the cadence: as without LFC.
-    EXPECT_EQ(r[0].scanout_ns - r[0].returned_ns, 2'777'777);
-    EXPECT_EQ(r[1].scanout_ns - r[1].returned_ns, 5'555'554);
-    for (std::size_t i = 2; i < r.size(); ++i) EXPECT_EQ(r[i].scanout_ns, r[i].returned_ns) << "present " << i + 1;
+    EXPECT_EQ(pacer::clock::to_ns(r[0].scanout) - pacer::clock::to_ns(r[0].returned), 2'777'777);
+    EXPECT_EQ(pacer::clock::to_ns(r[1].scanout) - pacer::clock::to_ns(r[1].returned), 5'555'554);
+    for (std::size_t i = 2; i < r.size(); ++i) EXPECT_EQ(pacer::clock::to_ns(r[i].scanout), pacer::clock::to_ns(r[i].returned)) << "present " << i + 1;
     // Frames 1 and 2 each meet one repeat; frame 3 comes exactly when the repeat spread over
     // its expected gap was due and takes its place; from frame 4 on every frame is doubled.
     EXPECT_EQ(run.d.repeats(), 11u);
 }
 
 TEST(SimulatedDisplay, VrrInsideTheRangeShowsAtOnceAndAboveItAtTheMaxRate) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(144, 1);
     c.vrr_min_hz = 48;
     pacer::SimulatedDisplay d(os, c);
     for (int i = 1; i <= 10; ++i) {  // 100 fps
-        os.advance(10 * kMs);
+        os.advance(std::chrono::nanoseconds(10 * kMs));
         const pacer::PresentResult r = d.present(1);
-        EXPECT_EQ(r.scanout_ns, r.begin_ns);
+        EXPECT_EQ(pacer::clock::to_ns(r.scanout), pacer::clock::to_ns(r.begin));
         EXPECT_FALSE(r.blocked);
     }
     EXPECT_EQ(d.repeats(), 0u);
-    std::int64_t prev = d.present(1).scanout_ns;  // now as fast as possible: 144 Hz
-    EXPECT_EQ(prev, os.now_ns() + 6'944'444);
+    std::int64_t prev = pacer::clock::to_ns(d.present(1).scanout);  // now as fast as possible: 144 Hz
+    EXPECT_EQ(prev, pacer::clock::to_ns(os.now()) + 6'944'444);
     for (int i = 0; i < 10; ++i) {
         const pacer::PresentResult r = d.present(1);
         EXPECT_TRUE(r.blocked);
-        EXPECT_EQ(r.returned_ns, prev);
-        EXPECT_EQ(r.scanout_ns, prev + 6'944'444);
-        prev = r.scanout_ns;
+        EXPECT_EQ(pacer::clock::to_ns(r.returned), prev);
+        EXPECT_EQ(pacer::clock::to_ns(r.scanout), prev + 6'944'444);
+        prev = pacer::clock::to_ns(r.scanout);
     }
 }
 
 TEST(SimulatedDisplay, ReportNoiseStaysWithinItsBoundsAndCentres) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
-    c.report_noise_ns = 100'000;
+    c.report_noise = 100us;
     pacer::SimulatedDisplay d(os, c);
     std::int64_t lo = 0, hi = 0, sum = 0;
     const int n = 10'000;
     for (int i = 0; i < n; ++i) {
         const pacer::PresentResult r = d.present(1);
-        const std::int64_t e = r.reported_displayed_ns - r.displayed_ns;
+        const std::int64_t e = pacer::clock::to_ns(r.reported_displayed) - pacer::clock::to_ns(r.displayed);
         ASSERT_LE(std::llabs(e), 100'000);
-        ASSERT_LE(std::llabs(r.reported_returned_ns - r.returned_ns), 100'000);
-        ASSERT_GE(r.reported_returned_ns, r.begin_ns);
+        ASSERT_LE(std::llabs(pacer::clock::to_ns(r.reported_returned) - pacer::clock::to_ns(r.returned)), 100'000);
+        ASSERT_GE(pacer::clock::to_ns(r.reported_returned), pacer::clock::to_ns(r.begin));
         lo = std::min(lo, e);
         hi = std::max(hi, e);
         sum += e;
@@ -293,9 +295,9 @@ struct Reports {
 };
 
 Reports reports(std::uint64_t seed, double drop, double dup) {
-    pacer::SimulatedOs os(quiet(), 1, kS);
+    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
-    c.report_noise_ns = 50'000;
+    c.report_noise = 50us;
     c.drop_probability = drop;
     c.duplicate_probability = dup;
     c.seed = seed;
@@ -304,7 +306,7 @@ Reports reports(std::uint64_t seed, double drop, double dup) {
     for (int i = 0; i < 20'000; ++i) {
         const pacer::PresentResult r = d.present(1);
         out.counts.push_back(r.reports);
-        out.displayed.push_back(r.reported_displayed_ns - r.displayed_ns);
+        out.displayed.push_back(pacer::clock::to_ns(r.reported_displayed) - pacer::clock::to_ns(r.displayed));
     }
     return out;
 }
@@ -361,13 +363,13 @@ TEST(SimulatedDisplay, BadConfigsAreRefusedWithAClearStatus) {
                      "needs refresh_hz >= 2 x vrr_min_hz"});
     cases.push_back({with([](auto& c) { c.lfc = true; }), "lfc = true: needs a VRR display"});
     cases.push_back({with([](auto& c) { c.clock_ppm = 5000; }), "clock_ppm = 5000: must be"});
-    cases.push_back({with([](auto& c) { c.phase_ns = 20 * kMs; }), "phase_ns = 20000000: must be in [0, 16666666)"});
-    cases.push_back({with([](auto& c) { c.report_noise_ns = -1; }), "report_noise_ns = -1"});
+    cases.push_back({with([](auto& c) { c.phase = std::chrono::nanoseconds(20 * kMs); }), "phase = 20000000: must be in [0, 16666666)"});
+    cases.push_back({with([](auto& c) { c.report_noise = std::chrono::nanoseconds(-1); }), "report_noise = -1"});
     cases.push_back({with([](auto& c) { c.drop_probability = 1.5; }), "drop_probability = 1.5: must be in [0, 1]"});
     cases.push_back({with([](auto& c) { c.duplicate_probability = std::nan(""); }), "duplicate_probability = nan"});
-    cases.push_back({with([](auto& c) { c.refresh_changes = {{kS, 60}, {kS, 59.94}}; }),
-                     "refresh_changes[1].at_ns = 1000000000: must be after 1000000000"});
-    cases.push_back({with([](auto& c) { c.refresh_changes = {{kS, 0}}; }), "refresh_changes[0].hz = 0: must be"});
+    cases.push_back({with([](auto& c) { c.refresh_changes = {{1s, 60}, {1s, 59.94}}; }),
+                     "refresh_changes[1].at = 1000000000: must be after 1000000000"});
+    cases.push_back({with([](auto& c) { c.refresh_changes = {{1s, 0}}; }), "refresh_changes[0].hz = 0: must be"});
     pacer::SimulatedOs os;
     for (const Case& t : cases) {
         const pacer::Status s = pacer::validate(t.config);
@@ -390,14 +392,14 @@ struct HostRun {
 // A little scheduler noise: the decision must not need exactness.
 pacer::SimModel little_noise() {
     pacer::SimModel m;
-    m.granularity_ns = 50'000;
-    m.jitter_mean_ns = 10'000;
+    m.granularity = 50us;
+    m.jitter_mean = 10us;
     return m;
 }
 
 HostRun host_loop(const pacer::DisplayConfig& display, pacer::WaitMode mode, int frames,
                   const pacer::SimModel& m = little_noise()) {
-    pacer::SimulatedOs os(m, 11, kS);
+    pacer::SimulatedOs os(m, 11, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, display);
     pacer::PacerConfig pc;
     pc.target_hz = 60;
@@ -411,7 +413,7 @@ HostRun host_loop(const pacer::DisplayConfig& display, pacer::WaitMode mode, int
         if (i >= frames - 100) out.vsync_paced += t.source == pacer::PacingSource::vsync;
         if (i == frames - 1)
             out.mean_interval_ms = static_cast<double>(pacer::clock::to_ns(t.wake) - first_wake) / 99 / 1e6;
-        os.advance(4 * kMs);  // the frame's work
+        os.advance(std::chrono::nanoseconds(4 * kMs));  // the frame's work
         const pacer::PresentResult r = d.present(fp.desired_swap_interval());  // the driver obeys
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
@@ -421,8 +423,8 @@ HostRun host_loop(const pacer::DisplayConfig& display, pacer::WaitMode mode, int
 
 TEST(SimulatedDisplay, FramePacerVerifiesVsyncOnAFifoDisplayWithQueueDepth2) {
     pacer::DisplayConfig c = at_hz(60, 2);
-    c.report_noise_ns = 50'000;
-    c.present_cpu_ns = 100'000;
+    c.report_noise = 50us;
+    c.present_cpu = 100us;
     const HostRun r = host_loop(c, pacer::WaitMode::automatic, 400);
     EXPECT_EQ(r.status.code, pacer::VsyncReason::auto_verified) << r.status.reason;
     EXPECT_TRUE(r.status.detected);
@@ -442,10 +444,10 @@ TEST(SimulatedDisplay, FramePacerVerifiesVsyncOnAFifoDisplayWithQueueDepth2) {
 // that late too. Presents still trace the vblank grid from above: vsync is verified.
 TEST(SimulatedDisplay, FramePacerVerifiesVsyncWhenWakeUpsComeLate) {
     pacer::SimModel m;
-    m.granularity_ns = 0;
-    m.jitter_mean_ns = 300'000;
+    m.granularity = 0ns;
+    m.jitter_mean = 300us;
     pacer::DisplayConfig c = at_hz(60, 2);
-    c.present_cpu_ns = 100'000;
+    c.present_cpu = 100us;
     for (pacer::WaitMode mode : {pacer::WaitMode::automatic, pacer::WaitMode::vsync}) {
         const HostRun r = host_loop(c, mode, 600, m);
         EXPECT_TRUE(r.status.detected) << r.status.reason;
@@ -477,7 +479,7 @@ TEST(SimulatedDisplay, FramePacerKeepsVsyncThroughAFewLostAndDuplicatedReports) 
 TEST(SimulatedDisplay, FramePacerDoesNotDetectVsyncWhenTheDriverTears) {
     pacer::DisplayConfig c = at_hz(60, 2);
     c.vsync = false;  // the swap interval is ignored: presents never wait for a vblank
-    c.present_cpu_ns = 100'000;
+    c.present_cpu = 100us;
     const HostRun a = host_loop(c, pacer::WaitMode::automatic, 400);
     EXPECT_EQ(a.status.code, pacer::VsyncReason::auto_not_blocking) << a.status.reason;
     EXPECT_FALSE(a.status.detected);
@@ -505,7 +507,7 @@ struct ProbeRun {
 };
 
 ProbeRun probe_loop(const pacer::DisplayConfig& display, double hz, int frames, std::int64_t work_ns) {
-    pacer::SimulatedOs os(little_noise(), 11, kS);
+    pacer::SimulatedOs os(little_noise(), 11, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, display);
     pacer::PacerConfig pc;
     pc.target_hz = hz;
@@ -522,7 +524,7 @@ ProbeRun probe_loop(const pacer::DisplayConfig& display, double hz, int frames, 
         const pacer::VsyncReason c = fp.status().vsync.code;
         if (out.decided_at < 0 && c != pacer::VsyncReason::auto_probing && c != pacer::VsyncReason::auto_waiting)
             out.decided_at = i;
-        os.advance(work_ns);
+        os.advance(std::chrono::nanoseconds(work_ns));
         const pacer::PresentResult r = d.present(fp.desired_swap_interval());
         for (int k = 0; k < r.reports; ++k) fp.report_present(r.info());
     }
@@ -536,7 +538,7 @@ TEST(SimulatedDisplay, AVsyncProbeIsInvisibleInTheFrameTimes) {
         for (int depth : {0, 1, 2, 3}) {  // 0: the driver ignores the interval and tears
             pacer::DisplayConfig c = at_hz(hz, depth == 0 ? 2 : depth);
             c.vsync = depth != 0;
-            c.present_cpu_ns = 50'000;
+            c.present_cpu = 50us;
             const ProbeRun r = probe_loop(c, hz, static_cast<int>(hz * 4), static_cast<std::int64_t>(period_ms * 0.3e6));
             SCOPED_TRACE(testing::Message() << hz << " Hz, depth " << depth);
             EXPECT_EQ(r.status.code, depth == 0 ? pacer::VsyncReason::auto_not_blocking : pacer::VsyncReason::auto_verified)

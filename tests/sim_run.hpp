@@ -37,21 +37,21 @@ inline RunResult run_pacer(pacer::SimulatedOs& os, pacer::FramePacer& fp, int fr
     RunResult r;
     r.lateness_us.reserve(static_cast<std::size_t>(frames));
     fp.wait();  // anchor
-    const std::int64_t t0 = os.now_ns();
-    const std::int64_t cpu0 = os.cpu_times().thread_ns;
+    const std::int64_t t0 = pacer::clock::to_ns(os.now());
+    const std::int64_t cpu0 = os.cpu_times().thread.count();
     std::int64_t spun = 0, slept = 0;
     const std::uint64_t missed0 = fp.status().missed;
     for (int i = 0; i < frames; ++i) {
-        os.advance(work_ns);
+        os.advance(std::chrono::nanoseconds(work_ns));
         const pacer::FrameTiming t = fp.wait();
         r.lateness_us.push_back(static_cast<double>(t.lateness.count()) / 1000.0);
         spun += t.spun.count();
         slept += t.slept.count();
     }
-    const double wall = static_cast<double>(os.now_ns() - t0);
+    const double wall = static_cast<double>(pacer::clock::to_ns(os.now()) - t0);
     r.spin_share = static_cast<double>(spun) / wall;
     r.sleep_share = static_cast<double>(slept) / wall;
-    r.cpu_share = static_cast<double>(os.cpu_times().thread_ns - cpu0) / wall;
+    r.cpu_share = static_cast<double>(os.cpu_times().thread.count() - cpu0) / wall;
     r.missed = fp.status().missed - missed0;
     r.final_margin_ns = fp.status().waiter.margin.count();
     std::sort(r.lateness_us.begin(), r.lateness_us.end());

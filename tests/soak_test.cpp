@@ -14,6 +14,8 @@
 
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
 std::int64_t at(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
@@ -42,7 +44,7 @@ struct ExactGrid {
 };
 
 void soak(std::uint64_t hz, std::uint64_t frames) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}, 1, 1'000);
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}, 1, pacer::clock::from_ns(1'000));
     // Sleep mode: in an exact OS the wait is one sleep to the deadline, so a frame costs the
     // pacer's bookkeeping only.
     pacer::FramePacer fp({.target_hz = static_cast<double>(hz), .mode = pacer::WaitMode::sleep}, &os);
@@ -60,7 +62,7 @@ void soak(std::uint64_t hz, std::uint64_t frames) {
     std::int64_t prev_deadline = anchor, worst = 0;
     std::uint64_t late = 0;
     for (std::uint64_t f = 1; f < frames; ++f) {
-        if (next_jump < 3 && f == jump_at[next_jump]) os.jump(jump_by[next_jump++]);
+        if (next_jump < 3 && f == jump_at[next_jump]) os.jump(std::chrono::nanoseconds(jump_by[next_jump++]));
         const pacer::FrameTiming t = fp.wait();
         const std::int64_t deadline = at(t.deadline), wake = at(t.wake);
         if (t.index == prev_index + 1) {

@@ -216,10 +216,10 @@ TEST(FrameStats, CountsStuttersInTheWindowAndSinceReset) {
 }
 
 TEST(CpuMeter, MeasuresSpinAsCpuAndSleepAsIdle) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .relax_ns = 1000, .sleep_cpu_ns = 0});
+    pacer::SimulatedOs os({.granularity = 0ns, .relax_time = 1us, .sleep_cpu = 0ns});
     pacer::CpuMeter m(&os);
-    os.advance(2'000'000);                   // 2 ms busy
-    os.sleep_until_ns(os.now_ns() + 8'000'000);  // 8 ms asleep
+    os.advance(2ms);                   // 2 ms busy
+    os.sleep_until(pacer::clock::from_ns(pacer::clock::to_ns(os.now()) + 8'000'000));  // 8 ms asleep
     const pacer::CpuUsage u = m.sample();
     EXPECT_TRUE(u.valid);
     EXPECT_NEAR(u.thread_pct, 20.0, 1e-9);

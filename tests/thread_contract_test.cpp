@@ -7,12 +7,14 @@
 
 #include "pacer/pacer.hpp"
 
+using namespace std::chrono_literals;
+
 namespace {
 
-pacer::SimModel exact() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 1, .sleep_cpu_ns = 0}; }
+pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
 
 TEST(FramePacerThreads, AnotherThreadTakesOverAfterEndPacing) {
-    pacer::SimulatedOs os(exact(), 1, 0);
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
     fp.wait();
     fp.wait();
@@ -34,7 +36,7 @@ TEST(FramePacerDeathTest, WaitFromASecondThreadAbortsInDebugBuilds) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_DEATH(
         {
-            pacer::SimulatedOs os(exact(), 1, 0);
+            pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
             pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
             fp.wait();
             std::thread second([&] { fp.wait(); });

@@ -34,18 +34,18 @@ public:
     }
 
     pacer::PresentInfo present(int in_effect) {
-        const std::int64_t b = os_.now_ns();
+        const std::int64_t b = pacer::clock::to_ns(os_.now());
         const double t = 1e9 / refresh_hz_;
         if (honours && interval_ > 0) {
             auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(b) / t));
             if (last_flip_ >= 0) idx = std::max(idx, last_flip_ + interval_);
             last_flip_ = idx;
-            os_.jump(static_cast<std::int64_t>(std::llround(static_cast<double>(idx) * t)) - b);
+            os_.jump(std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(static_cast<double>(idx) * t)) - b));
         } else {
-            os_.advance(300'000);  // a copy to the front buffer, no wait
+            os_.advance(300us);  // a copy to the front buffer, no wait
             last_flip_ = -1;
         }
-        return {tp(std::chrono::nanoseconds(b)), tp(std::chrono::nanoseconds(os_.now_ns())), in_effect,
+        return {tp(std::chrono::nanoseconds(b)), tp(std::chrono::nanoseconds(pacer::clock::to_ns(os_.now()))), in_effect,
                 reported_hz.value_or(refresh_hz_), !fails};
     }
 
@@ -70,7 +70,7 @@ std::vector<Frame> run(pacer::SimulatedOs& os, pacer::FramePacer& fp, SimPresent
     for (int i = 0; i < frames; ++i) {
         if (before) before(i);
         const pacer::FrameTiming t = fp.wait();
-        os.advance(work_ns(i));
+        os.advance(std::chrono::nanoseconds(work_ns(i)));
         const int want = fp.desired_swap_interval();
         if (want != in_effect) in_effect = pr.set_interval(want);
         fp.report_present(pr.present(in_effect));
@@ -84,7 +84,7 @@ auto constant(std::int64_t ns) {
 }
 
 // An exact OS: these tests are about vsync decisions; hybrid accuracy is tested elsewhere.
-pacer::SimModel quiet() { return {.granularity_ns = 0, .jitter_mean_ns = 0, .relax_ns = 100}; }
+pacer::SimModel quiet() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 100ns}; }
 
 // Index of the first frame from which `pred` holds to the end; -1 if none.
 int holds_from(const std::vector<Frame>& f, const std::function<bool(const Frame&)>& pred) {
@@ -318,10 +318,10 @@ TEST(Vsync, FailedProbesAreRetriedWithBackoff) {
     pr.honours = false;
     std::vector<double> probe_starts, probe_ends;
     bool probing = false;
-    const std::int64_t t0 = os.now_ns();
+    const std::int64_t t0 = pacer::clock::to_ns(os.now());
     run(os, fp, pr, 60 * 80, constant(2'000'000), [&](int) {
         const bool p = fp.desired_swap_interval() > 0;
-        const double now = static_cast<double>(os.now_ns() - t0) / 1e9;
+        const double now = static_cast<double>(pacer::clock::to_ns(os.now()) - t0) / 1e9;
         if (p && !probing) probe_starts.push_back(now);
         if (!p && probing) probe_ends.push_back(now);
         probing = p;
@@ -487,7 +487,7 @@ TEST(Vsync, WithoutPresentReportsTheWaitPacesInEveryMode) {
         fp.wait();
         pacer::FrameTiming t;
         for (int i = 0; i < 20; ++i) {
-            os.advance(1'000'000);
+            os.advance(1ms);
             t = fp.wait();
         }
         EXPECT_EQ(t.source, pacer::PacingSource::hybrid) << pacer::to_string(mode);

@@ -19,22 +19,22 @@ pacer::WaitResult wait_ns(pacer::HybridWaiter& w, std::int64_t deadline_ns,
 }
 
 TEST(HybridWaiter, SpinModeNeverSleepsAndOvershootsLessThanOneRelax) {
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .relax_ns = 100});
+    pacer::SimulatedOs os({.granularity = 1ms, .relax_time = 100ns});
     pacer::HybridWaiter w({}, &os);
     for (int i = 0; i < 100; ++i) {
-        const std::int64_t d = os.now_ns() + 1'000'000 + i * 37;
+        const std::int64_t d = pacer::clock::to_ns(os.now()) + 1'000'000 + i * 37;
         const pacer::WaitResult r = wait_ns(w, d, pacer::WaitMode::spin);
         ASSERT_FALSE(r.os_slept);
         ASSERT_EQ(r.slept, 0ns);
-        ASSERT_GE(os.now_ns(), d);
+        ASSERT_GE(pacer::clock::to_ns(os.now()), d);
         ASSERT_LT(r.lateness, 100ns);
-        ASSERT_EQ(pacer::clock::to_ns(r.end), os.now_ns());
+        ASSERT_EQ(pacer::clock::to_ns(r.end), pacer::clock::to_ns(os.now()));
     }
     EXPECT_EQ(os.sleeps(), 0);
 }
 
 TEST(HybridWaiter, SleepModeNeverSpinsAndReportsTheOversleep) {
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .tick_aligned = true}, 1, 0);
+    pacer::SimulatedOs os({.granularity = 1ms, .tick_aligned = true}, 1, pacer::clock::from_ns(0));
     pacer::HybridWaiter w({}, &os);
     const pacer::WaitResult r = wait_ns(w, 2'500'000, pacer::WaitMode::sleep);
     EXPECT_TRUE(r.os_slept);
@@ -46,22 +46,22 @@ TEST(HybridWaiter, SleepModeNeverSpinsAndReportsTheOversleep) {
 }
 
 TEST(HybridWaiter, DeadlineInThePastReturnsAtOnce) {
-    pacer::SimulatedOs os({}, 1, 10'000'000);
+    pacer::SimulatedOs os({}, 1, pacer::clock::from_ns(10'000'000));
     pacer::HybridWaiter w({}, &os);
     for (auto mode : {pacer::WaitMode::sleep, pacer::WaitMode::spin, pacer::WaitMode::hybrid}) {
         const pacer::WaitResult r = wait_ns(w, 5'000'000, mode);
         EXPECT_EQ(r.slept + r.spun, 0ns);
         EXPECT_EQ(r.lateness, 5ms);
     }
-    EXPECT_EQ(os.now_ns(), 10'000'000);
+    EXPECT_EQ(pacer::clock::to_ns(os.now()), 10'000'000);
 }
 
 TEST(HybridWaiter, HybridSleepsToTheMarginThenSpins) {
     // A perfect OS with 30 us jitter: after learning, the waiter sleeps most of a 10 ms wait.
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 30'000});
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 30us});
     pacer::HybridWaiter w({}, &os);
     pacer::WaitResult r;
-    for (int i = 0; i < 2000; ++i) r = wait_ns(w, os.now_ns() + 10'000'000);
+    for (int i = 0; i < 2000; ++i) r = wait_ns(w, pacer::clock::to_ns(os.now()) + 10'000'000);
     EXPECT_TRUE(r.os_slept);
     EXPECT_GT(r.slept, 9ms);
     EXPECT_LE(r.spun, r.margin);
@@ -72,31 +72,31 @@ TEST(HybridWaiter, HybridSleepsToTheMarginThenSpins) {
 }
 
 TEST(HybridWaiter, StartsFromTheInitialMarginUntilItHasMeasured) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 0});
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 0ns});
     pacer::HybridWaiter w({.initial_margin = 2ms}, &os);
     EXPECT_EQ(w.margin(), 2ms);
-    for (int i = 0; i < 16; ++i) wait_ns(w, os.now_ns() + 5'000'000);
+    for (int i = 0; i < 16; ++i) wait_ns(w, pacer::clock::to_ns(os.now()) + 5'000'000);
     EXPECT_LT(w.margin(), 100us);  // learned: this OS is exact
 }
 
 TEST(HybridWaiter, SpinPerWaitIsCapped) {
     // A 15.6 ms tick, like Windows without timeBeginPeriod: the waiter must not spin whole frames.
-    pacer::SimulatedOs os({.granularity_ns = 15'600'000, .tick_aligned = true});
+    pacer::SimulatedOs os({.granularity = 15600us, .tick_aligned = true});
     pacer::HybridWaiter w({.max_spin = 3ms}, &os);
     for (int i = 0; i < 500; ++i) {
-        const pacer::WaitResult r = wait_ns(w, os.now_ns() + 16'666'667);
+        const pacer::WaitResult r = wait_ns(w, pacer::clock::to_ns(os.now()) + 16'666'667);
         ASSERT_LE(r.spun, 3ms + 100ns);
     }
     EXPECT_LE(w.margin(), 3ms);
 }
 
 TEST(HybridWaiter, ReadaptsWhenTheMachineChanges) {
-    pacer::SimModel quiet{.granularity_ns = 0, .jitter_mean_ns = 20'000};
-    pacer::SimModel busy{.granularity_ns = 2'000'000, .jitter_mean_ns = 50'000};
+    pacer::SimModel quiet{.granularity = 0ns, .jitter_mean = 20us};
+    pacer::SimModel busy{.granularity = 2ms, .jitter_mean = 50us};
     pacer::SimulatedOs os(quiet);
     pacer::HybridWaiter w({}, &os);
     auto run = [&](int n) {
-        for (int i = 0; i < n; ++i) wait_ns(w, os.now_ns() + 8'000'000);
+        for (int i = 0; i < n; ++i) wait_ns(w, pacer::clock::to_ns(os.now()) + 8'000'000);
     };
     run(3000);
     const auto m_quiet = w.margin();
@@ -122,8 +122,8 @@ TEST(HybridWaiter, ReadaptsWhenTheMachineChanges) {
 // A busy machine: wake-ups up to 2 ms late with 2 % preemptions (the margin would like ~3.5 ms),
 // and a spin that lasts more than 1 ms loses the CPU for a 3 ms time slice.
 pacer::SimModel busy_machine() {
-    return {.granularity_ns = 2'000'000, .jitter_mean_ns = 20'000, .preempt_probability = 0.02,
-            .spin_preempt_probability = 0.002, .spin_preempt_after_ns = 1'000'000, .spin_preempt_ns = 3'000'000};
+    return {.granularity = 2ms, .jitter_mean = 20us, .preempt_probability = 0.02,
+            .spin_preempt_probability = 0.002, .spin_preempt_after = 1ms, .spin_preempt = 3ms};
 }
 
 TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
@@ -171,7 +171,7 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
     // The waiter's own door: same max_spin keeps the cap, a new max_spin starts at it.
     pacer::HybridWaiter w({}, &os);
     pacer::WaiterConfig c = w.config();
-    for (int i = 0; i < 2000 && w.spin_cap() == c.max_spin; ++i) wait_ns(w, os.now_ns() + 16'000'000);
+    for (int i = 0; i < 2000 && w.spin_cap() == c.max_spin; ++i) wait_ns(w, pacer::clock::to_ns(os.now()) + 16'000'000);
     const std::chrono::nanoseconds cap = w.spin_cap();
     ASSERT_LT(cap, c.max_spin);
     c.late_cost = 5ms;
@@ -207,8 +207,8 @@ TEST(LatenessEstimator, LeastCostWeighsSpinAgainstLateWakeUps) {
 // 20 us) = 124 us, plus min_margin 20 us. A 99.5 % quantile of all wake-ups lies in the 4 ms
 // cluster: spinning to the cap every frame would cost (1000 - 20) us / 16667 us = 5.9 %.
 TEST(HybridWaiter, OversleepsBeyondTheCapDoNotRaiseTheMargin) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 20'000, .preempt_probability = 0.03,
-                           .preempt_ns = 4'000'000});
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 20us, .preempt_probability = 0.03,
+                           .preempt = 4ms});
     pacer::PacerConfig c{.target_hz = 60.0};
     c.waiter.max_spin = 1ms;
     pacer::FramePacer fp(c, &os);
@@ -231,8 +231,8 @@ TEST(HybridWaiter, OversleepsBeyondTheCapDoNotRaiseTheMargin) {
 // floor is off and the cost decides; every 512 calm spins the floor is tried again, and the one
 // long spin it costs is preempted at once.
 TEST(HybridWaiter, ASparseClusterIsCoveredOnlyWhileSpinsAreNotPreempted) {
-    pacer::SimModel m{.granularity_ns = 0, .jitter_mean_ns = 20'000, .preempt_probability = 0.03,
-                      .preempt_ns = 1'500'000, .relax_ns = 100};
+    pacer::SimModel m{.granularity = 0ns, .jitter_mean = 20us, .preempt_probability = 0.03,
+                      .preempt = 1500us, .relax_time = 100ns};
     {
         pacer::SimulatedOs os(m);
         pacer::FramePacer fp({.target_hz = 60.0}, &os);
@@ -244,8 +244,8 @@ TEST(HybridWaiter, ASparseClusterIsCoveredOnlyWhileSpinsAreNotPreempted) {
         EXPECT_LT(r.lateness_q(0.99), 0.2);
     }
     m.spin_preempt_probability = 0.001;
-    m.spin_preempt_after_ns = 500'000;
-    m.spin_preempt_ns = 3'000'000;
+    m.spin_preempt_after = 500us;
+    m.spin_preempt = 3ms;
     {
         pacer::SimulatedOs os(m);
         pacer::FramePacer fp({.target_hz = 60.0}, &os);
@@ -262,27 +262,27 @@ TEST(HybridWaiter, ASparseClusterIsCoveredOnlyWhileSpinsAreNotPreempted) {
 // --- The hand-off: the last microseconds of the spin run in the caller --------------------------
 
 TEST(HybridWaiter, HandoffStopsShortOfTheDeadlineAndFinishWaitCompletesIt) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 10'000, .relax_ns = 100});
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 10us, .relax_time = 100ns});
     pacer::HybridWaiter w({}, &os);
     for (int i = 0; i < 50; ++i) {
-        const std::int64_t d = os.now_ns() + 5'000'000 + i * 13;
+        const std::int64_t d = pacer::clock::to_ns(os.now()) + 5'000'000 + i * 13;
         pacer::WaitResult r = w.wait_until_handoff(pacer::clock::from_ns(d));
         const std::int64_t handed = pacer::clock::to_ns(r.end);
-        ASSERT_EQ(handed, os.now_ns());
+        ASSERT_EQ(handed, pacer::clock::to_ns(os.now()));
         ASSERT_LT(handed, d);
-        ASSERT_GE(handed, d - pacer::HybridWaiter::kHandoffNs);
+        ASSERT_GE(handed, d - pacer::HybridWaiter::kHandoff.count());
         ASSERT_EQ(r.lateness, 0ns);
         const std::chrono::nanoseconds spun = r.spun;
         pacer::finish_wait(os, r, pacer::clock::from_ns(d));
-        ASSERT_EQ(pacer::clock::to_ns(r.end), os.now_ns());
-        ASSERT_GE(os.now_ns(), d);
+        ASSERT_EQ(pacer::clock::to_ns(r.end), pacer::clock::to_ns(os.now()));
+        ASSERT_GE(pacer::clock::to_ns(os.now()), d);
         ASSERT_LT(r.lateness, 100ns);  // one relax
-        ASSERT_EQ(r.lateness.count(), os.now_ns() - d);
-        ASSERT_EQ(r.spun - spun, std::chrono::nanoseconds(os.now_ns() - handed));
+        ASSERT_EQ(r.lateness.count(), pacer::clock::to_ns(os.now()) - d);
+        ASSERT_EQ(r.spun - spun, std::chrono::nanoseconds(pacer::clock::to_ns(os.now()) - handed));
     }
     // Sleep mode never hands off, and then finish_wait() does nothing.
     const std::int64_t relaxes = os.relaxes();
-    const std::int64_t d = os.now_ns() + 5'000'000;
+    const std::int64_t d = pacer::clock::to_ns(os.now()) + 5'000'000;
     pacer::WaitResult r = w.wait_until_handoff(pacer::clock::from_ns(d), pacer::WaitMode::sleep);
     EXPECT_GE(pacer::clock::to_ns(r.end), d);
     const pacer::WaitResult before = r;
@@ -294,23 +294,23 @@ TEST(HybridWaiter, HandoffStopsShortOfTheDeadlineAndFinishWaitCompletesIt) {
 
 TEST(HybridWaiter, FramePacerReportsTheWakeAfterTheHandoff) {
     // What wait() reports is when it returned: the clock after the caller's part of the spin.
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 30'000, .relax_ns = 100});
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 30us, .relax_time = 100ns});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     pacer::FrameTiming prev = fp.wait();
     std::int64_t spun = 0, slept = 0;
-    const std::int64_t t0 = os.now_ns();
+    const std::int64_t t0 = pacer::clock::to_ns(os.now());
     for (int i = 0; i < 500; ++i) {
-        os.advance(1'000'000);
+        os.advance(1ms);
         const pacer::FrameTiming t = fp.wait();
-        ASSERT_EQ(pacer::clock::to_ns(t.wake), os.now_ns());
+        ASSERT_EQ(pacer::clock::to_ns(t.wake), pacer::clock::to_ns(os.now()));
         ASSERT_EQ(t.interval, t.wake - prev.wake);
-        ASSERT_EQ(t.lateness.count(), std::max<std::int64_t>(0, os.now_ns() - pacer::clock::to_ns(t.deadline)));
+        ASSERT_EQ(t.lateness.count(), std::max<std::int64_t>(0, pacer::clock::to_ns(os.now()) - pacer::clock::to_ns(t.deadline)));
         spun += t.spun.count();
         slept += t.slept.count();
         prev = t;
     }
     // Work, sleep and spin add up to the wall time: the handed-off spin is counted once.
-    EXPECT_EQ(500 * 1'000'000 + spun + slept, os.now_ns() - t0);
+    EXPECT_EQ(500 * 1'000'000 + spun + slept, pacer::clock::to_ns(os.now()) - t0);
 }
 
 // --- Seed 000's robustness grid, as bounds ----------------------------------------------------
@@ -326,7 +326,7 @@ TEST_P(SchedulerPeriod, HybridLatenessAndSpinShareStayWithinBounds) {
     const std::int64_t g = static_cast<std::int64_t>(GetParam().period_ms * 1e6);
     // Seed 000's fake sleep: uniform delay up to one period, 2 % preemption of one period each,
     // plus 20 us of exponential wake-up noise.
-    pacer::SimulatedOs os({.granularity_ns = g, .jitter_mean_ns = 20'000, .preempt_probability = 0.02});
+    pacer::SimulatedOs os({.granularity = std::chrono::nanoseconds(g), .jitter_mean = 20us, .preempt_probability = 0.02});
     pacer::FramePacer fp({.target_hz = 60.0}, &os);
     const std::int64_t frame_ns = 16'666'667;
     const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 4000, 4'000'000);

@@ -144,17 +144,17 @@ TEST_P(Rungs, SleepNeverReturnsBeforeItsDeadline) {
                                std::int64_t{400'000}, kMs, std::int64_t{1'700'000},
                                3 * kMs}) {
             for (int i = 0; i < 5; ++i) {
-                const std::int64_t deadline = ts.now_ns() + d;
-                ts.sleep_until_ns(deadline);
-                const std::int64_t woke = ts.now_ns();
+                const std::int64_t deadline = pacer::clock::to_ns(ts.now()) + d;
+                ts.sleep_until(pacer::clock::from_ns(deadline));
+                const std::int64_t woke = pacer::clock::to_ns(ts.now());
                 ASSERT_GE(woke, deadline) << "rung " << win::to_string(GetParam()) << ", "
                                           << d << " ns sleep returned early";
             }
         }
         // A deadline in the past returns at once.
-        const std::int64_t t0 = ts.now_ns();
-        ts.sleep_until_ns(t0 - 5 * kMs);
-        EXPECT_LT(ts.now_ns() - t0, 500 * kMs);
+        const std::int64_t t0 = pacer::clock::to_ns(ts.now());
+        ts.sleep_until(pacer::clock::from_ns(t0 - 5 * kMs));
+        EXPECT_LT(pacer::clock::to_ns(ts.now()) - t0, 500 * kMs);
         if (paced) ts.end_pacing();
     }
 }
@@ -170,7 +170,7 @@ TEST_P(Rungs, TimerResolutionHeldExactlyWhilePacing) {
     EXPECT_EQ(s.pacing_depth, 2);
     EXPECT_EQ(s.period_held, needs_period);
     EXPECT_EQ(g_begin_calls.load(), needs_period ? 1 : 0);
-    ts.sleep_until_ns(ts.now_ns() + kMs);
+    ts.sleep_until(pacer::clock::from_ns(pacer::clock::to_ns(ts.now()) + kMs));
     ts.end_pacing();
     EXPECT_EQ(win::thread_state().period_held, needs_period) << "released too early";
     EXPECT_EQ(g_end_calls.load(), 0);
@@ -224,9 +224,9 @@ TEST_P(Rungs, MeasureOversleepOf1msSleep) {
     pacer::PacingScope scope(ts);
     std::vector<double> over_us;
     for (int i = 0; i < 200; ++i) {
-        const std::int64_t deadline = ts.now_ns() + kMs;
-        ts.sleep_until_ns(deadline);
-        const std::int64_t late = ts.now_ns() - deadline;
+        const std::int64_t deadline = pacer::clock::to_ns(ts.now()) + kMs;
+        ts.sleep_until(pacer::clock::from_ns(deadline));
+        const std::int64_t late = pacer::clock::to_ns(ts.now()) - deadline;
         ASSERT_GE(late, 0);
         over_us.push_back(static_cast<double>(late) / 1e3);
     }
@@ -258,9 +258,9 @@ TEST_F(WindowsPlatform, NoHighResolutionTimerFallsToClassicTimer) {
     EXPECT_TRUE(s.period_held) << "the classic timer needs timeBeginPeriod";
     EXPECT_EQ(win::counters().timer_fallbacks, before.timer_fallbacks + 1);
     EXPECT_EQ(log.count("no high-resolution waitable timer"), 1) << log.text();
-    const std::int64_t deadline = ts.now_ns() + 2 * kMs;
-    ts.sleep_until_ns(deadline);
-    EXPECT_GE(ts.now_ns(), deadline);
+    const std::int64_t deadline = pacer::clock::to_ns(ts.now()) + 2 * kMs;
+    ts.sleep_until(pacer::clock::from_ns(deadline));
+    EXPECT_GE(pacer::clock::to_ns(ts.now()), deadline);
 
     // Again on a re-choice: still works, not logged again.
     win::set_preferred_rung(Rung::hrtimer);
@@ -300,9 +300,9 @@ TEST_F(WindowsPlatform, TimerFailingMidRunFallsToSleepOnce) {
     // starts, and then no timer is set).
     auto sleep_until_fallen = [&] {
         for (int i = 0; i < 50 && win::thread_state().rung != Rung::sleep; ++i) {
-            const std::int64_t deadline = ts.now_ns() + kMs;
-            ts.sleep_until_ns(deadline);
-            EXPECT_GE(ts.now_ns(), deadline);
+            const std::int64_t deadline = pacer::clock::to_ns(ts.now()) + kMs;
+            ts.sleep_until(pacer::clock::from_ns(deadline));
+            EXPECT_GE(pacer::clock::to_ns(ts.now()), deadline);
         }
     };
     g_fail_set_timer = true;
@@ -349,7 +349,7 @@ TEST_F(WindowsPlatform, ChangingRungWhilePacingKeepsRequestsPaired) {
     ts.begin_pacing();
     EXPECT_TRUE(win::thread_state().period_held);
     win::set_preferred_rung(Rung::hrtimer);
-    ts.sleep_until_ns(ts.now_ns() + 100'000);  // re-chooses: hrtimer needs no period
+    ts.sleep_until(pacer::clock::from_ns(pacer::clock::to_ns(ts.now()) + 100'000));  // re-chooses: hrtimer needs no period
     EXPECT_EQ(win::thread_state().rung, Rung::hrtimer);
     EXPECT_FALSE(win::thread_state().period_held);
     EXPECT_EQ(g_end_calls.load(), 1);
@@ -365,7 +365,7 @@ TEST_F(WindowsPlatform, ThreadExitingWhilePacingReleasesItsRequest) {
     win::set_preferred_rung(Rung::sleep);
     std::thread t([] {
         pacer::system_time_source().begin_pacing();  // never ended: the thread just exits
-        pacer::system_time_source().sleep_until_ns(pacer::platform::now_ns() + kMs);
+        pacer::system_time_source().sleep_until(pacer::platform::now() + std::chrono::nanoseconds(kMs));
         EXPECT_TRUE(win::thread_state().period_held);
     });
     t.join();
@@ -410,9 +410,9 @@ TEST_F(WindowsPlatform, ClockIsMonotonic) {
     // steady_clock time points reach pacer through pacer::clock::from_steady() (tested in
     // real_clock_test), so the two clocks need not share an epoch; the platform clock must never
     // go back.
-    std::int64_t last = pacer::platform::now_ns();
+    std::int64_t last = pacer::clock::to_ns(pacer::platform::now());
     for (int i = 0; i < 100000; ++i) {
-        const std::int64_t n = pacer::platform::now_ns();
+        const std::int64_t n = pacer::clock::to_ns(pacer::platform::now());
         ASSERT_GE(n, last);
         last = n;
     }
@@ -420,15 +420,15 @@ TEST_F(WindowsPlatform, ClockIsMonotonic) {
 
 TEST_F(WindowsPlatform, CpuTimesGrowWhenSpinning) {
     const pacer::CpuTimes c0 = pacer::platform::cpu_times();
-    ASSERT_GE(c0.process_ns, 0);
-    ASSERT_GE(c0.thread_ns, 0);
-    const std::int64_t end = pacer::platform::now_ns() + 100 * kMs;
-    while (pacer::platform::now_ns() < end) pacer::platform::relax();
+    ASSERT_GE(c0.process.count(), 0);
+    ASSERT_GE(c0.thread.count(), 0);
+    const std::int64_t end = pacer::clock::to_ns(pacer::platform::now()) + 100 * kMs;
+    while (pacer::clock::to_ns(pacer::platform::now()) < end) pacer::platform::relax();
     const pacer::CpuTimes c1 = pacer::platform::cpu_times();
-    EXPECT_GE(c1.process_ns, c0.process_ns);
-    EXPECT_GE(c1.thread_ns, c0.thread_ns);
+    EXPECT_GE(c1.process.count(), c0.process.count());
+    EXPECT_GE(c1.thread.count(), c0.thread.count());
     // 100 ms of spinning shows up even at a 15.6 ms accounting tick and on a loaded VM.
-    EXPECT_GT(c1.thread_ns - c0.thread_ns, 10 * kMs);
+    EXPECT_GT(c1.thread.count() - c0.thread.count(), 10 * kMs);
 }
 
 }  // namespace

@@ -80,24 +80,24 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     const auto frames = static_cast<int>(o.seconds * hz);
     const std::int64_t period = static_cast<std::int64_t>(std::llround(1e9 / hz));
     pacer::CpuMeter cpu;
-    const std::int64_t t0 = ts.now_ns();
+    const std::int64_t t0 = pacer::clock::to_ns(ts.now());
     double spun = 0;
     // Lateness is what the caller sees: its own clock read right after the wait returned.
     if (s == kPrecise || s == kSleepUntil) {
         // A loop of absolute deadlines, so that lateness means the same as for the pacer. The
         // preciseSleep article's loop is given the time left; pacer::sleep_until the deadline.
-        std::int64_t deadline = ts.now_ns();
+        std::int64_t deadline = pacer::clock::to_ns(ts.now());
         std::int64_t prev_wake = deadline;
         for (int i = 0; i < frames; ++i) {
             busy_work(work_ns);
             deadline += period;
             if (s == kPrecise) {
-                const std::int64_t left = deadline - ts.now_ns();
+                const std::int64_t left = deadline - pacer::clock::to_ns(ts.now());
                 if (left > 0) spun += static_cast<double>(seed.sleep(static_cast<double>(left) * 1e-9));
             } else {
                 spun += static_cast<double>(pacer::sleep_until(pacer::clock::from_ns(deadline)).spun.count());
             }
-            const std::int64_t wake = ts.now_ns();
+            const std::int64_t wake = pacer::clock::to_ns(ts.now());
             out.late_us.push_back(static_cast<double>(std::max<std::int64_t>(0, wake - deadline)) / 1e3);
             out.interr_us.push_back(std::abs(static_cast<double>(wake - prev_wake - period)) / 1e3);
             prev_wake = wake;
@@ -108,7 +108,7 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
         for (int i = 0; i < frames; ++i) {
             busy_work(work_ns);
             const pacer::FrameTiming t = fp.wait();
-            const std::int64_t wake = ts.now_ns();
+            const std::int64_t wake = pacer::clock::to_ns(ts.now());
             spun += static_cast<double>(t.spun.count());
             out.late_us.push_back(static_cast<double>(std::max<std::int64_t>(0, wake - pacer::clock::to_ns(t.deadline))) / 1e3);
             out.interr_us.push_back(std::abs(static_cast<double>((t.interval - t.period).count())) / 1e3);
@@ -119,7 +119,7 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     out.chunk_late_p50_us.push_back(
         q(std::vector<double>(out.late_us.end() - frames, out.late_us.end()), 0.5));
     out.spun_ns += spun;
-    out.wall_ns += static_cast<double>(ts.now_ns() - t0);
+    out.wall_ns += static_cast<double>(pacer::clock::to_ns(ts.now()) - t0);
 }
 
 // A thread that runs the jobs it is given, one at a time, while its owner waits. pacer::sleep_until

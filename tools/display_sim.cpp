@@ -10,6 +10,8 @@
 #include "pacer/sim_display.hpp"
 #include "pacer/stats.hpp"
 
+using namespace std::chrono_literals;
+
 namespace pacer::tools {
 
 std::optional<std::size_t> frames_until_for_good(const std::vector<char>& ok, std::size_t begin, std::size_t end) {
@@ -79,11 +81,11 @@ DisplayConfig display_config(const DisplaySimConfig& c) {
     dc.queue_depth = c.queue;
     dc.vrr_min_hz = c.vrr_min_hz;
     dc.lfc = vrr && c.refresh_hz >= 2 * c.vrr_min_hz;
-    dc.report_noise_ns = std::llround(c.noise_us * 1e3);
-    dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
-    dc.phase_ns = std::llround(0.37e9 / c.refresh_hz);  // vblanks not aligned with the start
+    dc.report_noise = std::chrono::nanoseconds(std::llround(c.noise_us * 1e3));
+    dc.present_cpu = 100us;  // the present call's own work before it queues
+    dc.phase = std::chrono::nanoseconds(std::llround(0.37e9 / c.refresh_hz));  // vblanks not aligned with the start
     dc.seed = c.seed;
-    if (c.change_hz > 0) dc.refresh_changes = {{std::llround(c.change_at_s * 1e9), c.change_hz}};
+    if (c.change_hz > 0) dc.refresh_changes = {{std::chrono::nanoseconds(std::llround(c.change_at_s * 1e9)), c.change_hz}};
     return dc;
 }
 
@@ -112,7 +114,7 @@ public:
         : c_(c),
           baseline_(baseline),
           os_(linux_like_os(), c.seed),  // as `pacer simulate latency`
-          t0_(os_.now_ns()),
+          t0_(pacer::clock::to_ns(os_.now())),
           dc_(display_config(c)),
           display_(os_, dc_),
           pc_(pacer_config(c, baseline)),
@@ -121,35 +123,35 @@ public:
           work_rng_({}, c.seed ^ 0x5eedf00dULL),  // the work trace: the same in both runs
           end_(t0_ + std::llround(c.seconds * 1e9)),
           warm_(t0_ + 1'000'000'000),
-          change_at_(c.change_hz > 0 ? t0_ + dc_.refresh_changes[0].at_ns : end_) {
+          change_at_(c.change_hz > 0 ? t0_ + dc_.refresh_changes[0].at.count() : end_) {
         res_.baseline = baseline;
     }
 
     DisplaySimResult run() {
-        while (os_.now_ns() < end_) frame();
+        while (pacer::clock::to_ns(os_.now()) < end_) frame();
         return figures();
     }
 
 private:
     // wait(); work; present; report the present; record.
     void frame() {
-        const std::int64_t cpu0 = os_.cpu_times().thread_ns;
+        const std::int64_t cpu0 = os_.cpu_times().thread.count();
         const FrameTiming t = fp_.wait();
-        const std::int64_t cpu_wait = os_.cpu_times().thread_ns - cpu0;
-        const std::int64_t wake = os_.now_ns();
+        const std::int64_t cpu_wait = os_.cpu_times().thread.count() - cpu0;
+        const std::int64_t wake = pacer::clock::to_ns(os_.now());
         const std::size_t i = locked_.size();
         track_display(i, wake);
         track_cadence(i, t.cadence, wake);
         const double frame_hz = frame_rate(t);
         res_.cadence_hz = frame_hz;
         (void)sim_.advance(baseline_ ? t.interval : t.display_dt);
-        os_.advance(std::llround(work_ms(wake) * 1e6));
-        const std::int64_t cpu1 = os_.cpu_times().thread_ns;
+        os_.advance(std::chrono::nanoseconds(std::llround(work_ms(wake) * 1e6)));
+        const std::int64_t cpu1 = os_.cpu_times().thread.count();
         const PresentResult r = display_.present(fp_.desired_swap_interval());
-        const std::int64_t cpu_present = os_.cpu_times().thread_ns - cpu1 - dc_.present_cpu_ns;
+        const std::int64_t cpu_present = os_.cpu_times().thread.count() - cpu1 - dc_.present_cpu.count();
         for (int k = 0; k < r.reports; ++k) fp_.report_present(r.info());
         record_shown(i, r, frame_hz, wake, cpu_wait + cpu_present);
-        prev_scanout_ = r.scanout_ns;
+        prev_scanout_ = pacer::clock::to_ns(r.scanout);
     }
 
     // The tracker against the model: locked, the phase error, the fitted period on the model's.
@@ -163,9 +165,9 @@ private:
         locked_.push_back(is_locked ? 1 : 0);
         bool on_period = false;
         if (is_locked) {
-            const std::int64_t period = display_.refresh_period_at(wake);
+            const std::int64_t period = display_.refresh_period_at(pacer::clock::from_ns(wake)).count();
             const std::int64_t predicted = clock::to_ns(st.next_vblank);
-            phase_us_.push_back(static_cast<double>(phase_error_ns(predicted, display_.vblank_after(wake), period)) /
+            phase_us_.push_back(static_cast<double>(phase_error_ns(predicted, pacer::clock::to_ns(display_.vblank_after(pacer::clock::from_ns(wake))), period)) /
                                 1e3);
             on_period = std::fabs(static_cast<double>(st.display.period.count() - period)) <=
                         1e-3 * static_cast<double>(period);
@@ -210,18 +212,18 @@ private:
         if (!counting_) return;
         pace_cpu_ += pace_cpu;
         sim_ns_.push_back(static_cast<double>(sim_.total_steps()) * sim_.step().count() + sim_.backlog().count());
-        shown_ns_.push_back(r.displayed_ns);
+        shown_ns_.push_back(pacer::clock::to_ns(r.displayed));
         wake_ns_.push_back(wake);
         if (i == 0) return;
         ShownFrame f;
         if (c_.vrr_min_hz > 0) {
             // No vblank grid: the slots of the frame rate in force since the last frame.
             f.vblanks = std::max<std::int64_t>(
-                0, std::llround(static_cast<double>(r.scanout_ns - prev_scanout_) * frame_hz / 1e9));
+                0, std::llround(static_cast<double>(pacer::clock::to_ns(r.scanout) - prev_scanout_) * frame_hz / 1e9));
         } else {
-            f.vblanks = vblanks_between(prev_scanout_, r.scanout_ns,
-                                        [&](std::int64_t x) { return display_.vblank_after(x); });
-            f.wanted = wanted_vblanks(display_.refresh_hz_at(r.scanout_ns), frame_hz);
+            f.vblanks = vblanks_between(prev_scanout_, pacer::clock::to_ns(r.scanout),
+                                        [&](std::int64_t x) { return pacer::clock::to_ns(display_.vblank_after(pacer::clock::from_ns(x))); });
+            f.wanted = wanted_vblanks(display_.refresh_hz_at(r.scanout), frame_hz);
         }
         shown_.push_back(f);
     }
@@ -245,7 +247,7 @@ private:
             shown_.empty() ? 0.0 : static_cast<double>(m.late_frames) / static_cast<double>(shown_.size());
         res.dt_error_max_ms = dt_error_max_ns(sim_ns_, wake_ns_) / 1e6;
         res.dt_shown_error_max_ms = dt_error_max_ns(sim_ns_, shown_ns_) / 1e6;
-        const double wall = static_cast<double>(os_.now_ns() - wall0_);
+        const double wall = static_cast<double>(pacer::clock::to_ns(os_.now()) - wall0_);
         res.cpu_share = counting_ && wall > 0 ? static_cast<double>(pace_cpu_) / wall : 0.0;
         return res;
     }

@@ -7,6 +7,8 @@
 #include "pacer/sim_display.hpp"
 #include "pacer/stats.hpp"
 
+using namespace std::chrono_literals;
+
 namespace pacer::tools {
 namespace {
 
@@ -74,10 +76,10 @@ double late_bound(std::size_t n, double b) {
 
 SimModel linux_like_os() {
     SimModel model;
-    model.granularity_ns = 50'000;
-    model.jitter_mean_ns = 20'000;
+    model.granularity = 50us;
+    model.jitter_mean = 20us;
     model.preempt_probability = 0.002;
-    model.preempt_ns = 1'000'000;
+    model.preempt = 1ms;
     return model;
 }
 
@@ -87,7 +89,7 @@ DisplayConfig display_config(const LatencySimConfig& cfg) {
     DisplayConfig dc;
     dc.refresh_hz = cfg.hz;
     dc.queue_depth = 1;
-    dc.present_cpu_ns = 100'000;  // the present call's own work before it queues
+    dc.present_cpu = 100us;  // the present call's own work before it queues
     dc.seed = cfg.seed;
     dc.clock_ppm = cfg.clock_ppm;
     return dc;
@@ -130,14 +132,14 @@ public:
           fp_(pacer_config(cfg, sync), &os_),
           max_frames_(static_cast<std::size_t>(cfg.seconds * cfg.hz * 2.2) + 16),
           trace_(work_trace(cfg.work, max_frames_, cfg.seed)),
-          t0_(os_.now_ns()),
+          t0_(pacer::clock::to_ns(os_.now())),
           end_(t0_ + static_cast<std::int64_t>(cfg.seconds * 1e9)),
           warm_(t0_ + 1'000'000'000),
           step_at_(cfg.step_at_s >= 0 ? t0_ + static_cast<std::int64_t>(cfg.step_at_s * 1e9) : -1),
           period_ns_(1e9 / cfg.hz) {}
 
     LatencySimResult run() {
-        for (std::size_t i = 0; i < max_frames_ && os_.now_ns() < end_; ++i) frame(i);
+        for (std::size_t i = 0; i < max_frames_ && pacer::clock::to_ns(os_.now()) < end_; ++i) frame(i);
         return figures();
     }
 
@@ -146,32 +148,32 @@ private:
     void frame(std::size_t i) {
         const FrameTiming t = fp_.wait();
         fp_.mark_input();
-        const std::int64_t input = os_.now_ns();
+        const std::int64_t input = pacer::clock::to_ns(os_.now());
         if (!counting_ && input >= warm_) {
             counting_ = true;
-            cpu0_ = os_.cpu_times().thread_ns;
+            cpu0_ = os_.cpu_times().thread.count();
             wall0_ = input;
         }
         if (counting_ && t.latency.count() > 0) pacer_latency_.push_back(static_cast<double>(t.latency.count()) / 1e6);
         double w = trace_[i];
         const bool stepped = step_at_ >= 0 && input >= step_at_;
         if (stepped) w *= cfg_.step_factor;
-        os_.advance(static_cast<std::int64_t>(w * 1e6));
+        os_.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(w * 1e6)));
         fp_.before_present();
         const PresentResult r = display_.present(std::max(1, fp_.desired_swap_interval()));
         PresentInfo info = r.info();
         if (!cfg_.report_displayed) info.displayed = {};
         for (int k = 0; k < r.reports; ++k) fp_.report_present(info);
         if (counting_) record(r, input, stepped);
-        prev_begin_ = r.begin_ns;
-        prev_shown_ = r.displayed_ns;
+        prev_begin_ = pacer::clock::to_ns(r.begin);
+        prev_shown_ = pacer::clock::to_ns(r.displayed);
     }
 
     void record(const PresentResult& r, std::int64_t input, bool stepped) {
-        latency_.push_back(static_cast<double>(r.displayed_ns - input) / 1e6);
+        latency_.push_back(static_cast<double>(pacer::clock::to_ns(r.displayed) - input) / 1e6);
         if (prev_begin_ != 0)
-            interval_err_.push_back(std::fabs(static_cast<double>(r.begin_ns - prev_begin_) - period_ns_) / 1e6);
-        const bool is_late = prev_shown_ != 0 && static_cast<double>(r.displayed_ns - prev_shown_) > 1.5 * period_ns_;
+            interval_err_.push_back(std::fabs(static_cast<double>(pacer::clock::to_ns(r.begin) - prev_begin_) - period_ns_) / 1e6);
+        const bool is_late = prev_shown_ != 0 && static_cast<double>(pacer::clock::to_ns(r.displayed) - prev_shown_) > 1.5 * period_ns_;
         late_ += is_late ? 1 : 0;
         if (stepped) late_after_step_.push_back(is_late ? 1 : 0);
     }
@@ -186,8 +188,8 @@ private:
         res.late = late_;
         res.late_share = res.frames ? static_cast<double>(late_) / static_cast<double>(res.frames) : 0.0;
         res.present_interval_p99_error_ms = pct(interval_err_, 0.99);
-        const double wall = static_cast<double>(os_.now_ns() - wall0_);
-        res.cpu_share = wall > 0 ? static_cast<double>(os_.cpu_times().thread_ns - cpu0_) / wall : 0.0;
+        const double wall = static_cast<double>(pacer::clock::to_ns(os_.now()) - wall0_);
+        res.cpu_share = wall > 0 ? static_cast<double>(os_.cpu_times().thread.count() - cpu0_) / wall : 0.0;
         if (step_at_ >= 0) res.recovery_frames = recovery_frames(late_after_step_, cfg_.max_late_share);
         return res;
     }

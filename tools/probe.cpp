@@ -42,8 +42,8 @@ TimeSource& sys() { return system_time_source(); }
 
 void w_sleep_for(std::int64_t ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }
 void w_spin(std::int64_t ns) {
-    const std::int64_t end = sys().now_ns() + ns;
-    while (sys().now_ns() < end) sys().relax();
+    const std::int64_t end = pacer::clock::to_ns(sys().now()) + ns;
+    while (pacer::clock::to_ns(sys().now()) < end) sys().relax();
 }
 void w_hybrid(std::int64_t ns) { (void)pacer::sleep_for(std::chrono::nanoseconds(ns)); }
 #if defined(__linux__) || defined(__APPLE__)
@@ -173,19 +173,19 @@ struct CellStats {
 CellStats measure(const Primitive& p, std::int64_t req, long long iterations) {
     std::vector<double> us(static_cast<std::size_t>(iterations));
     const CpuTimes c0 = sys().cpu_times();
-    const std::int64_t w0 = sys().now_ns();
+    const std::int64_t w0 = pacer::clock::to_ns(sys().now());
     for (auto& x : us) {
-        const std::int64_t s = sys().now_ns();
+        const std::int64_t s = pacer::clock::to_ns(sys().now());
         p.wait(req);
-        x = static_cast<double>(sys().now_ns() - s) / 1e3;
+        x = static_cast<double>(pacer::clock::to_ns(sys().now()) - s) / 1e3;
     }
-    const std::int64_t wall = sys().now_ns() - w0;
+    const std::int64_t wall = pacer::clock::to_ns(sys().now()) - w0;
     const CpuTimes c1 = sys().cpu_times();
     CellStats c;
     // Thread CPU time is only meaningful over a stretch well above its accounting
     // granularity: below 1 ms of wall time per cell the CPU % is not shown (NaN).
-    c.cpu = c0.thread_ns >= 0 && wall >= 1'000'000
-                ? std::min(100.0, 100.0 * static_cast<double>(c1.thread_ns - c0.thread_ns) / static_cast<double>(wall))
+    c.cpu = c0.thread.count() >= 0 && wall >= 1'000'000
+                ? std::min(100.0, 100.0 * static_cast<double>(c1.thread.count() - c0.thread.count()) / static_cast<double>(wall))
                 : std::nan("");
     double sum = 0, ss = 0;
     for (double x : us) sum += x;
@@ -207,7 +207,7 @@ public:
         : o_(o),
           csv_(csv),
           cells_(o.prims.size() * o.times.size() * o.loads.size()),
-          t_start_(sys().now_ns()),
+          t_start_(pacer::clock::to_ns(sys().now())),
           deadline_(t_start_ + static_cast<std::int64_t>(o.budget * 1e9)) {}
 
     void run() {
@@ -224,7 +224,7 @@ public:
         }
         if (tty_) std::fprintf(stderr, "\r%*s\r", 50, "");
         std::printf("\n%zu of %zu cells measured in %.1f s%s\n", cells_ - skipped_, cells_,
-                    static_cast<double>(sys().now_ns() - t_start_) / 1e9,
+                    static_cast<double>(pacer::clock::to_ns(sys().now()) - t_start_) / 1e9,
                     skipped_ ? " (raise --budget or lower --max-ms / --iterations for the rest)" : "");
     }
 
@@ -234,7 +234,7 @@ private:
         // Expected cost: the request plus ~1 ms of OS slack per call, to stay in budget.
         const double expect = static_cast<double>(o_.iterations) * (static_cast<double>(req) + 1e6);
         const std::string label = time_label(req);
-        if (static_cast<double>(sys().now_ns()) + expect > static_cast<double>(deadline_)) {
+        if (static_cast<double>(pacer::clock::to_ns(sys().now())) + expect > static_cast<double>(deadline_)) {
             ++skipped_;
             std::printf("| %s | %s | skipped: over the --budget |||||||\n", p.name, label.c_str());
             return;

@@ -12,8 +12,8 @@ namespace pacer::tools {
 namespace {
 
 void busy_for(TimeSource& ts, std::int64_t ns) {
-    const std::int64_t end = ts.now_ns() + ns;
-    while (ts.now_ns() < end) {
+    const std::int64_t end = pacer::clock::to_ns(ts.now()) + ns;
+    while (pacer::clock::to_ns(ts.now()) < end) {
     }
 }
 

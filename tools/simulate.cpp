@@ -15,6 +15,8 @@
 #include "pacer/pacer.hpp"
 #include "tools.hpp"
 
+using namespace std::chrono_literals;
+
 namespace pacer::tools {
 namespace {
 
@@ -59,24 +61,24 @@ struct Cell {
 // up on the scheduler's period.
 Cell simulate_cell(const HeatmapOptions& o, WaitMode mode, double period, double t) {
     SimModel m;
-    m.granularity_ns = static_cast<std::int64_t>(std::llround(period * 1e6));
+    m.granularity = std::chrono::nanoseconds(std::llround(period * 1e6));
     m.preempt_probability = o.preempt;
     SimulatedOs os(m, static_cast<std::uint64_t>(o.seed));
     HybridWaiter w({}, &os);
     const auto req = static_cast<std::int64_t>(std::llround(t * 1e6));
     double err = 0;
     const CpuTimes c0 = os.cpu_times();
-    const std::int64_t w0 = os.now_ns();
+    const std::int64_t w0 = pacer::clock::to_ns(os.now());
     for (long long k = 0; k < o.iterations; ++k) {
-        const std::int64_t start = os.now_ns();
+        const std::int64_t start = pacer::clock::to_ns(os.now());
         (void)w.wait_until(pacer::clock::from_ns(start + req), mode);
-        err += std::fabs(static_cast<double>(os.now_ns() - start - req));
-        os.advance(100'000);  // 0.1 ms of work between waits
+        err += std::fabs(static_cast<double>(pacer::clock::to_ns(os.now()) - start - req));
+        os.advance(100us);  // 0.1 ms of work between waits
     }
     Cell c;
     c.rel_error_pct = 100.0 * err / static_cast<double>(o.iterations) / static_cast<double>(req);
-    c.cpu_pct = 100.0 * static_cast<double>(os.cpu_times().thread_ns - c0.thread_ns) /
-                static_cast<double>(std::max<std::int64_t>(1, os.now_ns() - w0));
+    c.cpu_pct = 100.0 * static_cast<double>(os.cpu_times().thread.count() - c0.thread.count()) /
+                static_cast<double>(std::max<std::int64_t>(1, pacer::clock::to_ns(os.now()) - w0));
     return c;
 }
 

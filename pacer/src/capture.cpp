@@ -578,7 +578,7 @@ void CaptureWriter::add(const FrameTiming& t, const CaptureExtras& x) noexcept {
     hold(t, x, frame, at);
     count_row(frame);
     // Durability: hand the rows to the OS once they are worth a write (see the header).
-    if (rows_in_buf_ >= kRowsPerWrite && newest_ - written_until_ >= kWriteAfterNs) flush();
+    if (rows_in_buf_ >= kRowsPerWrite && newest_ - written_until_ >= kWriteAfter.count()) flush();
 }
 
 Status CaptureWriter::status() const {

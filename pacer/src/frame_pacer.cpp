@@ -254,8 +254,8 @@ void FramePacer::Impl::settle(detail::Handoff& h) noexcept {
     h.pending = false;
     delta_.carry(h.extra);  // display_dt saw the interval before the spin ended
     if (h.missed) ++missed_;
-    last_wake_ = h.end;
-    latency_.start(clock::from_ns(h.end));
+    last_wake_ = clock::to_ns(h.end);
+    latency_.start(h.end);
 }
 
 // ---- A frame ---------------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ FrameTiming FramePacer::Impl::wait(detail::Handoff& handoff) noexcept {
 std::int64_t FramePacer::Impl::start_frame() noexcept {
     if (rate_.follow_display(vsync_.status(), vblanks_.tracker().status())) pending_ = true;
     if (pending_) apply_config();
-    const std::int64_t now = ts_->now_ns();
+    const std::int64_t now = clock::to_ns(ts_->now());
     vblanks_.on_frame(clock::from_ns(now));
     ++frames_;
     return now;
@@ -450,7 +450,7 @@ FrameTiming FramePacer::Impl::grid_wait(std::int64_t now, bool swap_paces, detai
         waiter_.wait_until_handoff(clock::from_ns(slot.wait_until), swap_paces ? WaitMode::hybrid : active_mode());
     if (clock::to_ns(r.end) < slot.wait_until) {
         handoff.ts = ts_;
-        handoff.until = slot.wait_until;
+        handoff.until = clock::from_ns(slot.wait_until);
         handoff.miss_tolerance = cfg_.miss_tolerance;
     }
     latency_.start(r.end);

@@ -42,7 +42,7 @@ public:
     void set_background(bool on) noexcept;
     const PacerConfig& config() const noexcept { return cfg_; }
     PacerStatus status() const noexcept;
-    clock::time_point now() const noexcept { return clock::from_ns(ts_->now_ns()); }
+    clock::time_point now() const noexcept { return ts_->now(); }
     void reset() noexcept { grid_.stop(); }
     void end_pacing() noexcept;
     void set_time_source(TimeSource* ts) noexcept;

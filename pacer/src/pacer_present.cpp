@@ -12,7 +12,7 @@ void FramePacer::Impl::mark_input() noexcept { latency_.mark_input(now()); }
 void FramePacer::Impl::before_present() noexcept {
     if (!grid_.started() || !latency_.is_open()) return;
     second_call_ = true;
-    const std::int64_t t = ts_->now_ns();
+    const std::int64_t t = clock::to_ns(ts_->now());
     latency_.mark_work_end(clock::from_ns(t));
     if (sync_ != SyncMode::present) {
         latency_.mark_present_call(clock::from_ns(t));

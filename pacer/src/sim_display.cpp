@@ -41,8 +41,8 @@ Status validate(const DisplayConfig& c) {
     if (!std::isfinite(c.clock_ppm) || std::fabs(c.clock_ppm) > kMaxPpm)
         return Status::error("clock_ppm = " + num(c.clock_ppm) + ": must be a finite number in [-1000, 1000]");
     const auto period = static_cast<std::int64_t>(std::floor(skewed_period(c.refresh_hz, c.clock_ppm)));
-    if (c.phase_ns < 0 || c.phase_ns >= period)
-        return Status::error("phase_ns = " + num(c.phase_ns) + ": must be in [0, " + num(period) +
+    if (c.phase.count() < 0 || c.phase.count() >= period)
+        return Status::error("phase = " + num(c.phase.count()) + ": must be in [0, " + num(period) +
                              ") ns (one refresh period)");
     if (c.queue_depth < 1 || c.queue_depth > 3)
         return Status::error("queue_depth = " + num(c.queue_depth) + ": must be in [1, 3]");
@@ -58,12 +58,12 @@ Status validate(const DisplayConfig& c) {
     } else if (c.lfc) {
         return Status::error("lfc = true: needs a VRR display (vrr_min_hz > 0)");
     }
-    if (c.compositor_ns < 0 || c.compositor_ns > kSecond)
-        return Status::error("compositor_ns = " + num(c.compositor_ns) + ": must be in [0, 1e9] ns");
-    if (c.present_cpu_ns < 0 || c.present_cpu_ns > kSecond)
-        return Status::error("present_cpu_ns = " + num(c.present_cpu_ns) + ": must be in [0, 1e9] ns");
-    if (c.report_noise_ns < 0 || c.report_noise_ns > kMaxNoiseNs)
-        return Status::error("report_noise_ns = " + num(c.report_noise_ns) + ": must be in [0, 1e7] ns");
+    if (c.compositor_delay.count() < 0 || c.compositor_delay.count() > kSecond)
+        return Status::error("compositor_delay = " + num(c.compositor_delay.count()) + ": must be in [0, 1e9] ns");
+    if (c.present_cpu.count() < 0 || c.present_cpu.count() > kSecond)
+        return Status::error("present_cpu = " + num(c.present_cpu.count()) + ": must be in [0, 1e9] ns");
+    if (c.report_noise.count() < 0 || c.report_noise.count() > kMaxNoiseNs)
+        return Status::error("report_noise = " + num(c.report_noise.count()) + ": must be in [0, 1e7] ns");
     if (!(c.drop_probability >= 0.0 && c.drop_probability <= 1.0))
         return Status::error("drop_probability = " + num(c.drop_probability) + ": must be in [0, 1]");
     if (!(c.duplicate_probability >= 0.0 && c.duplicate_probability <= 1.0))
@@ -72,12 +72,12 @@ Status validate(const DisplayConfig& c) {
     for (std::size_t i = 0; i < c.refresh_changes.size(); ++i) {
         const RefreshChange& r = c.refresh_changes[i];
         const std::string name = "refresh_changes[" + std::to_string(i) + "]";
-        if (r.at_ns <= prev)
-            return Status::error(name + ".at_ns = " + num(r.at_ns) + ": must be after " + num(prev) +
+        if (r.at.count() <= prev)
+            return Status::error(name + ".at = " + num(r.at.count()) + ": must be after " + num(prev) +
                                  " ns (positive, increasing)");
         if (!refresh_ok(r.hz))
             return Status::error(name + ".hz = " + num(r.hz) + ": must be a finite number in " + refresh_range());
-        prev = r.at_ns;
+        prev = r.at.count();
     }
     return {};
 }
@@ -122,19 +122,19 @@ std::int64_t SimulatedDisplay::first_vblank_after(const Segment& s, std::int64_t
 }
 
 SimulatedDisplay::SimulatedDisplay(SimulatedOs& os, const DisplayConfig& config)
-    : os_(os), cfg_(checked(config)), start_(os.now_ns()) {
+    : os_(os), cfg_(checked(config)), start_(clock::to_ns(os.now())) {
     std::uint64_t seed = cfg_.seed;
     detail::seed_rng(rng_, seed);
-    segments_.push_back(make_segment(start_ + cfg_.phase_ns, cfg_.refresh_hz, cfg_.clock_ppm));
+    segments_.push_back(make_segment(start_ + cfg_.phase.count(), cfg_.refresh_hz, cfg_.clock_ppm));
     for (const RefreshChange& r : cfg_.refresh_changes) {
         // The new mode starts at the first vblank at or after the change.
-        const std::int64_t base = first_vblank_after(segments_.back(), start_ + r.at_ns - 1);
+        const std::int64_t base = first_vblank_after(segments_.back(), start_ + r.at.count() - 1);
         segments_.push_back(make_segment(base, r.hz, cfg_.clock_ppm));
     }
     if (cfg_.vrr_min_hz > 0) {
         min_period_ = std::llround(skewed_period(cfg_.refresh_hz, cfg_.clock_ppm));
         max_period_ = std::llround(skewed_period(cfg_.vrr_min_hz, cfg_.clock_ppm));
-        last_frame_ = start_ + cfg_.phase_ns;  // the panel scans out a blank frame
+        last_frame_ = start_ + cfg_.phase.count();  // the panel scans out a blank frame
         repeat_spacing_ = max_period_;
     }
 }
@@ -153,20 +153,21 @@ std::int64_t SimulatedDisplay::fixed_vblank_after(std::int64_t t) const noexcept
     return v;
 }
 
-std::int64_t SimulatedDisplay::vblank_after(std::int64_t t) const noexcept {
-    if (cfg_.vrr_min_hz > 0) return vrr_earliest(t, nullptr);
-    return fixed_vblank_after(t);
+clock::time_point SimulatedDisplay::vblank_after(clock::time_point t_tp) const noexcept {
+    const std::int64_t t = clock::to_ns(t_tp);
+    if (cfg_.vrr_min_hz > 0) return clock::from_ns(vrr_earliest(t, nullptr));
+    return clock::from_ns(fixed_vblank_after(t));
 }
 
-std::int64_t SimulatedDisplay::refresh_period_at(std::int64_t t) const noexcept {
-    if (cfg_.vrr_min_hz > 0) return min_period_;
-    const Segment& s = segments_[segment_at(t)];
-    return s.whole + (s.frac >= (std::uint64_t{1} << 31) ? 1 : 0);
+std::chrono::nanoseconds SimulatedDisplay::refresh_period_at(clock::time_point t) const noexcept {
+    if (cfg_.vrr_min_hz > 0) return std::chrono::nanoseconds(min_period_);
+    const Segment& s = segments_[segment_at(clock::to_ns(t))];
+    return std::chrono::nanoseconds(s.whole + (s.frac >= (std::uint64_t{1} << 31) ? 1 : 0));
 }
 
-double SimulatedDisplay::refresh_hz_at(std::int64_t t) const noexcept {
+double SimulatedDisplay::refresh_hz_at(clock::time_point t) const noexcept {
     if (cfg_.vrr_min_hz > 0) return cfg_.refresh_hz;
-    return segments_[segment_at(t)].hz;
+    return segments_[segment_at(clock::to_ns(t))].hz;
 }
 
 // The earliest scanout of a frame ready at t: after the last frame's scanout and any repeat of
@@ -203,7 +204,7 @@ double SimulatedDisplay::uniform() noexcept { return detail::next_uniform(rng_);
 
 std::int64_t SimulatedDisplay::noise() noexcept {
     // Uniform integer in [-n, n].
-    const std::int64_t n = cfg_.report_noise_ns;
+    const std::int64_t n = cfg_.report_noise.count();
     const double u = uniform();
     if (n == 0) return 0;
     const auto k = static_cast<std::int64_t>(u * static_cast<double>(2 * n + 1));
@@ -211,33 +212,35 @@ std::int64_t SimulatedDisplay::noise() noexcept {
 }
 
 PresentResult SimulatedDisplay::present(int swap_interval) noexcept {
+    // In int64 ns, as the rest of the model; the result's times are set from these at the end.
     PresentResult r;
     r.id = next_id_++;
     r.swap_interval = swap_interval;
-    r.begin_ns = os_.now_ns();
-    r.refresh_hz = refresh_hz_at(r.begin_ns);
-    os_.advance(cfg_.present_cpu_ns);
+    const std::int64_t begin = clock::to_ns(os_.now());
+    r.refresh_hz = refresh_hz_at(clock::from_ns(begin));
+    os_.advance(cfg_.present_cpu);
     const bool tear = swap_interval <= 0 || !cfg_.vsync;
+    std::int64_t returned = 0, scanout = 0;
     if (tear) {
         r.torn = true;
-        r.returned_ns = os_.now_ns();
-        r.scanout_ns = r.returned_ns;
+        returned = clock::to_ns(os_.now());
+        scanout = returned;
     } else {
         const auto depth = static_cast<std::uint64_t>(cfg_.queue_depth);
         if (queued_ >= depth) {
             const std::int64_t slot_free = shown_[(queued_ - depth) % 3];
-            if (slot_free > os_.now_ns()) {
+            if (slot_free > clock::to_ns(os_.now())) {
                 r.blocked = true;
-                os_.block_until_ns(slot_free);
+                os_.block_until(clock::from_ns(slot_free));
             }
         }
-        r.returned_ns = os_.now_ns();
-        const std::int64_t ready = r.returned_ns;
+        returned = clock::to_ns(os_.now());
+        const std::int64_t ready = returned;
         if (cfg_.vrr_min_hz > 0) {
             std::int64_t n = 0;
-            r.scanout_ns = vrr_earliest(ready, &n);
+            scanout = vrr_earliest(ready, &n);
             repeats_ += static_cast<std::uint64_t>(n);
-            vrr_commit(ready, r.scanout_ns);
+            vrr_commit(ready, scanout);
         } else {
             std::int64_t v = fixed_vblank_after(ready);
             if (queued_ > 0) {
@@ -245,21 +248,25 @@ PresentResult SimulatedDisplay::present(int swap_interval) noexcept {
                 for (int i = 0; i < std::min(swap_interval, 8); ++i) after = fixed_vblank_after(after);
                 v = std::max(v, after);
             }
-            r.scanout_ns = v;
+            scanout = v;
         }
-        shown_[queued_ % 3] = r.scanout_ns;
-        last_shown_ = r.scanout_ns;
+        shown_[queued_ % 3] = scanout;
+        last_shown_ = scanout;
         ++queued_;
     }
-    r.displayed_ns = r.scanout_ns + cfg_.compositor_ns;
+    const std::int64_t displayed = scanout + cfg_.compositor_delay.count();
     // Always four draws, whatever the outcome.
     const std::int64_t n_returned = noise();
     const std::int64_t n_displayed = noise();
     const bool dropped = uniform() < cfg_.drop_probability;
     const bool duplicated = uniform() < cfg_.duplicate_probability;
     r.reports = dropped ? 0 : duplicated ? 2 : 1;
-    r.reported_returned_ns = std::max(r.begin_ns, r.returned_ns + n_returned);
-    r.reported_displayed_ns = r.displayed_ns + n_displayed;
+    r.begin = clock::from_ns(begin);
+    r.returned = clock::from_ns(returned);
+    r.scanout = clock::from_ns(scanout);
+    r.displayed = clock::from_ns(displayed);
+    r.reported_returned = clock::from_ns(std::max(begin, returned + n_returned));
+    r.reported_displayed = clock::from_ns(displayed + n_displayed);
     return r;
 }
 

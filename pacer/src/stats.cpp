@@ -226,19 +226,20 @@ std::size_t FrameStats::series_ms(FrameMetric metric, Span<float> out) const noe
 }
 
 CpuMeter::CpuMeter(TimeSource* ts) noexcept : ts_(ts ? ts : &system_time_source()) {
-    wall_ = ts_->now_ns();
+    wall_ = clock::to_ns(ts_->now());
     cpu_ = ts_->cpu_times();
 }
 
 CpuUsage CpuMeter::sample() noexcept {
     CpuUsage u;
-    const std::int64_t wall = ts_->now_ns();
+    const std::int64_t wall = clock::to_ns(ts_->now());
     const CpuTimes cpu = ts_->cpu_times();
     const std::int64_t dt = wall - wall_;
     u.wall = std::chrono::nanoseconds(dt);
-    if (dt > 0 && cpu.process_ns >= 0 && cpu_.process_ns >= 0 && cpu.thread_ns >= 0 && cpu_.thread_ns >= 0) {
-        u.process_pct = 100.0 * static_cast<double>(cpu.process_ns - cpu_.process_ns) / static_cast<double>(dt);
-        u.thread_pct = 100.0 * static_cast<double>(cpu.thread_ns - cpu_.thread_ns) / static_cast<double>(dt);
+    if (dt > 0 && cpu.process.count() >= 0 && cpu_.process.count() >= 0 && cpu.thread.count() >= 0 &&
+        cpu_.thread.count() >= 0) {
+        u.process_pct = 100.0 * static_cast<double>((cpu.process - cpu_.process).count()) / static_cast<double>(dt);
+        u.thread_pct = 100.0 * static_cast<double>((cpu.thread - cpu_.thread).count()) / static_cast<double>(dt);
         u.valid = true;
     }
     wall_ = wall;

@@ -7,10 +7,8 @@ namespace {
 
 class SystemTimeSource final : public TimeSource {
 public:
-    std::int64_t now_ns() noexcept override { return platform::now_ns(); }
-    void sleep_until_ns(std::int64_t deadline_ns) noexcept override {
-        platform::sleep_until_ns(deadline_ns);
-    }
+    clock::time_point now() noexcept override { return platform::now(); }
+    void sleep_until(clock::time_point deadline) noexcept override { platform::sleep_until(deadline); }
     void relax() noexcept override { platform::relax(); }
     CpuTimes cpu_times() noexcept override { return platform::cpu_times(); }
     void begin_pacing() noexcept override { platform::begin_pacing(); }
@@ -32,7 +30,7 @@ TimeSource& system_time_source() noexcept {
 
 namespace pacer {
 
-clock::time_point clock::now() noexcept { return from_ns(platform::now_ns()); }
+clock::time_point clock::now() noexcept { return platform::now(); }
 
 // libstdc++ and libc++ implement steady_clock with CLOCK_MONOTONIC on Linux, the clock of the
 // Linux backend: the conversion is exact there. Elsewhere (Windows: QueryPerformanceCounter

@@ -59,7 +59,7 @@ void HybridWaiter::set_time_source(TimeSource* ts) noexcept { ts_ = ts ? ts : &s
 
 void HybridWaiter::note_spin(bool preempted) noexcept {
     spins_since_preempted_ = preempted ? 0 : spins_since_preempted_ + 1;
-    const std::int64_t floor = std::min(cfg_.max_spin.count(), std::max(kMinGuardedCapNs, cfg_.min_margin.count()));
+    const std::int64_t floor = std::min(cfg_.max_spin.count(), std::max(kMinGuardedCap.count(), cfg_.min_margin.count()));
     if (preempted) {
         ++preempted_spins_;
         calm_spins_ = 0;
@@ -107,7 +107,7 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
     WaitResult r;
     TimeSource& ts = *ts_;
     if (mode == WaitMode::vsync || mode == WaitMode::automatic) mode = WaitMode::hybrid;
-    std::int64_t now = ts.now_ns();
+    std::int64_t now = clock::to_ns(ts.now());
 
     std::int64_t m = 0;
     if (mode == WaitMode::hybrid) {
@@ -117,8 +117,8 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
 
     const std::int64_t wake_target = deadline - m;
     if (mode != WaitMode::spin && wake_target > now) {
-        ts.sleep_until_ns(wake_target);
-        const std::int64_t woke = ts.now_ns();
+        ts.sleep_until(clock::from_ns(wake_target));
+        const std::int64_t woke = clock::to_ns(ts.now());
         r.os_slept = true;
         r.slept = nanoseconds(woke - now);
         r.oversleep = nanoseconds(std::max<std::int64_t>(0, woke - wake_target));
@@ -127,12 +127,12 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
     }
     if (mode != WaitMode::sleep) {
         const std::int64_t spin_start = now;
-        const std::int64_t spin_end = deadline - kHandoffNs;  // the caller's finish_wait() spins the rest
+        const std::int64_t spin_end = deadline - kHandoff.count();  // the caller's finish_wait() spins the rest
         std::int64_t prev = now;
         while (now < spin_end) {
             ts.relax();
-            now = ts.now_ns();
-            if (now - prev > kPreemptGapNs) r.spin_preempted = true;
+            now = clock::to_ns(ts.now());
+            if (now - prev > kPreemptGap.count()) r.spin_preempted = true;
             prev = now;
         }
         r.spun = nanoseconds(now - spin_start);
@@ -174,16 +174,16 @@ WaiterConfig fresh_thread_config() noexcept {
 // wake-up, before the spin. Restored after the spin instead (a PacingScope around the whole
 // call), the prctl() ran between the spin's handoff and the caller's finish_wait(), cold after the
 // sleep: that gap took 5.0-7.5 us at the median and 20-47 us at the 99th percentile, past the
-// 20 us the handoff leaves (kHandoffNs), against 0.8-1.1 us and 1.2-1.7 us with this bracket
+// 20 us the handoff leaves (kHandoff), against 0.8-1.1 us and 1.2-1.7 us with this bracket
 // (bench/bench_handoff, 60 and 144 Hz, both interleaved in one run on a loaded 2-core virtual
 // machine). Here the system call's time counts as oversleep, which the margin learns. Stateless:
 // one for all threads (the nesting count of begin_pacing() is per thread, in the platform layer).
 class PacedSleeps final : public TimeSource {
 public:
-    std::int64_t now_ns() noexcept override { return os_.now_ns(); }
-    void sleep_until_ns(std::int64_t deadline_ns) noexcept override {
+    clock::time_point now() noexcept override { return os_.now(); }
+    void sleep_until(clock::time_point deadline) noexcept override {
         os_.begin_pacing();
-        os_.sleep_until_ns(deadline_ns);
+        os_.sleep_until(deadline);
         os_.end_pacing();
     }
     void relax() noexcept override { os_.relax(); }
@@ -225,10 +225,10 @@ namespace detail {
 // the wake-up (PacedSleeps), what this thread learned is shared before the wait.
 WaitResult sleep_until_handoff(clock::time_point deadline) noexcept {
     HybridWaiter& w = thread_waiter();
-    const std::int64_t now = w.time_source().now_ns();
-    if (deadline <= clock::from_ns(now)) {  // at once, and counted on time
+    const clock::time_point now = w.time_source().now();
+    if (deadline <= now) {  // at once, and counted on time
         WaitResult r;
-        r.end = clock::from_ns(now);
+        r.end = now;
         return r;
     }
     share_margin(w);

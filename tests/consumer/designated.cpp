@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 int consumer_designated(const std::string& path);
 
 int consumer_designated(const std::string& path) {
-    pacer::SimulatedOs os({.granularity_ns = 0, .jitter_mean_ns = 20'000});
+    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 20us});
     pacer::FramePacer pacer({.target_hz = 144.0, .mode = pacer::WaitMode::hybrid,
                              .waiter = {.min_margin = 50us, .max_spin = 2ms}},
                             &os);

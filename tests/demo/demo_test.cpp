@@ -20,6 +20,8 @@
 #include "presenter.hpp"
 #include "session.hpp"
 
+using namespace std::chrono_literals;
+
 using namespace pacer_demo;
 
 namespace {
@@ -138,28 +140,28 @@ TEST(DemoOptions, ScreenshotPathCheckLeavesNoFileBehind) {
 }
 
 TEST(CoarseTimeSource, WakesOnTheFakeSchedulerTickNeverEarly) {
-    CoarseTimeSource ts(2'000'000, 0.0);  // 2 ms ticks, no preemption
+    CoarseTimeSource ts(2ms, 0.0);  // 2 ms ticks, no preemption
     for (int i = 0; i < 5; ++i) {
-        const std::int64_t deadline = ts.now_ns() + 300'000;
-        ts.sleep_until_ns(deadline);
-        const std::int64_t woke = ts.now_ns();
+        const std::int64_t deadline = pacer::clock::to_ns(ts.now()) + 300'000;
+        ts.sleep_until(pacer::clock::from_ns(deadline));
+        const std::int64_t woke = pacer::clock::to_ns(ts.now());
         EXPECT_GE(woke, deadline);
         // Woken at (or, on a busy machine, after) a multiple of the period, never before it.
         const std::int64_t tick = (deadline / 2'000'000 + 1) * 2'000'000;
         EXPECT_GE(woke, tick);
     }
-    ts.set_period_ns(50'000'000);
-    EXPECT_EQ(ts.period_ns(), 10'000'000);  // clamped to 1..10 ms
-    ts.set_period_ns(1);
-    EXPECT_EQ(ts.period_ns(), 1'000'000);
+    ts.set_period(50ms);
+    EXPECT_EQ(ts.period(), 10ms);  // clamped to 1..10 ms
+    ts.set_period(1ns);
+    EXPECT_EQ(ts.period(), 1ms);
 }
 
 TEST(CoarseTimeSource, PastDeadlineReturnsAtOnce) {
-    CoarseTimeSource ts(10'000'000, 0.0);
-    const std::int64_t t0 = ts.now_ns();
+    CoarseTimeSource ts(10ms, 0.0);
+    const std::int64_t t0 = pacer::clock::to_ns(ts.now());
     // Twenty waits for the next 10 ms tick would take >= 190 ms; past deadlines take none.
-    for (int i = 0; i < 20; ++i) ts.sleep_until_ns(ts.now_ns() - 1);
-    EXPECT_LT(ts.now_ns() - t0, 100'000'000);
+    for (int i = 0; i < 20; ++i) ts.sleep_until(pacer::clock::from_ns(pacer::clock::to_ns(ts.now()) - 1));
+    EXPECT_LT(pacer::clock::to_ns(ts.now()) - t0, 100'000'000);
 }
 
 TEST(MachineCpu, ReadsProcStatOrSaysUnavailable) {
@@ -302,7 +304,7 @@ TEST(Session, CountsStuttersByTheLibraryRule) {
 
 TEST(Replay, ReadsAPacerCaptureBackFrameByFrame) {
     pacer::set_log_function(nullptr);
-    pacer::SimulatedOs os({.granularity_ns = 1'000'000, .jitter_mean_ns = 40'000, .preempt_probability = 0.05});
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 40us, .preempt_probability = 0.05});
     pacer::FramePacer fp({.target_hz = 144.0}, &os);
     const std::string path = std::string(PACER_TEST_WORK_DIR) + "/replay_roundtrip.csv";
     pacer::CaptureWriter cap;
@@ -311,7 +313,7 @@ TEST(Replay, ReadsAPacerCaptureBackFrameByFrame) {
     ASSERT_TRUE(cap.open(path, co).ok());
     std::vector<pacer::FrameTiming> written;
     for (int i = 0; i < 300; ++i) {
-        os.advance(2'000'000 + (i % 11) * 400'000 + (i % 50 == 3 ? 12'000'000 : 0));
+        os.advance(std::chrono::nanoseconds(2'000'000 + (i % 11) * 400'000 + (i % 50 == 3 ? 12'000'000 : 0)));
         written.push_back(fp.wait());
         cap.add(written.back());
     }
@@ -412,22 +414,22 @@ TEST(FakeVsync, BlocksUntilTicksOfItsClockAndNeverEarly) {
     ASSERT_TRUE(fake.set_interval(1, &why));
     EXPECT_EQ(inner.intervals, std::vector<int>{0});  // only the fake clock blocks
     pacer::TimeSource& os = pacer::system_time_source();
-    const std::int64_t before = os.now_ns();
+    const std::int64_t before = pacer::clock::to_ns(os.now());
     for (int i = 0; i < 5; ++i) fake.swap();
     // Each swap ends on a later tick than the one before: five swaps span at least four periods
     // after the first tick, which is after `before`.
-    EXPECT_GT(os.now_ns() - before, 40'000'000);
+    EXPECT_GT(pacer::clock::to_ns(os.now()) - before, 40'000'000);
     EXPECT_EQ(inner.swaps, 5);
     ASSERT_TRUE(fake.set_interval(2, &why));
-    const std::int64_t t2 = os.now_ns();
+    const std::int64_t t2 = pacer::clock::to_ns(os.now());
     fake.swap();
     fake.swap();  // at least two ticks after the previous one
-    EXPECT_GT(os.now_ns() - t2, 20'000'000);
+    EXPECT_GT(pacer::clock::to_ns(os.now()) - t2, 20'000'000);
     EXPECT_EQ(inner.intervals, std::vector<int>{0});  // told once
     ASSERT_TRUE(fake.set_interval(0, &why));  // vsync off: never waits for a tick
-    const std::int64_t t0 = os.now_ns();
+    const std::int64_t t0 = pacer::clock::to_ns(os.now());
     for (int i = 0; i < 100; ++i) fake.swap();
-    EXPECT_LT(os.now_ns() - t0, 500'000'000);  // 100 ticks would be a whole second
+    EXPECT_LT(pacer::clock::to_ns(os.now()) - t0, 500'000'000);  // 100 ticks would be a whole second
 }
 
 TEST(Presenter, AsksForThePacersIntervalAndReportsEverySwap) {

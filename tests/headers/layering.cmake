@@ -3,8 +3,9 @@
 # Run as: cmake -DINCLUDE_DIRS="<dir>;<dir>" -P layering.cmake (tests/CMakeLists.txt: headers.layering).
 # docs/architecture.md draws the same layers.
 #
-#   0  foundation   the clock, the OS seam, names, status, log, version
-#   1  vocabulary   the named choices, the present record, the estimator
+#   0  foundation   the clock, names, status, log, version
+#   1  vocabulary   the OS seam (in the clock's time), the named choices, the present record,
+#                   the estimator
 #   2  parts        one job each, pure logic on the times they are given (and the simulators)
 #   3  composite    parts built on other parts
 #   4  records      what a frame looked like, every setting
@@ -13,8 +14,8 @@
 #   7  adapters     glue to SDL2 and spdlog, compiled in the host
 #   8  everything   pacer.hpp
 set(_layers
-  "version=0" "names=0" "status=0" "clock=0" "log=0" "time_source=0"
-  "modes=1" "present=1" "estimator=1" "clock_offset=1"
+  "version=0" "names=0" "status=0" "clock=0" "log=0"
+  "time_source=1" "modes=1" "present=1" "estimator=1" "clock_offset=1"
   "waiter=2" "cadence=2" "display=2" "vsync=2" "fixed_step=2" "sim=2"
   "grid=2" "present_classifier=2" "lead=2" "latency=2"
   "sim_display=3" "vblanks=3" "rate=3"

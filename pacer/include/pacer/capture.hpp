@@ -209,7 +209,7 @@ public:
     static constexpr std::size_t kMaxRow = 1024;  // bound on one formatted row, bytes
     static constexpr std::size_t kMinBuffer = 65 * kMaxRow;
     static constexpr std::uint64_t kRowsPerWrite = 64;          // at least, between two writes
-    static constexpr std::int64_t kWriteAfterNs = 200'000'000;  // buffered time that makes a write
+    static constexpr std::chrono::nanoseconds kWriteAfter{200'000'000};  // buffered time that makes a write
     // Rows kept unformatted at most: the newest (its MsPCLatency comes with the next frame) and
     // those waiting for feedback (1-3 frames in practice; 16 covers a triple-buffered queue
     // at 240 Hz several times over).

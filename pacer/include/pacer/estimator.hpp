@@ -34,7 +34,7 @@ public:
     void add(std::chrono::nanoseconds sample) noexcept;  // negative counts as 0
     // The p-quantile of the (decayed) samples, interpolated inside a bin; 0 when empty.
     std::chrono::nanoseconds quantile(double p) const noexcept;
-    // The m in [0, max_ns] that minimizes E[max(0, m - x)] + late_cost x P(x > m) over the
+    // The m in [0, max] that minimizes E[max(0, m - x)] + late_cost x P(x > m) over the
     // (decayed) samples x: the margin of least expected cost. Candidates are 0 and the bin edges
     // (9 % apart); a bin's samples count at its middle. 0 when empty.
     std::chrono::nanoseconds least_cost(std::chrono::nanoseconds late_cost, std::chrono::nanoseconds max) const noexcept;

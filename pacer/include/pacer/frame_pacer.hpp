@@ -199,10 +199,10 @@ namespace detail {
 // wait_until_handoff says why); what it changed is settled at the pacer's next call.
 struct Handoff {
     TimeSource* ts = nullptr;
-    std::int64_t until = 0;  // spin to this time; 0: nothing handed off
+    clock::time_point until{};  // spin to this time; the epoch (clock::time_point{}): nothing handed off
     std::chrono::nanoseconds miss_tolerance{0};
     std::chrono::nanoseconds extra{0};  // the spin's time, owed to the next display delta
-    std::int64_t end = 0;               // when the spin ended
+    clock::time_point end{};            // when the spin ended
     bool missed = false;                // the spin's end made the frame missed
     bool pending = false;               // not yet settled
 };
@@ -247,15 +247,15 @@ private:
 // late on a loaded virtual machine (see HybridWaiter::wait_until_handoff).
 inline FrameTiming FramePacer::wait() noexcept {
     FrameTiming t = wait_handoff();
-    if (handoff_.until != 0) finish_handoff(t);
+    if (handoff_.until != clock::time_point{}) finish_handoff(t);
     return t;
 }
 
 inline void FramePacer::finish_handoff(FrameTiming& t) noexcept {
     WaitResult r;
     r.end = t.wake;
-    finish_wait(*handoff_.ts, r, clock::from_ns(handoff_.until));
-    handoff_.until = 0;
+    finish_wait(*handoff_.ts, r, handoff_.until);
+    handoff_.until = clock::time_point{};
     const std::chrono::nanoseconds extra = r.end - t.wake;
     t.wake = r.end;
     t.interval += extra;
@@ -264,7 +264,7 @@ inline void FramePacer::finish_handoff(FrameTiming& t) noexcept {
     handoff_.missed = !t.missed && t.lateness > handoff_.miss_tolerance;
     t.missed = t.missed || handoff_.missed;
     handoff_.extra = extra;
-    handoff_.end = clock::to_ns(r.end);
+    handoff_.end = r.end;
     handoff_.pending = true;
 }
 

@@ -1,7 +1,7 @@
 // pacer/time_source.hpp - the seam between pacing logic and the operating system.
 //
-//   TimeSource            the seam: now_ns, sleep_until_ns, relax, cpu_times, begin/end_pacing
-//   CpuTimes              process and thread CPU time, ns (-1: unknown)
+//   TimeSource            the seam: now, sleep_until, relax, cpu_times, begin/end_pacing
+//   CpuTimes              process and thread CPU time, std::chrono::nanoseconds (-1 ns: unknown)
 //   system_time_source()  the real OS; process-wide, any thread
 //   PacingScope           RAII begin_pacing / end_pacing on the calling thread
 //
@@ -10,35 +10,40 @@
 // Tests and the `simulate` tools pass a pacer::SimulatedOs (pacer/sim.hpp) instead, so the very
 // same waiter and pacer code runs in virtual time, exactly and fast.
 //
-// Units: int64 nanoseconds. now_ns() of the system source is the OS monotonic clock
-// (CLOCK_MONOTONIC on Linux, QueryPerformanceCounter on Windows, mach_absolute_time on macOS);
-// on Linux and Windows that is the clock behind std::chrono::steady_clock.
+// Units: pacer's one time type (pacer/clock.hpp). Instants are pacer::clock::time_point, lengths
+// std::chrono::nanoseconds; both hold int64 nanoseconds, so a read costs what an integer does.
+// An implementation that counts in raw nanoseconds converts with clock::from_ns / clock::to_ns.
+// now() of the system source is the OS monotonic clock (CLOCK_MONOTONIC on Linux,
+// QueryPerformanceCounter on Windows, mach_absolute_time on macOS), the clock of
+// pacer::clock::now(); on Linux and Windows that is the clock behind std::chrono::steady_clock.
 //
 // Thread safety: the system source is stateless and may be shared by all threads. begin_pacing()
 // and end_pacing() act on the calling thread. A SimulatedOs is single-threaded.
 #pragma once
 
-#include <cstdint>
+#include <chrono>
+
+#include "pacer/clock.hpp"
 
 namespace pacer {
 
-// CPU time consumed so far, user + system, in nanoseconds; -1 where the OS cannot tell.
+// CPU time consumed so far, user + system; -1 ns (a negative count) where the OS cannot tell.
 struct CpuTimes {
-    std::int64_t process_ns = -1;  // all threads of this process
-    std::int64_t thread_ns = -1;   // the calling thread only
+    std::chrono::nanoseconds process{-1};  // all threads of this process
+    std::chrono::nanoseconds thread{-1};   // the calling thread only
 };
 
 class TimeSource {
 public:
     virtual ~TimeSource() = default;
 
-    // Monotonic time in nanoseconds since an arbitrary epoch.
-    virtual std::int64_t now_ns() noexcept = 0;
+    // Monotonic time since an arbitrary epoch (the source's own; int64 nanoseconds).
+    virtual clock::time_point now() noexcept = 0;
 
-    // OS sleep until now_ns() >= deadline_ns, or a little later: the OS decides how late.
+    // OS sleep until now() >= deadline, or a little later: the OS decides how late.
     // Returns at once for a deadline in the past. Never returns early for the system source
     // (an interrupted sleep is resumed).
-    virtual void sleep_until_ns(std::int64_t deadline_ns) noexcept = 0;
+    virtual void sleep_until(clock::time_point deadline) noexcept = 0;
 
     // One iteration of a spin-wait: a CPU pause hint (x86 PAUSE, ARM YIELD). Costs tens of ns.
     virtual void relax() noexcept = 0;
@@ -52,7 +57,7 @@ public:
     virtual void begin_pacing() noexcept {}
     virtual void end_pacing() noexcept {}
 
-    // Which OS wait primitive sleep_until_ns() uses, e.g. "clock_nanosleep(CLOCK_MONOTONIC,
+    // Which OS wait primitive sleep_until() uses, e.g. "clock_nanosleep(CLOCK_MONOTONIC,
     // TIMER_ABSTIME)"; for display and logs. Static storage, never null.
     virtual const char* sleep_primitive() const noexcept = 0;
 };

@@ -136,7 +136,7 @@ public:
     WaitResult wait_until(clock::time_point deadline, WaitMode mode = WaitMode::hybrid) noexcept;
 
     // wait_until() in two halves, for a caller with bookkeeping of its own after the wait. The
-    // first half stops a spin up to kHandoffNs before the deadline (then r.end < deadline); the
+    // first half stops a spin up to kHandoff before the deadline (then r.end < deadline); the
     // caller does its bookkeeping and then calls finish_wait(), which spins the rest in the
     // caller's own code. Why: after a sleep of a few ms the code and data of the return path are
     // cold (other processes ran on the core meanwhile), and walking that path after the deadline
@@ -145,7 +145,7 @@ public:
     // (0.07 us there). A preemption in the caller's part is reported (r.spin_preempted) but does
     // not shrink the spin cap.
     WaitResult wait_until_handoff(clock::time_point deadline, WaitMode mode = WaitMode::hybrid) noexcept;
-    static constexpr std::int64_t kHandoffNs = 20'000;
+    static constexpr std::chrono::nanoseconds kHandoff{20'000};
 
     // Current margin: what the next hybrid wait would subtract from its deadline.
     std::chrono::nanoseconds margin() const noexcept;
@@ -155,9 +155,9 @@ public:
     WaiterStatus status() const noexcept;  // all of the above (a margin query: ~0.25 us)
 
     // A gap this long between two clock reads of a spin means the thread was descheduled.
-    static constexpr std::int64_t kPreemptGapNs = 100'000;
+    static constexpr std::chrono::nanoseconds kPreemptGap{100'000};
     // The self-guarded cap never goes below this (or min_margin, if larger).
-    static constexpr std::int64_t kMinGuardedCapNs = 250'000;
+    static constexpr std::chrono::nanoseconds kMinGuardedCap{250'000};
     static constexpr int kCalmSpinsToGrow = 64;
     // The margin's floor (see above): this quantile of the wake-ups a spin can catch, when the
     // least-cost margin leaves at least kFloorSamples of them late, after kCalmSpinsForFloor
@@ -200,8 +200,8 @@ inline void finish_wait(TimeSource& ts, WaitResult& r, clock::time_point deadlin
     std::int64_t prev = now;
     while (now < d) {
         ts.relax();
-        now = ts.now_ns();
-        if (now - prev > HybridWaiter::kPreemptGapNs) r.spin_preempted = true;
+        now = clock::to_ns(ts.now());
+        if (now - prev > HybridWaiter::kPreemptGap.count()) r.spin_preempted = true;
         prev = now;
     }
     r.spun += std::chrono::nanoseconds(now - from);

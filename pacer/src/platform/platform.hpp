@@ -3,18 +3,17 @@
 // portable logic lives above this line and reaches it through system_time_source().
 #pragma once
 
-#include <cstdint>
-
+#include "pacer/clock.hpp"
 #include "pacer/time_source.hpp"
 
 namespace pacer::platform {
 
-std::int64_t now_ns() noexcept;                     // monotonic clock
-void sleep_until_ns(std::int64_t deadline) noexcept;  // absolute OS sleep, resumed if interrupted
+clock::time_point now() noexcept;                         // monotonic clock
+void sleep_until(clock::time_point deadline) noexcept;  // absolute OS sleep, resumed if interrupted
 void relax() noexcept;                              // CPU pause hint for spin loops
 CpuTimes cpu_times() noexcept;                      // process and calling-thread CPU time
 void begin_pacing() noexcept;                       // per thread, reference counted
 void end_pacing() noexcept;
-const char* sleep_primitive() noexcept;             // what sleep_until_ns() uses right now
+const char* sleep_primitive() noexcept;             // what sleep_until() uses right now
 
 }  // namespace pacer::platform

@@ -32,9 +32,10 @@ thread_local long t_saved_slack = -1;
 
 }  // namespace
 
-std::int64_t now_ns() noexcept { return read(CLOCK_MONOTONIC); }
+clock::time_point now() noexcept { return clock::from_ns(read(CLOCK_MONOTONIC)); }
 
-void sleep_until_ns(std::int64_t deadline) noexcept {
+void sleep_until(clock::time_point deadline_tp) noexcept {
+    const std::int64_t deadline = clock::to_ns(deadline_tp);
     if (deadline <= 0) return;
     timespec ts{};
     ts.tv_sec = static_cast<time_t>(deadline / 1'000'000'000);
@@ -47,7 +48,8 @@ void sleep_until_ns(std::int64_t deadline) noexcept {
 void relax() noexcept { PACER_RELAX(); }
 
 CpuTimes cpu_times() noexcept {
-    return {read(CLOCK_PROCESS_CPUTIME_ID), read(CLOCK_THREAD_CPUTIME_ID)};
+    return {std::chrono::nanoseconds(read(CLOCK_PROCESS_CPUTIME_ID)),
+            std::chrono::nanoseconds(read(CLOCK_THREAD_CPUTIME_ID))};
 }
 
 void begin_pacing() noexcept {

@@ -47,9 +47,10 @@ std::int64_t read(clockid_t id) noexcept {
 
 }  // namespace
 
-std::int64_t now_ns() noexcept { return ticks_to_ns(mach_absolute_time()); }
+clock::time_point now() noexcept { return clock::from_ns(ticks_to_ns(mach_absolute_time())); }
 
-void sleep_until_ns(std::int64_t deadline) noexcept {
+void sleep_until(clock::time_point deadline_tp) noexcept {
+    const std::int64_t deadline = clock::to_ns(deadline_tp);
     if (deadline <= 0) return;
     const std::uint64_t target = ns_to_ticks(deadline);
     while (mach_wait_until(target) == KERN_ABORTED) {
@@ -59,7 +60,8 @@ void sleep_until_ns(std::int64_t deadline) noexcept {
 void relax() noexcept { PACER_RELAX(); }
 
 CpuTimes cpu_times() noexcept {
-    return {read(CLOCK_PROCESS_CPUTIME_ID), read(CLOCK_THREAD_CPUTIME_ID)};
+    return {std::chrono::nanoseconds(read(CLOCK_PROCESS_CPUTIME_ID)),
+            std::chrono::nanoseconds(read(CLOCK_THREAD_CPUTIME_ID))};
 }
 
 void begin_pacing() noexcept {}

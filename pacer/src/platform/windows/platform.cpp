@@ -7,7 +7,7 @@
 // GetThreadTimes CPU time (updated per scheduler tick by Windows, so short intervals read coarse).
 //
 // Sleeping is relative on Windows (an absolute due time of SetWaitableTimer is on the adjustable
-// wall clock), so sleep_until_ns() loops: compute what is left on the QPC clock, wait that long,
+// wall clock), so sleep_until() loops: compute what is left on the QPC clock, wait that long,
 // re-check. A timer that fires early, or a Sleep that returns a tick short, therefore never makes
 // the call return before its deadline.
 //
@@ -337,20 +337,21 @@ void reset_log_once() noexcept {
 
 using windows::Rung;
 
-std::int64_t now_ns() noexcept {
+clock::time_point now() noexcept {
     LARGE_INTEGER li{};
     QueryPerformanceCounter(&li);
     const std::int64_t f = windows::qpc_frequency();
     const std::int64_t c = static_cast<std::int64_t>(li.QuadPart);
     // Split so that c * 1e9 cannot overflow: (c % f) * 1e9 < f * 1e9, fine for f < 9.2 GHz.
-    return (c / f) * 1'000'000'000 + (c % f) * 1'000'000'000 / f;
+    return clock::from_ns((c / f) * 1'000'000'000 + (c % f) * 1'000'000'000 / f);
 }
 
-void sleep_until_ns(std::int64_t deadline) noexcept {
+void sleep_until(clock::time_point deadline_tp) noexcept {
+    const std::int64_t deadline = clock::to_ns(deadline_tp);
     windows::ThreadTimer* t = windows::thread_timer();
     if (t) t->ensure_chosen();
     for (;;) {
-        const std::int64_t left = deadline - now_ns();
+        const std::int64_t left = deadline - clock::to_ns(now());
         if (left <= 0) return;
         if (t && t->handle) {
             if (windows::set_timer(t->handle, (left + 99) / 100) &&
@@ -373,9 +374,9 @@ CpuTimes cpu_times() noexcept {
     CpuTimes c;
     FILETIME create{}, exit{}, kernel{}, user{};
     if (GetProcessTimes(GetCurrentProcess(), &create, &exit, &kernel, &user))
-        c.process_ns = windows::filetime_ns(kernel) + windows::filetime_ns(user);
+        c.process = std::chrono::nanoseconds(windows::filetime_ns(kernel) + windows::filetime_ns(user));
     if (GetThreadTimes(GetCurrentThread(), &create, &exit, &kernel, &user))
-        c.thread_ns = windows::filetime_ns(kernel) + windows::filetime_ns(user);
+        c.thread = std::chrono::nanoseconds(windows::filetime_ns(kernel) + windows::filetime_ns(user));
     return c;
 }
 

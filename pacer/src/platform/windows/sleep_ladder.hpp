@@ -1,6 +1,6 @@
 // Internal to pacer: the Windows backend's sleep ladder, and the seam its tests use.
 //
-// sleep_until_ns() on Windows uses the best of three rungs that works on the calling thread:
+// sleep_until() on Windows uses the best of three rungs that works on the calling thread:
 //   hrtimer  a waitable timer created with CREATE_WAITABLE_TIMER_HIGH_RESOLUTION (Windows 10
 //            1803+): fine-grained wake-ups without changing the global timer resolution;
 //   timer    a classic waitable timer, with timeBeginPeriod(wPeriodMin of timeGetDevCaps, 1 ms on
