@@ -10,11 +10,15 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
           (Xvfb arms its vblank timer in whole milliseconds, so its stamps come 0-1 ms late in a
           pattern plus the scheduler's delay: the prediction's error against them measured
           1.1-1.3 ms at p99 on an idle 2-core virtual machine, p50 0.3-0.45 ms.)
-  target  --present-at-time --hz N until 6 s of frames (6 N) are judged, counted from 2 s after
-          the first lock (at most 30 s): at least 97 % of them shown at exactly the vblank counter
-          of their display target (measured 99.1-100 % at 60 Hz, 97.5-98.7 % at 144 Hz on a 2-core
-          virtual machine). A count of frames, not a run time: a server clock stalled by the
-          machine (a CI run once judged 86 frames in 10 s at 60 Hz, all on target) delays the
+  target  --present-at-time --hz N until 10 s of frames (10 N) are judged, counted from 2 s
+          after the first lock (at most 30 s): at least 99 % of them shown at exactly the vblank
+          counter of their display target. Xvfb's counter rounds: it reads k from half a period
+          before vblank k's stamp, so a present for k must reach the server before then, and the
+          pacer's lead learns that edge from the late feedback (0.1 % of frames late by design,
+          PacerConfig::max_late_share). Measured over 1,500-5,000 frames: 99.85 % at 60 Hz idle,
+          99.74-99.92 % beside three busy loops or a build on both cores. 10 s of frames leave
+          room for a burst (99 % of 600 frames is 6 misses; 6 s of frames allowed only 3). A
+          count of frames, not a run time: a server clock stalled by the machine delays the
           verdict instead of starving it. Under SCHED_FIFO where allowed, like the server.
 
 usage: x11_present_test.py PACER_BINARY lock|target HZ...   (exit 0 ok, 1 failed, 77 skipped)
@@ -92,7 +96,7 @@ def check_lock(hz, out, errors):
 def check_target(hz, frames, out, errors):
     name = f"{hz} Hz present at time"
     share = out.get("on_target_share")
-    ok = share is not None and share >= 0.97 and out.get("presented", 0) >= frames
+    ok = share is not None and share >= 0.99 and out.get("presented", 0) >= frames
     print(f"{name}: {'ok  ' if ok else 'FAIL'} on target {share} of {out.get('presented')} in {out.get('seconds')} s "
           f"(late {out.get('late_frames')}, skipped {out.get('skipped_frames')}, paced unlocked "
           f"{out.get('untargeted_frames')}; locked after {out.get('lock_vblanks')} vblanks, {out.get('locks')} locks, "
@@ -122,7 +126,7 @@ def main():
             for hz in rates:
                 d = free_display()
                 servers.append(start_xvfb(hz, d))
-                frames = 6 * hz
+                frames = 10 * hz
                 # The pacer under SCHED_FIFO too (below the server) when allowed: the test judges
                 # which vblank the pacer aims at, not the scheduler's wake-up delays (a build on
                 # both cores made 2 % of 144 Hz frames late by those alone).
