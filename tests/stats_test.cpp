@@ -31,6 +31,22 @@ TEST(Percentile, LinearInterpolationAtNMinusOneP) {
     EXPECT_DOUBLE_EQ(pacer::percentile_sorted({}, 0.5), 0);
 }
 
+TEST(Milliseconds, ConvertBothWaysRoundedToTheNearestNanosecond) {
+    EXPECT_EQ(pacer::to_ms(16'666'667ns), 16.666667);
+    EXPECT_EQ(pacer::to_ms(-250us), -0.25);
+    EXPECT_EQ(pacer::from_ms(16.6666666), 16'666'667ns);  // 16666666.6 ns rounds up
+    EXPECT_EQ(pacer::from_ms(-1.0000004), -1'000'000ns);  // halves away from zero, both signs
+    EXPECT_EQ(pacer::from_ms(-1.0000006), -1'000'001ns);
+    static_assert(pacer::from_ms(2.5) == 2500us);
+    for (std::int64_t ns : {0LL, 1LL, 999LL, 16'666'667LL, 6'944'444LL, 3'600'000'000'000LL})
+        EXPECT_EQ(pacer::from_ms(pacer::to_ms(std::chrono::nanoseconds(ns))).count(), ns);
+    // Not a number: 0; beyond about 100 years either way: saturated, never undefined.
+    EXPECT_EQ(pacer::from_ms(std::nan("")), 0ns);
+    EXPECT_EQ(pacer::from_ms(1e300 * 1e300).count(), 3'200'000'000'000'000'000LL);
+    EXPECT_EQ(pacer::from_ms(-1e300 * 1e300).count(), -3'200'000'000'000'000'000LL);
+    EXPECT_EQ(pacer::from_ms(1e20).count(), 3'200'000'000'000'000'000LL);
+}
+
 TEST(FrameStats, SummaryMatchesHandComputedValues) {
     pacer::FrameStats s(16);
     s.add(frame(0));  // the first frame of a grid has no frame time: ignored
