@@ -38,6 +38,10 @@ cmake --build --preset windows-mingw
 # one wineserver kept alive for the whole run: each test process then starts in ~0.1 s instead
 # of paying Wine's start-up and shut-down (seconds) per test.
 export WINEPREFIX="$PWD/$build_dir/wine-prefix"
+# Wine keeps its server's socket in $TMPDIR/wine-XXXXXX and leaves that directory behind when the
+# server stops: in the build tree, not in the machine's /tmp.
+export TMPDIR="$PWD/$build_dir/wine-tmp"
+mkdir -p -m 700 "$TMPDIR"
 export WINEDEBUG=-all WINEARCH=win64 WINEDLLOVERRIDES="mscoree,mshtml="
 unset DISPLAY WAYLAND_DISPLAY
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
