@@ -77,13 +77,13 @@ void fit_lines(const pacer::DisplayStatus& d) {
     else if (d.state == pacer::DisplayState::unsynced)
         ImGui::Text("No vblank grid: frames shown on the compositor's timer");
     else if (d.state == pacer::DisplayState::locked)
-        ImGui::Text("Fixed refresh, %.4f ms", ms(d.period));
+        ImGui::Text("Fixed refresh, %.4f ms", pacer::to_ms(d.period));
     else
         ImGui::TextColored(kGrey, "Fixed or VRR: not known");
     ImGui::SameLine();
     ImGui::TextColored(kGrey, "%llu vblanks, %llu locks, residual %.3f ms",
                        static_cast<unsigned long long>(d.vblanks), static_cast<unsigned long long>(d.locks),
-                       ms(d.residual));
+                       pacer::to_ms(d.residual));
 }
 
 // The cadence in force and why; the lock setting, whether this frame's wait used the fit, and
@@ -103,7 +103,7 @@ void cadence_lines(const Session& s, const pacer::PacerConfig& c, const pacer::F
 // Presents against the vblanks: each present's offset from the nearest predicted vblank, on a
 // scale of one period (the vblank in the middle).
 void vblank_plot(const Session& s, const pacer::DisplayStatus& d) {
-    const double period_ms = ms(d.period);
+    const double period_ms = pacer::to_ms(d.period);
     const std::size_t n = std::min(Session::kPhaseFrames, s.vblank_offset_ms.count);  // the phase-error presents
     const ImVec2 size(ImGui::GetContentRegionAvail().x,
                       std::max(24.0f, ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing()));

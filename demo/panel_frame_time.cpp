@@ -32,7 +32,7 @@ float frame_getter(void* data, int i) {
 
 void frame_time_panel(Session& s, float x, float y, float w, float h) {
     panel("Frame times", x, y, w, h);
-    const double target = ms(s.target_period());
+    const double target = pacer::to_ms(s.target_period());
     const double hz = target > 0 ? 1000.0 / target : s.pacer().config().target_hz;
     // The last ~6 s of frames, at most the ring.
     const std::size_t shown = std::min<std::size_t>(s.frame_ms.count,

@@ -42,7 +42,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
         ImGui::TextColored(kGrey, "Deadline lateness: not in this file");
     else
         ImGui::Text("Lateness (wake - deadline): p99 %.3f ms", pacer::to_ms(m.lateness.p99));
-    const double tol = ms(s.pacer().config().miss_tolerance);
+    const double tol = pacer::to_ms(s.pacer().config().miss_tolerance);
     char label[48];
     std::snprintf(label, sizeof label, "miss > %.2f ms", tol);
     const float mark = s.lateness_hi_ms > 0 ? static_cast<float>(tol / s.lateness_hi_ms) : -1.0f;
@@ -57,7 +57,7 @@ void histogram_panel(Session& s, float x, float y, float w, float h) {
     else
         ImGui::Text("Latency (input to shown): p99 %.1f ms", pacer::to_ms(m.latency.p99));
     // The marker: one target period, what a frame_start loop with vsync adds on top of its work.
-    const double target_ms = ms(s.target_period());
+    const double target_ms = pacer::to_ms(s.target_period());
     histogram("##latency", s.latency_bins.data(), Session::kLatencyBins, size,
               s.latency_hi_ms > 0 ? static_cast<float>(target_ms / s.latency_hi_ms) : -1.0f, kTargetLine,
               "1 period", s.latency_hi_ms, 1);

@@ -21,7 +21,7 @@ void motion_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     // of this frame tells how old that input was when the previous frame reached the screen.
     const pacer::FrameTiming& t = s.timing();
     if (t.latency.count() > 0)
-        ImGui::TextColored(t.shown_late ? kRed : kGrey, "input %.2f ms old when shown%s", ms(t.latency),
+        ImGui::TextColored(t.shown_late ? kRed : kGrey, "input %.2f ms old when shown%s", pacer::to_ms(t.latency),
                            t.shown_late ? " (late)" : "");
     else
         ImGui::TextColored(kGrey, "input age: no present yet");

@@ -98,7 +98,7 @@ void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
                        "Stutters  %llu  (frame > 2.5x average of previous 20)",
                        static_cast<unsigned long long>(s.stutters()));
     ImGui::TextColored(kGrey, "Missed: woke > %.2f ms after its deadline, or skipped a slot.",
-                       ms(s.pacer().config().miss_tolerance));
+                       pacer::to_ms(s.pacer().config().miss_tolerance));
     if (m.latency_frames > 0)
         ImGui::Text("Shown late  %.2f %% of %zu frames (sync %s)", 100.0 * s.late_share(), m.latency_frames,
                     pacer::to_string(s.pacer().config().sync));

@@ -15,20 +15,20 @@ void status_panel(Session& s, const Presenter& p, float x, float y, float w, flo
     const pacer::PacerConfig& c = fp.config();
     const pacer::FrameTiming& t = s.timing();
     ImGui::Text("%s wait, %s, %.2f Hz (%.3f ms)", pacer::to_string(c.mode),
-                pacer::to_string(c.late_policy), c.target_hz, ms(st.period));
+                pacer::to_string(c.late_policy), c.target_hz, pacer::to_ms(st.period));
     ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
     ImGui::TextWrapped("%s", st.waiter.sleep_primitive);
     ImGui::PopStyleColor();
     // The waiter's learned margin (what the next hybrid wait subtracts), also in sleep/spin mode.
-    ImGui::Text("Spin margin %.3f ms, from %lld sleeps", ms(st.waiter.margin),
+    ImGui::Text("Spin margin %.3f ms, from %lld sleeps", pacer::to_ms(st.waiter.margin),
                 static_cast<long long>(st.waiter.sleeps_measured));
-    ImGui::Text("Spin cap %.2f of %.1f ms", ms(st.waiter.spin_cap), ms(c.waiter.max_spin));
+    ImGui::Text("Spin cap %.2f of %.1f ms", pacer::to_ms(st.waiter.spin_cap), pacer::to_ms(c.waiter.max_spin));
     if (st.waiter.preempted_spins > 0) {
         ImGui::SameLine();
         ImGui::TextColored(st.waiter.spin_cap < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
                            static_cast<long long>(st.waiter.preempted_spins));
     }
-    ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", ms(t.slept), ms(t.spun), ms(t.oversleep));
+    ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", pacer::to_ms(t.slept), pacer::to_ms(t.spun), pacer::to_ms(t.oversleep));
     const pacer::VsyncStatus vs = st.vsync;
     const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
     if (st.background)

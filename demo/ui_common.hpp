@@ -2,7 +2,6 @@
 // markers drawn over plots. Call between ImGui::NewFrame and ImGui::Render.
 #pragma once
 
-#include <chrono>
 
 #include <imgui.h>
 
@@ -13,8 +12,6 @@ inline const ImVec4 kGreen(0.45f, 0.85f, 0.45f, 1.0f);
 inline const ImVec4 kGrey(0.62f, 0.62f, 0.66f, 1.0f);
 inline const ImU32 kTargetLine = IM_COL32(90, 220, 90, 220);
 inline const ImU32 kDoubleLine = IM_COL32(255, 150, 40, 220);
-
-inline double ms(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) * 1e-6; }
 
 // Begins a fixed window at (x, y), w x h; the caller ends it with ImGui::End().
 void panel(const char* name, float x, float y, float w, float h);

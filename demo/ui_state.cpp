@@ -25,11 +25,11 @@ UiState::UiState(const Options& o, Session& s) {
     coarse_ms = o.coarse_ms > 0 ? o.coarse_ms : 4;
     vsync = o.vsync;
     const pacer::WaiterConfig& wc = s.pacer().config().waiter;
-    late_cost_ms = ms(wc.late_cost);
+    late_cost_ms = pacer::to_ms(wc.late_cost);
     half_life = wc.half_life;
-    initial_us = ms(wc.initial_margin) * 1000;
-    min_us = ms(wc.min_margin) * 1000;
-    max_spin_us = ms(wc.max_spin) * 1000;
+    initial_us = pacer::to_ms(wc.initial_margin) * 1000;
+    min_us = pacer::to_ms(wc.min_margin) * 1000;
+    max_spin_us = pacer::to_ms(wc.max_spin) * 1000;
     max_steps = s.sim().config().max_steps;
     if (!o.replay.empty()) std::snprintf(replay_path, sizeof replay_path, "%s", o.replay.c_str());
 }

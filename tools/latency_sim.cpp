@@ -154,7 +154,7 @@ private:
             cpu0_ = os_.cpu_times().thread.count();
             wall0_ = input;
         }
-        if (counting_ && t.latency.count() > 0) pacer_latency_.push_back(static_cast<double>(t.latency.count()) / 1e6);
+        if (counting_ && t.latency.count() > 0) pacer_latency_.push_back(to_ms(t.latency));
         double w = trace_[i];
         const bool stepped = step_at_ >= 0 && input >= step_at_;
         if (stepped) w *= cfg_.step_factor;

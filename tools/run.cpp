@@ -77,7 +77,7 @@ void print_summary(const RunOptions& o, FramePacer& pacer, const FrameStats& sta
     if (cfg.cadence == CadenceMode::automatic) {
         const CadenceStatus& c = pacer.status().cadence;
         std::printf("cadence %u at the end (%g Hz; switches %llu; frame cost p90 %.3f ms): %s\n", c.divisor, c.hz,
-                    static_cast<unsigned long long>(c.switches), static_cast<double>(c.cost.count()) / 1e6, c.reason);
+                    static_cast<unsigned long long>(c.switches), to_ms(c.cost), c.reason);
     }
 }
 

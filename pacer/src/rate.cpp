@@ -130,7 +130,7 @@ void RatePlanner::update_cadence(clock::time_point now, std::optional<std::chron
                                  std::chrono::nanoseconds(target))) {
         const CadenceStatus& g = governor_.status();
         detail::log(LogLevel::info, "cadence: every %u %s, %g Hz (cost %.2f ms): %s", g.divisor,
-                    refresh > 0 ? "refreshes" : "target periods", g.hz, static_cast<double>(g.cost.count()) / 1e6,
+                    refresh > 0 ? "refreshes" : "target periods", g.hz, to_ms(g.cost),
                     g.reason);
     }
     if (governor_.status().base.count() > 0) cadence_ = governor_.status();
