@@ -183,6 +183,8 @@ int display_main(int argc, char** argv) {
                  {"swap", std::string("swap")}});
     opts.number("--hz", "HZ", "the pacer's target rate", &o.hz, cli::kNoLow, cli::kNoHigh, check_rate).range = rate_range();
     opts.flag("--present-at-time", "present pixmaps at their target counter (x11-present)", &o.present_at_time);
+    opts.number("--ahead", "N", "x11-present: vblank requests kept queued (1: the quietest stamps on Xvfb;\n"
+                "more: no vblank lost to a late poll)", &o.ahead, 1, kX11MaxAhead);
     opts.flag("--match-display", "pace at the display's rate (fitted, or the shown rate of a compositor's timer)",
               &o.match_display);
     opts.number("--seconds", "S", "run time (with --frames: the longest)", &o.seconds, 1.0, 3600.0);
@@ -193,6 +195,8 @@ int display_main(int argc, char** argv) {
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (o.present_at_time && o.source != "x11-present")
         return cli::stop(opts, Status::error("--present-at-time: only with --source x11-present"));
+    if (o.ahead != 1 && o.source != "x11-present")
+        return cli::stop(opts, Status::error("--ahead: only with --source x11-present"));
     if (o.frames > 0 && !o.present_at_time) return cli::stop(opts, Status::error("--frames: only with --present-at-time"));
     set_log_function(nullptr);  // the report says what the log would
     DisplayCmdResult r;

@@ -12,10 +12,14 @@
 
 namespace pacer::tools {
 
+// pacer::x11::PresentSource::kMaxAhead (display_x11.cpp checks it), here for builds without xcb.
+inline constexpr int kX11MaxAhead = 8;
+
 struct DisplayCmdOptions {
     std::string source = "x11-present";  // x11-present, wayland, swap
     double hz = 60;                      // the pacer's target rate
     bool present_at_time = false;        // x11-present: present pixmaps at their target counter
+    int ahead = 1;                       // x11-present: NotifyMSC requests kept queued (pacer/x11_present.hpp)
     bool match_display = false;          // the pacer's PacerConfig::match_display
     double seconds = 10;                 // run time (with frames: the most it may take)
     long long frames = 0;                // present at time: stop once this many are judged (0: run `seconds`)

@@ -26,6 +26,8 @@ bool run_x11_present(const DisplayCmdOptions&, DisplayCmdResult*, std::string* e
 
 #else
 
+static_assert(kX11MaxAhead == x11::PresentSource::kMaxAhead);
+
 namespace {
 
 constexpr std::uint16_t kSize = 160;  // the window, in pixels
@@ -133,7 +135,7 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
 }  // namespace
 
 bool run_x11_present(const DisplayCmdOptions& o, DisplayCmdResult* r, std::string* error) {
-    x11::PresentSource src;
+    x11::PresentSource src(nullptr, o.ahead);
     if (!src.ok()) {
         *error = std::string("x11-present: ") + src.error() + " (is DISPLAY set?)";
         return false;

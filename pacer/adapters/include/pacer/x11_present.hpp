@@ -2,7 +2,9 @@
 // Present extension (optional target pacer::x11_present; Debian: libxcb-present-dev).
 //
 //   PresentSource             a Present connection of its own to the X server (one thread)
-//     PresentSource(name)     connects (nullptr: $DISPLAY); ok() false and error() when it cannot
+//     PresentSource(name[, ahead])  connects (nullptr: $DISPLAY); ok() false and error() when it
+//                             cannot; `ahead` NotifyMSC requests kept queued (1 to 8, default 1;
+//                             another count: ok() false, nothing connected)
 //     watch(window)           the X11 window whose vblanks to follow (an SDL2 window's XID too)
 //     poll(pacer[, on_event]) once a frame: reports the vblanks and pixmap completions that
 //                             arrived (FramePacer::report_vblank, report_present), never blocks
@@ -19,15 +21,29 @@
 //   }
 //
 // What it reads. PresentNotifyMSC asks the server for a CompleteNotify at a vblank counter (MSC);
-// the event carries the MSC and its time (UST: CLOCK_MONOTONIC in microseconds on Linux). The
-// source keeps kAhead requests queued (msc + 1 .. msc + kAhead, divisor 1), so a frame that polls
-// late misses no vblank (with divisor 0 the server answers a passed target at once with the time
-// of the request, not of a vblank; divisor 1 never does). Each vblank goes to the pacer with its
-// counter, so the display's fit indexes vblanks by count rather than guessing missed ones
-// (pacer/display.hpp). On a desktop X server (and XWayland) the times are the hardware vblank's;
-// Xvfb runs a timer at `-fakescreenfps N` (60 without) and stamps it with a millisecond timer:
-// measured 0.4-0.8 ms of noise around the fitted line, a rate within 0.0005 % of 1e6 / (1e6 / N
-// in whole microseconds) Hz (60.0024 Hz for 60).
+// the event carries the MSC and its time (UST: CLOCK_MONOTONIC in microseconds on Linux). Each
+// vblank goes to the pacer with its counter, so the display's fit indexes vblanks by count rather
+// than guessing missed ones (pacer/display.hpp). On a desktop X server (and XWayland) the times
+// are the hardware vblank's; Xvfb runs a timer at `-fakescreenfps N` (60 without), at a rate
+// within 0.0005 % of 1e6 / (1e6 / N in whole microseconds) Hz (60.0024 Hz for 60).
+//
+// Requests ahead (the constructor's `ahead`, 1 to 8). The source keeps that many NotifyMSC
+// requests queued (msc + 1 .. msc + ahead, divisor 1; with divisor 0 the server would answer a
+// passed target at once with the time of the request, not of a vblank). Each new one is sent
+// when poll() reads a vblank.
+//   1 (the default)  the next vblank only. A frame that polls after that vblank has passed gets
+//                    the one after it, so a loop slower than the display sees fewer vblanks: the
+//                    fit, indexed by counter, loses observations, not accuracy.
+//   more             no vblank lost to a late poll, but on Xvfb noisier stamps: Xvfb arms each
+//                    vblank as a timer in whole milliseconds from the time of the request, and
+//                    every request that reaches the server while one is pending re-arms it from
+//                    a new millisecond phase. Measured on Xvfb (-fakescreenfps 60 and 144, 10 s,
+//                    a client that polls at once): stamps within 0.9 ms before the vblank with
+//                    one request ahead (residual p99 around their fitted line 0.50-0.69 ms), over
+//                    -1.6 to +0.7 ms with 2 or 3 ahead (residual p99 1.08-1.26 ms).
+// Any other request on the same server (a toolkit's drawing, a present) re-arms the timer too, so
+// on Xvfb only a quiet client gets the tighter stamps; a hardware server's stamps are the
+// vblank's either way.
 //
 // The clock. UST is converted with the offset between CLOCK_MONOTONIC and pacer::clock measured
 // in-process (pacer/clock_offset.hpp; 0 +- 20 ns where pacer's clock is CLOCK_MONOTONIC), measured
@@ -82,9 +98,13 @@ struct PresentEvent {
 
 class PresentSource {
 public:
-    static constexpr int kAhead = 3;  // NotifyMSC requests kept queued
+    static constexpr int kMaxAhead = 8;
 
-    explicit PresentSource(const char* display_name = nullptr) noexcept {
+    explicit PresentSource(const char* display_name = nullptr, int ahead = 1) noexcept : ahead_(ahead) {
+        if (ahead < 1 || ahead > kMaxAhead) {
+            fail("PresentSource: ahead must be 1 to 8 requests");
+            return;
+        }
         int screen = 0;
         c_ = xcb_connect(display_name, &screen);
         if (xcb_connection_has_error(c_)) {
@@ -295,18 +315,19 @@ private:
         pacer.report_present(f);
     }
 
-    // Keeps NotifyMSC requests queued for the next kAhead counters after the last one seen.
+    // Keeps NotifyMSC requests queued for the next `ahead` counters after the last one seen.
     void request_ahead() noexcept {
         if (!has_msc_) return;
         if (requested_ < last_msc_) requested_ = last_msc_;  // fell behind: start over from now
         bool sent = false;
-        while (requested_ < last_msc_ + kAhead) {
+        while (requested_ < last_msc_ + static_cast<std::uint64_t>(ahead_)) {
             xcb_present_notify_msc(c_, window_, next_serial(), ++requested_, 1, 0);
             sent = true;
         }
         if (sent) xcb_flush(c_);
     }
 
+    int ahead_ = 1;
     xcb_connection_t* c_ = nullptr;
     xcb_special_event_t* events_ = nullptr;
     std::uint32_t window_ = 0;
