@@ -18,8 +18,9 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
           counter of their display target. Xvfb's counter rounds: it reads k from half a period
           before vblank k's stamp, so a present for k must reach the server before then, and the
           pacer's lead learns that edge from the late feedback (0.1 % of frames late by design,
-          PacerConfig::max_late_share). Measured over 1,500-5,000 frames: 99.85 % at 60 Hz idle,
-          99.74-99.92 % beside three busy loops or a build on both cores. 10 s of frames leave
+          PacerConfig::max_late_share). Measured over 2,000-3,000 frames: 99.85-100 % idle,
+          99.63-99.95 % beside three busy loops or a build on both cores (one vblank request or
+          three queued alike); over 10 s of frames: 99.33-100 %. 10 s of frames leave
           room for a burst (99 % of 600 frames is 6 misses; 6 s of frames allowed only 3). A
           count of frames, not a run time: a server clock stalled by the machine delays the
           verdict instead of starving it. Under SCHED_FIFO where allowed, like the server.
