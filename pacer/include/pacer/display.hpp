@@ -29,8 +29,8 @@
 // once locked, also give the period over a longer span: every 32nd fit's vblank (counter and
 // time) goes into a ring of 64, and the least-squares line through them (at least 8 fits over
 // 256 vblanks) is the fit in force, the window's line between fits only checking it. One
-// window's 128 stamps of Xvfb's +-1 ms noise give the period to 100-300 ppm; the span, 1-7 ppm
-// (the real-display test, 12 s at 60, 120 and 144 Hz). A window fit 0.1 % off the span's period,
+// window's 128 stamps of Xvfb's millisecond noise give the period to 100-300 ppm; the span, 1-7
+// ppm (the real-display test at 60, 120 and 144 Hz). A window fit 0.1 % off the span's period,
 // or its vblank more than 0.25 ms + period / 16 off the span's line, starts the span again.
 //
 // States (status().state, with a reason in words; each change is logged once at info level):
