@@ -28,7 +28,8 @@ void status_panel(Session& s, const Presenter& p, float x, float y, float w, flo
         ImGui::TextColored(st.waiter.spin_cap < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
                            static_cast<long long>(st.waiter.preempted_spins));
     }
-    ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", pacer::to_ms(t.slept), pacer::to_ms(t.spun), pacer::to_ms(t.oversleep));
+    ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", pacer::to_ms(t.slept), pacer::to_ms(t.spun),
+                pacer::to_ms(t.oversleep));
     const pacer::VsyncStatus vs = st.vsync;
     const bool manual = c.mode != pacer::WaitMode::vsync && c.mode != pacer::WaitMode::automatic;
     if (st.background)

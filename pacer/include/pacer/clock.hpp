@@ -52,9 +52,8 @@ struct clock {
 
 // The named conversions to and from the milliseconds people read (a UI, a log, a capture file's
 // Ms columns); with FixedStep::step_seconds and FrameStats::series_ms, the only doubles of time in
-// pacer's C++ API. to_ms is exact to double precision;
-// from_ms rounds to the nearest nanosecond, gives 0 for NaN and saturates beyond +-100 years.
-// Both are pure: any thread, no allocation.
+// pacer's C++ API. to_ms is exact to double precision; from_ms rounds to the nearest nanosecond,
+// gives 0 for NaN and saturates beyond +-100 years. Both are pure: any thread, no allocation.
 constexpr double to_ms(std::chrono::nanoseconds d) noexcept { return static_cast<double>(d.count()) / 1e6; }
 constexpr std::chrono::nanoseconds from_ms(double ms) noexcept {
     const double ns = ms * 1e6;

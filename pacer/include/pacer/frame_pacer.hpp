@@ -122,7 +122,8 @@
 // --present-at-time` on Xvfb -fakescreenfps 60 and 144 (tests/display/x11_present_test.py):
 // 99.33-100 % of the frames shown at their target counter at 60 and 144 Hz over 10 s of frames,
 // 99.85-100 % over 2,000, 99.63-99.95 % over 2,000-3,000 beside three busy loops or a build on
-// both cores of a 2-core virtual machine (max_late_share 0.001: the lead sits at the server's edge and takes a late step there).
+// both cores of a 2-core virtual machine (max_late_share 0.001: the lead sits at the server's
+// edge and takes a late step there).
 //
 // Display time (FrameTiming::display_dt): the delta to give the simulation. On a fixed-refresh
 // display whose refresh is known, the wake interval rounded to whole refreshes; otherwise the
