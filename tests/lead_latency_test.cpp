@@ -55,6 +55,39 @@ TEST(LeadController, TheOffsetStepsByTheBudget) {
     EXPECT_LE(lead.offset(), k60);
 }
 
+// Late feedback (frames learned as on time, reported late afterwards) within 8 frames of the
+// previous one doubles the step: 1, 2, 4, 8, 8 steps; after more than 8 frames without it, one
+// step again. Each also undoes the on-time fall the frame took.
+TEST(LeadController, LateFeedbackInABurstDoublesTheStepUpToEight) {
+    LeadController lead;
+    lead.prime(k60);
+    const double step = 16'666'667.0 / 64.0, fall = step * 0.01 / 0.99;
+    for (int i = 0; i < 20; ++i) lead.learn(1ms, 3ms, false, k60, 0.01);
+    auto offset = [&] { return static_cast<double>(lead.offset().count()); };
+    for (double multiple : {1.0, 2.0, 4.0, 8.0, 8.0}) {
+        lead.learn(1ms, 3ms, false, k60, 0.01);
+        const double before = offset();
+        lead.late_feedback(k60, 0.01);
+        EXPECT_NEAR(offset(), before + multiple * step + fall, 1.0) << multiple;
+    }
+    // 8 frames on time: still in the burst.
+    for (int i = 0; i < 8; ++i) lead.learn(1ms, 3ms, false, k60, 0.01);
+    double before = offset();
+    lead.late_feedback(k60, 0.01);
+    EXPECT_NEAR(offset(), before + 8 * step + fall, 1.0);
+    // 9 frames: the burst is over.
+    for (int i = 0; i < 9; ++i) lead.learn(1ms, 3ms, false, k60, 0.01);
+    before = offset();
+    lead.late_feedback(k60, 0.01);
+    EXPECT_NEAR(offset(), before + step + fall, 1.0);
+    // A late frame that learn() itself judged takes one step, burst or not.
+    lead.learn(1ms, 3ms, false, k60, 0.01);
+    lead.late_feedback(k60, 0.01);
+    before = offset();
+    lead.learn(1ms, 3ms, true, k60, 0.01);
+    EXPECT_NEAR(offset(), before + step, 1.0);
+}
+
 TEST(LeadController, TheLeadStaysWithinFourPeriods) {
     LeadController lead;
     lead.prime(k60);

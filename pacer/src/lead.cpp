@@ -18,6 +18,7 @@ void LeadController::prime(std::chrono::nanoseconds period) noexcept {
 void LeadController::learn(std::chrono::nanoseconds work, std::chrono::nanoseconds lead_used, bool shown_late,
                            std::chrono::nanoseconds period, double max_late_share) noexcept {
     work_.add(work);
+    if (since_late_ <= kBurstFrames) ++since_late_;  // capped: counts up to "not in a burst"
     const double p = static_cast<double>(period.count());
     const double step = p / 64.0, b = max_late_share;
     const double overrun = static_cast<double>((work - lead_used).count());
@@ -34,8 +35,10 @@ void LeadController::learn(std::chrono::nanoseconds work, std::chrono::nanosecon
 void LeadController::late_feedback(std::chrono::nanoseconds period, double max_late_share) noexcept {
     const double p = static_cast<double>(period.count());
     const double step = p / 64.0, b = max_late_share;
+    burst_ = since_late_ <= kBurstFrames ? std::min(2.0 * burst_, kMaxBurst) : 1.0;
+    since_late_ = 0;
     // The frame was learned as on time (it fell by step b / (1 - b)): undo that, take the late step.
-    offset_ += step + step * b / (1.0 - b);
+    offset_ += burst_ * step + step * b / (1.0 - b);
     const double q = static_cast<double>(work_.quantile(1.0 - b).count());
     offset_ = std::clamp(offset_, -0.5 * q, p);
 }

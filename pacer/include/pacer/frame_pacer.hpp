@@ -119,11 +119,11 @@
 // A present at a time should reach the API some time before its target (a compositor repaints
 // ahead; Xvfb needs half a period): pace with a lead (sync just_in_time, or frame_start with the
 // display lock), and the late feedback keeps the lead long enough. Measured with `pacer display
-// --present-at-time` on Xvfb -fakescreenfps 60 and 144 (tests/display/x11_present_test.py):
-// 99.33-100 % of the frames shown at their target counter at 60 and 144 Hz over 10 s of frames,
-// 99.85-100 % over 2,000, 99.63-99.95 % over 2,000-3,000 beside three busy loops or a build on
-// both cores of a 2-core virtual machine (max_late_share 0.001: the lead sits at the server's
-// edge and takes a late step there).
+// --present-at-time` on Xvfb -fakescreenfps 60 and 144 (tests/display/x11_present_test.py), 10 s
+// of frames a run: 99.86-100 % of the frames shown at their target counter (six runs idle),
+// 99.83-100 % beside a build on both cores of a 2-core virtual machine, 99.93-100 % beside three
+// busy loops (four runs each). max_late_share 0.001: the lead sits near the server's edge, and a
+// burst of late feedback moves it back in a few frames (pacer/lead.hpp).
 //
 // Display time (FrameTiming::display_dt): the delta to give the simulation. On a fixed-refresh
 // display whose refresh is known, the wake interval rounded to whole refreshes; otherwise the
