@@ -3,14 +3,17 @@
 #include "display_cmd.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "analyze.hpp"
 #include "cli_options.hpp"
 #include "pacer/log.hpp"
 #include "pacer/stats.hpp"
+#include "report.hpp"
 #include "tools.hpp"
 
 namespace pacer::tools {
@@ -23,6 +26,7 @@ void VblankJudge::expect(const PacerStatus& before) noexcept {
 
 void VblankJudge::vblank(bool has_msc, std::uint64_t msc, clock::time_point t, const PacerStatus& after) {
     ++vblanks;
+    stamps.push_back({msc, has_msc, t});
     if (has_msc && has_last_ && msc > last_msc_) ++msc_steps[msc - last_msc_];
     if (has_msc) {
         last_msc_ = msc;
@@ -170,6 +174,14 @@ std::string format_display_result(const DisplayCmdResult& r, bool json) {
     return json ? format_json(r) : format_text(r);
 }
 
+std::string format_vblanks_csv(const VblankJudge& v) {
+    std::string s = "msc,time_ns\n";
+    s.reserve(s.size() + 32 * v.stamps.size());
+    for (const VblankJudge::Stamp& st : v.stamps)
+        s += (st.has_msc ? std::to_string(st.msc) : std::string()) + "," + std::to_string(clock::to_ns(st.time)) + "\n";
+    return s;
+}
+
 int display_main(int argc, char** argv) {
     DisplayCmdOptions o;
     cli::Parser opts("pacer display", "",
@@ -190,6 +202,9 @@ int display_main(int argc, char** argv) {
     opts.number("--seconds", "S", "run time (with --frames: the longest)", &o.seconds, 1.0, 3600.0);
     opts.number("--frames", "N", "--present-at-time: stop once N frames are judged", &o.frames, 1LL, 10000000LL);
     opts.flag("--json", "one JSON object instead of text", &o.json);
+    opts.text("--vblanks-csv", "PATH",
+              "each observed vblank to PATH: msc (the counter; empty when the source has none),\n"
+              "time_ns (its time on the pacer's clock: CLOCK_MONOTONIC on Linux)", &o.vblanks_csv);
     opts.epilogue = "Exit status: 0 ok, 2 bad options, no display, or a source the display lacks.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
@@ -198,6 +213,16 @@ int display_main(int argc, char** argv) {
     if (o.ahead != 1 && o.source != "x11-present")
         return cli::stop(opts, Status::error("--ahead: only with --source x11-present"));
     if (o.frames > 0 && !o.present_at_time) return cli::stop(opts, Status::error("--frames: only with --present-at-time"));
+    if (!o.vblanks_csv.empty()) {  // an unwritable path fails before the run, not after it
+        const std::string probe = o.vblanks_csv + ".tmp";
+        std::FILE* f = std::fopen(probe.c_str(), "wb");
+        if (f == nullptr) {
+            std::fprintf(stderr, "pacer display: cannot write %s: %s\n", o.vblanks_csv.c_str(), std::strerror(errno));
+            return 2;
+        }
+        std::fclose(f);
+        std::remove(probe.c_str());
+    }
     set_log_function(nullptr);  // the report says what the log would
     DisplayCmdResult r;
     r.source = o.source;
@@ -206,6 +231,12 @@ int display_main(int argc, char** argv) {
     if (!ok) {
         std::fprintf(stderr, "pacer display: %s\n", error.c_str());
         return 2;
+    }
+    if (!o.vblanks_csv.empty()) {
+        if (const Status st = write_file_atomically(o.vblanks_csv, format_vblanks_csv(r.vblanks)); !st) {
+            std::fprintf(stderr, "pacer display: %s\n", st.message().c_str());
+            return 2;
+        }
     }
     const std::string out = format_display_result(r, o.json);
     std::fwrite(out.data(), 1, out.size(), stdout);

@@ -24,6 +24,7 @@ struct DisplayCmdOptions {
     double seconds = 10;                 // run time (with frames: the most it may take)
     long long frames = 0;                // present at time: stop once this many are judged (0: run `seconds`)
     bool json = false;
+    std::string vblanks_csv;             // each observed vblank to this file (empty: none)
 };
 
 // The vblanks a source delivered and how well the display's fit predicted them.
@@ -38,6 +39,12 @@ public:
     std::optional<std::uint64_t> lock_vblanks;  // vblanks until the fit first locked
     std::vector<double> errors_us;               // observed - predicted, after lock
     std::map<std::uint64_t, std::uint64_t> msc_steps;  // counter advance -> times
+    struct Stamp {
+        std::uint64_t msc;
+        bool has_msc;
+        clock::time_point time;
+    };
+    std::vector<Stamp> stamps;  // every vblank, as the source gave it (--vblanks-csv)
 
 private:
     clock::time_point predicted_{};
@@ -67,6 +74,8 @@ struct DisplayCmdResult {
 
 // JSON (--json) or text.
 std::string format_display_result(const DisplayCmdResult& r, bool json);
+// --vblanks-csv: "msc,time_ns", a row per observed vblank (msc empty when the source has none).
+std::string format_vblanks_csv(const VblankJudge& v);
 
 // The sources: each opens its window on the current display, runs for opts.seconds and fills
 // `out`; on a missing display or source: a message and false (exit 2).

@@ -4,19 +4,25 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
 
   lock    --source x11-present for 20 s at each rate, side by side, a server each: locked
           within 20 vblanks, exactly one lock, the fitted rate within 0.05 % of the server's
-          (Xvfb ticks every floor(1e6 / N) us), the next vblank predicted within 2 ms at p99,
+          (Xvfb ticks every floor(1e6 / N) us), the next vblank predicted within 1 ms at p99,
           the counter advancing by 1 (99 % of the steps).
           (Measured: locked after 12-14 vblanks in every run; the fit over the span of counted
           vblanks within 0.0001-0.0007 %, where one window's fit was 0.004-0.057 % off.)
           (Xvfb arms each vblank as a timer in whole milliseconds from the request, so its
           stamps come up to 1 ms before the vblank. With one request queued, the default of
-          pacer/x11_present.hpp, the prediction's error against them measured 0.51-0.65 ms at
-          p99, p50 0.25 ms, alone, side by side, and beside one or two busy loops. With three
-          queued, each new request re-armed the pending timers: 1.05-1.23 ms at p99.)
-          (Why 2 ms and not 1: Xvfb's vblank is a software timer, and a spell of kernel work
-          delays its wake-ups by milliseconds, under SCHED_FIFO too, on a kernel without
-          preemption such as this virtual machine's: one run of 26 in `./dev test` gave 1.51 ms
-          at 60 Hz, and a disk writer beside the test (dd with fsync) 2.6-2.8 ms at every rate.)
+          pacer/x11_present.hpp, the prediction's error against them measured 0.50-0.65 ms at
+          p99, p50 0.25 ms, alone, side by side, beside one or two busy loops or a build on
+          both cores. With three queued, each new request re-armed the pending timers:
+          1.05-1.23 ms at p99.)
+          (The 1 ms holds while Xvfb's clock keeps its time, and the test checks that from the
+          stamps themselves (--vblanks-csv): a stamp more than 0.2 ms after the server's exact
+          grid is one its timer fired late. Xvfb's vblank is a software timer, and a spell of
+          kernel work delays its wake-ups by milliseconds, under SCHED_FIFO too, on a kernel
+          without preemption such as this virtual machine's. Idle or beside a build, 0-0.17 %
+          of the stamps came late; a disk writer beside the test (dd with fsync) made 4.7-5.9 %
+          late and a p99 of 2.1-2.7 ms. With 0.5 % or more of the stamps late, the test says so
+          and holds the prediction to 2 ms instead; a short disk write that made 0.67 % late
+          still left the p99 at 0.61 ms.)
   target  --present-at-time --hz N until 10 s of frames (10 N) are judged, counted from 2 s
           after the first lock (at most 30 s): at least 99 % of them shown at exactly the vblank
           counter of their display target. Xvfb's counter rounds: it reads k from half a period
@@ -35,6 +41,7 @@ usage: x11_present_test.py PACER_BINARY lock|target HZ...   (exit 0 ok, 1 failed
 Each server is started here and stopped at the end; nothing is left behind.
 """
 import concurrent.futures
+import csv
 import json
 import os
 import shutil
@@ -83,9 +90,30 @@ def run(pacer, display, args, priority=None):
     return json.loads(r.stdout)
 
 
-def check_lock(hz, out, errors):
+def delayed_share(csv_path, hz):
+    """The share of the vblank stamps more than 0.2 ms after Xvfb's own grid: vblank k is due at
+    k x floor(1e6 / hz) us of CLOCK_MONOTONIC, the pacer's clock here, and a timer that is not
+    delayed stamps it up to 1 ms before that (never after it by more than the wake-up)."""
+    interval_ns = (1000000 // hz) * 1000
+    late = total = 0
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            if not row["msc"]:
+                continue
+            total += 1
+            late += int(row["time_ns"]) - int(row["msc"]) * interval_ns > 200_000
+    return late / total if total else 1.0
+
+
+def check_lock(hz, out, delayed, errors):
     server_hz = 1e6 / (1000000 // hz)
     name = f"{hz} Hz lock"
+    # 1 ms while Xvfb's clock kept its time; a machine that delayed it (a disk writer, kernel
+    # work) moves the stamps themselves, and then only the looser bound holds (see above).
+    bound = 1000 if delayed < 0.005 else 2000
+    if bound > 1000:
+        print(f"{name}: note {delayed:.1%} of the server's stamps came over 0.2 ms late: the machine delayed "
+              f"Xvfb's clock, so the next-vblank bound is 2 ms, not 1 ms")
     steps = {int(k): v for k, v in out["msc_step_counts"].items()}
     total = sum(steps.values())
     checks = [
@@ -94,8 +122,9 @@ def check_lock(hz, out, errors):
         (out["locks"] == 1, f"{out['locks']} locks"),
         (out["fitted_hz"] is not None and abs(out["fitted_hz"] - server_hz) <= 5e-4 * server_hz,
          f"fitted {out['fitted_hz']} Hz, server {server_hz:.4f} Hz"),
-        (out["next_vblank_error_p99_us"] is not None and out["next_vblank_error_p99_us"] < 2000,
-         f"next vblank error p99 {out['next_vblank_error_p99_us']} us"),
+        (out["next_vblank_error_p99_us"] is not None and out["next_vblank_error_p99_us"] < bound,
+         f"next vblank error p99 {out['next_vblank_error_p99_us']} us (under {bound}; stamps delayed "
+         f"{delayed:.2%})"),
         (total > 0 and steps.get(1, 0) >= 0.99 * total, f"counter steps {steps}"),
     ]
     for ok, what in checks:
@@ -132,10 +161,13 @@ def main():
             for hz in rates:
                 displays.append(free_display())
                 servers.append(start_xvfb(hz, displays[-1]))
-            with concurrent.futures.ThreadPoolExecutor(len(rates)) as pool:
-                outs = list(pool.map(lambda d: run(pacer, d, ["--seconds", "20"]), displays))
-            for hz, out in zip(rates, outs):
-                check_lock(hz, out, errors)
+            with tempfile.TemporaryDirectory(prefix="pacer-x11-present-test-") as tmp:
+                csvs = [os.path.join(tmp, f"vblanks-{d}.csv") for d in displays]
+                with concurrent.futures.ThreadPoolExecutor(len(rates)) as pool:
+                    outs = list(pool.map(lambda dc: run(pacer, dc[0], ["--seconds", "20", "--vblanks-csv", dc[1]]),
+                                         zip(displays, csvs)))
+                for hz, out, path in zip(rates, outs, csvs):
+                    check_lock(hz, out, delayed_share(path, hz), errors)
         else:  # one at a time: each paces frames with a spin at the end of its waits
             for hz in rates:
                 d = free_display()
