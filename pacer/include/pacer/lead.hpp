@@ -35,9 +35,9 @@
 // Xvfb at 144 Hz, frames presented at their target counter, interleaved (`pacer display --source
 // x11-present --present-at-time --hz 144`, 1,440 frames a run): on target 99.31-99.72 % (mean
 // 99.51 %) with one step per late frame, 100 % in 6 of 6 runs with the burst; a build on both
-// cores beside, 5 runs each: 99.38-100 % (mean 99.78 %) against 99.86-100 % (mean 99.97 %). The cost: the
-// present call about 1 ms earlier (5.3 ms before the target instead of 3.9-4.3 ms; Xvfb's edge is
-// half a period, 3.5 ms).
+// cores beside, 5 runs each: 99.38-100 % (mean 99.78 %) against 99.86-100 % (mean 99.97 %). The
+// cost: the present call about 1 ms earlier (5.3 ms before the target instead of 3.9-4.3 ms;
+// Xvfb's edge is half a period, 3.5 ms).
 //
 // Pure logic: no clock, no allocation. Thread safety: none.
 #pragma once
