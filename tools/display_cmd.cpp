@@ -118,7 +118,9 @@ Figures figures_of(const DisplayCmdResult& r) {
 std::string format_json(const DisplayCmdResult& r) {
     const Figures f = figures_of(r);
     const DisplayStatus& d = r.status.display;
-    std::string s = "{\"source\": \"" + r.source + "\", \"seconds\": " + number_or_null(r.seconds) +
+    std::string s = "{\"source\": \"" + r.source + "\", \"ahead\": " +
+                    (r.ahead > 0 ? std::to_string(r.ahead) : std::string("null")) +
+                    ", \"seconds\": " + number_or_null(r.seconds) +
                     ", \"state\": \"" + to_string(d.state) + "\", \"reason\": \"" + d.reason + "\"";
     s += ", \"lock_vblanks\": " +
          (r.vblanks.lock_vblanks ? std::to_string(*r.vblanks.lock_vblanks) : std::string("null"));

@@ -66,6 +66,7 @@ struct TargetJudge {
 
 struct DisplayCmdResult {
     std::string source;
+    int ahead = 0;        // x11-present: vblank requests kept queued (0: another source)
     PacerStatus status;
     VblankJudge vblanks;
     std::optional<TargetJudge> targets;

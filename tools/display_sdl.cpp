@@ -2,6 +2,7 @@
 // wayland: each commit's wp_presentation feedback (pacer/wayland_presentation.hpp); swap: the
 // swap's own return, vsync asked for (the pacer's vsync mode).
 #include <chrono>
+#include <cstring>
 #include <string>
 
 #include "display_cmd.hpp"
@@ -46,6 +47,13 @@ bool open_window(const DisplayCmdOptions& o, Window* w, std::string* error) {
     if (o.source == "wayland") SDL_SetHint(SDL_HINT_VIDEODRIVER, "wayland");
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         *error = o.source + ": no display: " + SDL_GetError();
+        return false;
+    }
+    // With no display SDL falls back to a driver that shows nothing: no display clock to read.
+    const char* driver = SDL_GetCurrentVideoDriver();
+    if (driver != nullptr && (std::strcmp(driver, "offscreen") == 0 || std::strcmp(driver, "dummy") == 0)) {
+        *error = o.source + ": no display: SDL's video driver is " + driver +
+                 ", which shows nothing (is DISPLAY or WAYLAND_DISPLAY set?)";
         return false;
     }
     w->window = SDL_CreateWindow("pacer display", 0, 0, 160, 160, SDL_WINDOW_SHOWN);

@@ -150,6 +150,7 @@ bool run_x11_present(const DisplayCmdOptions& o, DisplayCmdResult* r, std::strin
     c.max_late_share = 0.001;    // a frame shown after its target counter is one of the 0.1 %
     c.match_display = o.match_display;
     FramePacer pacer(c);
+    r->ahead = o.ahead;
     const clock::time_point start = clock::now();
     if (o.present_at_time) present_at_time(o, src, pacer, r);
     else watch_vblanks(o, src, pacer, r);
