@@ -195,4 +195,8 @@ Option& Parser::choice(std::string name, std::string help, T* target, std::vecto
     return add(std::move(o));
 }
 
+// True if `path` can be created or overwritten (an existing file is left untouched): an output
+// path is checked before a run, not found unwritable after it.
+bool path_writable(const std::string& path, std::string* why);
+
 }  // namespace pacer::cli

@@ -1,35 +1,14 @@
 #include "options.hpp"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <limits>
 #include <string_view>
-#include <system_error>
 
 #include "cli_options.hpp"
 #include "pacer/fixed_step.hpp"
 #include "session.hpp"
 
 namespace pacer_demo {
-
-bool path_writable(const std::string& path, std::string* why) {
-    if (path.empty()) {
-        *why = "empty path";
-        return false;
-    }
-    std::error_code ec;
-    const bool existed = std::filesystem::exists(path, ec);
-    std::FILE* f = std::fopen(path.c_str(), "ab");  // "a": never truncates an existing file
-    if (f == nullptr) {
-        *why = std::strerror(errno);
-        return false;
-    }
-    std::fclose(f);
-    if (!existed) std::remove(path.c_str());
-    return true;
-}
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cli_options.hpp"
 #include "pacer/frame_pacer.hpp"
 #include "pacer/vsync.hpp"
 #include "pacer/waiter.hpp"
@@ -58,7 +59,6 @@ struct ParseResult {
 ParseResult parse_options(int argc, const char* const* argv, Options* out);
 std::string usage();
 
-// True if `path` can be created or overwritten (an existing file is left untouched).
-bool path_writable(const std::string& path, std::string* why);
+using pacer::cli::path_writable;  // cli/cli_options.hpp
 
 }  // namespace pacer_demo

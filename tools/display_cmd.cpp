@@ -3,10 +3,8 @@
 #include "display_cmd.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "analyze.hpp"
@@ -26,7 +24,7 @@ void VblankJudge::expect(const PacerStatus& before) noexcept {
 
 void VblankJudge::vblank(bool has_msc, std::uint64_t msc, clock::time_point t, const PacerStatus& after) {
     ++vblanks;
-    stamps.push_back({msc, has_msc, t});
+    if (keep_stamps) stamps.push_back({msc, has_msc, t});
     if (has_msc && has_last_ && msc > last_msc_) ++msc_steps[msc - last_msc_];
     if (has_msc) {
         last_msc_ = msc;
@@ -215,19 +213,14 @@ int display_main(int argc, char** argv) {
     if (o.ahead != 1 && o.source != "x11-present")
         return cli::stop(opts, Status::error("--ahead: only with --source x11-present"));
     if (o.frames > 0 && !o.present_at_time) return cli::stop(opts, Status::error("--frames: only with --present-at-time"));
-    if (!o.vblanks_csv.empty()) {  // an unwritable path fails before the run, not after it
-        const std::string probe = o.vblanks_csv + ".tmp";
-        std::FILE* f = std::fopen(probe.c_str(), "wb");
-        if (f == nullptr) {
-            std::fprintf(stderr, "pacer display: cannot write %s: %s\n", o.vblanks_csv.c_str(), std::strerror(errno));
-            return 2;
-        }
-        std::fclose(f);
-        std::remove(probe.c_str());
+    if (std::string why; !o.vblanks_csv.empty() && !cli::path_writable(o.vblanks_csv, &why)) {
+        std::fprintf(stderr, "pacer display: cannot write %s: %s\n", o.vblanks_csv.c_str(), why.c_str());
+        return 2;
     }
     set_log_function(nullptr);  // the report says what the log would
     DisplayCmdResult r;
     r.source = o.source;
+    r.vblanks.keep_stamps = !o.vblanks_csv.empty();
     std::string error;
     const bool ok = o.source == "x11-present" ? run_x11_present(o, &r, &error) : run_sdl_source(o, &r, &error);
     if (!ok) {

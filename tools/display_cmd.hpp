@@ -44,7 +44,8 @@ public:
         bool has_msc;
         clock::time_point time;
     };
-    std::vector<Stamp> stamps;  // every vblank, as the source gave it (--vblanks-csv)
+    bool keep_stamps = false;   // --vblanks-csv: keep every vblank in `stamps`
+    std::vector<Stamp> stamps;  // every vblank, as the source gave it
 
 private:
     clock::time_point predicted_{};
