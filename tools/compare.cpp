@@ -7,12 +7,14 @@
 // strategy would always follow the same one, and a strategy that spun a whole chunk leaves the
 // next one with a scheduler that owes it nothing (later wake-ups), which skewed the ratios.
 // Reported per strategy: deadline lateness percentiles (wake - deadline) over all frames and the
-// median with quartiles of the per-chunk medians, interval error (|interval - period|), share of
-// wall time spent spinning, and the pacing thread's CPU % (median and quartiles over chunks).
+// median with quartiles of the per-chunk medians, interval error (|interval - period|: its p99 and
+// the share of intervals off by more than 100 us), share of wall time spent spinning, and the
+// pacing thread's CPU % (median and quartiles over chunks).
 // Ratios against the other strategies are printed under each table, and a summary with one row per
 // rate and load at the end.
 //
-//   pacer compare [--hz 60,144] [--load 0,1] [--seconds 2] [--rounds 3] [--work-ms 0] [--csv FILE]
+//   pacer compare [--hz 60,144] [--load 0,1] [--seconds 2] [--rounds 3] [--work-ms 0] [--tail-margin US]
+//                 [--csv FILE]
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -40,15 +42,24 @@ struct Options {
     double seconds = 2.0;
     int rounds = 3;
     double work_ms = 0.0;
+    double tail_margin_us = 0.0;  // > 0: also a hybrid pacer with this WaiterConfig::min_margin
     std::string csv;
 };
 
 // hybrid2 is a second FramePacer identical to hybrid: two learners that differ only in the random
-// history they saw. Their CPU ratio is the run's noise floor for the ratios between strategies.
-enum Strategy { kSleep, kSpin, kPrecise, kSleepUntil, kHybrid, kHybrid2, kStrategies };
+// history they saw. Their CPU ratio is the run's noise floor for the ratios between strategies, and
+// their interval-error p99s show how far that tail moves between two identical pacers.
+// tail (only with --tail-margin) is a hybrid FramePacer that spins at least that long before every
+// deadline (WaiterConfig::min_margin): what covering the OS's rare late wake-ups costs.
+enum Strategy { kSleep, kSpin, kPrecise, kSleepUntil, kHybrid, kHybrid2, kTail, kStrategies };
 const char* kNames[kStrategies] = {"sleep (absolute OS sleep)", "spin", "preciseSleep (Blatnik 2020)",
-                                   "pacer::sleep_until", "pacer hybrid", "pacer hybrid, 2nd (control)"};
-const char* kShort[kStrategies] = {"sleep", "spin", "precise", "sleep_until", "hybrid", "hybrid2"};
+                                   "pacer::sleep_until", "pacer hybrid", "pacer hybrid, 2nd (control)",
+                                   "pacer hybrid, min_margin (--tail-margin)"};
+const char* kShort[kStrategies] = {"sleep", "spin", "precise", "sleep_until", "hybrid", "hybrid2", "tail"};
+
+// An interval this far off the period is a visible hitch; the share of them is the tail's mass,
+// which moves less between runs than the p99 when it lies near 1 %.
+constexpr double kHitchUs = 100.0;
 
 struct Samples {
     std::vector<double> late_us, interr_us, cpu_pct;
@@ -59,6 +70,12 @@ struct Samples {
 double q(std::vector<double> v, double p) {
     std::sort(v.begin(), v.end());
     return pacer::percentile_sorted(v, p);
+}
+
+// The share of intervals off the period by more than kHitchUs, in %.
+double hitch_pct(const std::vector<double>& interr_us) {
+    const auto n = std::count_if(interr_us.begin(), interr_us.end(), [](double e) { return e > kHitchUs; });
+    return 100.0 * static_cast<double>(n) / static_cast<double>(std::max<std::size_t>(1, interr_us.size()));
 }
 
 // p25, p50, p75 of v into out[0..2].
@@ -168,18 +185,29 @@ cli::Parser compare_parser(Options* o, const char* prog) {
                      "preciseSleep of \"Making an accurate Sleep() function\", pacer::sleep_until, pacer's\n"
                      "hybrid FramePacer, and a second identical one as a control) paces the same loop in\n"
                      "short chunks, in a shuffled order, round after round; prints lateness as the caller\n"
-                     "sees it and the pacing thread's CPU %, with the spread over chunks.");
+                     "sees it, interval error and the pacing thread's CPU %, with the spread over chunks.");
     opts.list("--hz", "LIST", "target rates to compare", &o->hz, cli::kNoLow, cli::kNoHigh, check_rate)
         .range = "each " + rate_range();
     opts.list("--load", "LIST", "numbers of background busy threads", &o->load, 0, 64);
     opts.number("--seconds", "S", "length of one chunk of one strategy", &o->seconds, 0.1, 600.0);
     opts.number("--rounds", "N", "chunks per strategy, interleaved", &o->rounds, 1, 1000);
     opts.number("--work-ms", "MS", "simulated work per frame, busy", &o->work_ms, 0.0, 1000.0);
+    opts.number("--tail-margin", "US",
+                "also a hybrid pacer spinning at least US before each deadline (min_margin; 0: none)",
+                &o->tail_margin_us, 0.0, 4000.0);
     opts.text("--csv", "FILE", "also write one row per strategy and setting to FILE", &o->csv);
     return opts;
 }
 
 using AllSamples = Samples[kStrategies];
+
+pacer::PacerConfig tail_config(double hz, const Options& o) {
+    pacer::PacerConfig c{.target_hz = hz, .mode = pacer::WaitMode::hybrid};
+    c.waiter.min_margin = std::chrono::nanoseconds(std::llround(o.tail_margin_us * 1e3));
+    return c;
+}
+
+bool runs(Strategy k, const Options& o) { return k != kTail || o.tail_margin_us > 0; }
 
 // One rate at one load: every strategy's chunks, round after round, in a shuffled order.
 void run_setting(double hz, const Options& o, AllSamples& s) {
@@ -189,7 +217,8 @@ void run_setting(double hz, const Options& o, AllSamples& s) {
         pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
         pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
         pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
-        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid})};
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
+        pacer::FramePacer(tail_config(hz, o))};
     bench::PreciseSleep seed;
     Worker sleep_until_thread;
     std::mt19937 order_rng(12345);
@@ -198,6 +227,7 @@ void run_setting(double hz, const Options& o, AllSamples& s) {
     for (int r = 0; r < o.rounds; ++r) {
         std::shuffle(order, order + kStrategies, order_rng);
         for (const Strategy st : order) {
+            if (!runs(st, o)) continue;
             if (st == kSleepUntil)
                 sleep_until_thread.run([&] { run_chunk(st, hz, o, fp[st], seed, s[st]); });
             else
@@ -219,23 +249,26 @@ void print_table(const Options& o, const AllSamples& s, SummaryRow& row, std::of
                 "as the caller sees it, over all frames)\n",
                 row.hz, row.load, row.load == 1 ? "" : "s", o.rounds);
     std::printf("| strategy | late p50 us | chunk p50 p25-p75 us | late p99 us | late p99.9 us | late max us | "
-                "interval err p99 us | spin %% | thread CPU %% | CPU p25-p75 |\n"
-                "|---|---|---|---|---|---|---|---|---|---|\n");
+                "interval err p99 us | intervals off > %.0f us %% | spin %% | thread CPU %% | CPU p25-p75 |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n",
+                kHitchUs);
     for (int k = 0; k < kStrategies; ++k) {
         const Samples& x = s[k];
+        if (x.late_us.empty()) continue;  // not run
         row.p99[k] = q(x.late_us, 0.99);
         row.cpu[k] = q(x.cpu_pct, 0.5);
         row.p50[k] = q(x.late_us, 0.5);
         const double spin = 100.0 * x.spun_ns / x.wall_ns;
         const double late_max = *std::max_element(x.late_us.begin(), x.late_us.end());
-        std::printf("| %s | %.2f | %.2f-%.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f-%.2f |\n", kNames[k],
-                    row.p50[k], q(x.chunk_late_p50_us, 0.25), q(x.chunk_late_p50_us, 0.75), row.p99[k],
-                    q(x.late_us, 0.999), late_max, q(x.interr_us, 0.99), spin, row.cpu[k], q(x.cpu_pct, 0.25),
-                    q(x.cpu_pct, 0.75));
+        std::printf("| %s | %.2f | %.2f-%.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f | %.2f-%.2f |\n",
+                    kNames[k], row.p50[k], q(x.chunk_late_p50_us, 0.25), q(x.chunk_late_p50_us, 0.75), row.p99[k],
+                    q(x.late_us, 0.999), late_max, q(x.interr_us, 0.99), hitch_pct(x.interr_us), spin, row.cpu[k],
+                    q(x.cpu_pct, 0.25), q(x.cpu_pct, 0.75));
         if (csv.is_open())
             csv << row.hz << ',' << row.load << ',' << kShort[k] << ',' << x.late_us.size() << ',' << row.p50[k]
                 << ',' << row.p99[k] << ',' << q(x.late_us, 0.999) << ',' << late_max << ',' << q(x.interr_us, 0.5)
-                << ',' << q(x.interr_us, 0.99) << ',' << spin << ',' << row.cpu[k] << '\n';
+                << ',' << q(x.interr_us, 0.99) << ',' << spin << ',' << row.cpu[k] << ',' << hitch_pct(x.interr_us)
+                << '\n';
     }
 }
 
@@ -267,9 +300,16 @@ void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
                 "%.1f, preciseSleep %.1f (target: hybrid <= preciseSleep)\n",
                 p99[kSleepUntil], 2 * p99[kSpin] + 20, row.p50[kSpin], row.p50[kSleepUntil], row.p50[kHybrid],
                 interr_p99(kHybrid), interr_p99(kPrecise));
-    std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx)\n",
+    std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx); interval "
+                "err p99 %.1f us vs %.1f us, intervals off > %.0f us %.2f %% vs %.2f %% (preciseSleep %.2f %%)\n",
                 cpu[kHybrid2] / std::max(cpu[kHybrid], 1e-9), row.control_ratio[1], row.control_ratio[0],
-                row.control_ratio[2]);
+                row.control_ratio[2], interr_p99(kHybrid2), interr_p99(kHybrid), kHitchUs,
+                hitch_pct(s[kHybrid2].interr_us), hitch_pct(s[kHybrid].interr_us), hitch_pct(s[kPrecise].interr_us));
+    if (runs(kTail, o))
+        std::printf("min_margin %.0f us vs preciseSleep: CPU %.2fx, interval err p99 %.1f us vs %.1f us, intervals "
+                    "off > %.0f us %.2f %% vs %.2f %%\n",
+                    o.tail_margin_us, cpu[kTail] / std::max(cpu[kPrecise], 1e-9), interr_p99(kTail),
+                    interr_p99(kPrecise), kHitchUs, hitch_pct(s[kTail].interr_us), hitch_pct(s[kPrecise].interr_us));
 }
 
 void print_summary(const std::vector<SummaryRow>& summary) {
@@ -303,7 +343,7 @@ int compare_main(int argc, char** argv, const char* prog) {
             return 2;
         }
         csv << "hz,busy_threads,strategy,frames,late_p50_us,late_p99_us,late_p999_us,late_max_us,"
-               "interval_err_p50_us,interval_err_p99_us,spin_share_pct,thread_cpu_pct\n";
+               "interval_err_p50_us,interval_err_p99_us,spin_share_pct,thread_cpu_pct,interval_err_over_100us_pct\n";
     }
     std::printf("%s: %d rounds x %.1f s per strategy, work %.2f ms/frame, %u hardware threads,\n"
                 "sleep primitive: %s\n",
