@@ -6,6 +6,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
 
+#include "pacer/sdl2.hpp"
 #include "wayland_seat.hpp"
 
 namespace pacer_demo {
@@ -18,14 +19,10 @@ std::unique_ptr<GlWindow> GlWindow::open(std::string* why) {
         return nullptr;
     }
     w->sdl_ = true;
-    // Without a display SDL 2.26 quietly picks its "offscreen" (EGL pbuffer) or "dummy" driver:
-    // nobody would see the window, so that counts as no display unless asked for by name
+    // A driver that shows nothing counts as no display unless asked for by name
     // (SDL_VIDEODRIVER=offscreen renders and takes screenshots without an X server).
-    const char* driver = SDL_GetCurrentVideoDriver();
-    const char* asked = SDL_getenv("SDL_VIDEODRIVER");
-    if (driver != nullptr && asked == nullptr &&
-        (SDL_strcmp(driver, "offscreen") == 0 || SDL_strcmp(driver, "dummy") == 0)) {
-        *why = std::string("SDL found no display, only its '") + driver + "' video driver";
+    if (pacer::sdl2::video_driver_shows_nothing() && SDL_getenv("SDL_VIDEODRIVER") == nullptr) {
+        *why = std::string("SDL found no display, only its '") + SDL_GetCurrentVideoDriver() + "' video driver";
         return nullptr;
     }
     // OpenGL 3.0 and GLSL 130: what ImGui's OpenGL3 backend defaults to on Linux and what Mesa's

@@ -254,7 +254,7 @@ void print_table(const Options& o, const AllSamples& s, SummaryRow& row, std::of
                 kHitchUs);
     for (int k = 0; k < kStrategies; ++k) {
         const Samples& x = s[k];
-        if (x.late_us.empty()) continue;  // not run
+        if (!runs(static_cast<Strategy>(k), o)) continue;
         row.p99[k] = q(x.late_us, 0.99);
         row.cpu[k] = q(x.cpu_pct, 0.5);
         row.p50[k] = q(x.late_us, 0.5);

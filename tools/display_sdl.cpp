@@ -2,7 +2,6 @@
 // wayland: each commit's wp_presentation feedback (pacer/wayland_presentation.hpp); swap: the
 // swap's own return, vsync asked for (the pacer's vsync mode).
 #include <chrono>
-#include <cstring>
 #include <string>
 
 #include "display_cmd.hpp"
@@ -49,10 +48,9 @@ bool open_window(const DisplayCmdOptions& o, Window* w, std::string* error) {
         *error = o.source + ": no display: " + SDL_GetError();
         return false;
     }
-    // With no display SDL falls back to a driver that shows nothing: no display clock to read.
-    const char* driver = SDL_GetCurrentVideoDriver();
-    if (driver != nullptr && (std::strcmp(driver, "offscreen") == 0 || std::strcmp(driver, "dummy") == 0)) {
-        *error = o.source + ": no display: SDL's video driver is " + driver +
+    // No display clock to read, even when asked for by name.
+    if (sdl2::video_driver_shows_nothing()) {
+        *error = o.source + ": no display: SDL's video driver is " + SDL_GetCurrentVideoDriver() +
                  ", which shows nothing (is DISPLAY or WAYLAND_DISPLAY set?)";
         return false;
     }

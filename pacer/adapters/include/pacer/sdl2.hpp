@@ -86,6 +86,14 @@ inline double display_refresh_hz(SDL_Window* window) noexcept {
     return 0.0;
 }
 
+// True when SDL's video driver (after SDL_Init(SDL_INIT_VIDEO)) shows nothing: with no display
+// SDL 2.26 quietly falls back to its "offscreen" (EGL pbuffer) or "dummy" driver, so a window
+// opens, but nobody sees it and no display clock stands behind its presents.
+inline bool video_driver_shows_nothing() noexcept {
+    const char* driver = SDL_GetCurrentVideoDriver();
+    return driver != nullptr && (std::strcmp(driver, "offscreen") == 0 || std::strcmp(driver, "dummy") == 0);
+}
+
 namespace detail {
 
 // What GlPresenter and RendererPresenter share: the interval bookkeeping, the refresh rate and
