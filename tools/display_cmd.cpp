@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "analyze.hpp"
 #include "cli_options.hpp"
@@ -24,43 +25,47 @@ void VblankJudge::expect(const PacerStatus& before) noexcept {
 
 void VblankJudge::vblank(bool has_msc, std::uint64_t msc, clock::time_point t, const PacerStatus& after) {
     ++vblanks;
-    if (keep_stamps) stamps.push_back({msc, has_msc, t});
     if (has_msc && has_last_ && msc > last_msc_) ++msc_steps[msc - last_msc_];
     if (has_msc) {
         last_msc_ = msc;
         has_last_ = true;
     }
+    std::int64_t e = 0;
     if (has_prediction_) {
         // Against the nearest predicted vblank: a late poll may see a later one than expected.
         const std::int64_t p = period_.count();
-        std::int64_t e = (t - predicted_).count() % p;
+        e = (t - predicted_).count() % p;
         if (e < 0) e += p;
         if (2 * e >= p) e -= p;
         errors_us.push_back(static_cast<double>(std::llabs(e)) / 1e3);
-        has_prediction_ = false;
     }
+    if (keep_stamps) stamps.push_back({msc, has_msc, t, has_prediction_, std::chrono::nanoseconds(e)});
+    has_prediction_ = false;
     if (!lock_vblanks && after.display.state == DisplayState::locked) lock_vblanks = vblanks;
 }
 
-void TargetJudge::shown(std::uint64_t id, std::uint64_t msc) {
+void TargetJudge::shown(std::uint64_t id, std::uint64_t msc, clock::time_point time) {
     const auto it = target_of.find(id);
     if (it == target_of.end()) return;
-    const std::uint64_t target = it->second;
+    const Frame frame = it->second;
     target_of.erase(it);
     if (!counting) return;
     ++presented;
-    if (msc == target) ++on_target;
-    else if (msc > target) ++late;
+    if (msc == frame.target) ++on_target;
+    else if (msc > frame.target) ++late;
     else ++early;
+    if (keep_outcomes) outcomes.push_back({frame, true, msc, time});
 }
 
 void TargetJudge::dropped(std::uint64_t id) {
     const auto it = target_of.find(id);
     if (it == target_of.end()) return;
+    const Frame frame = it->second;
     target_of.erase(it);
     if (!counting) return;
     ++presented;
     ++skipped;
+    if (keep_outcomes) outcomes.push_back({frame, false, 0, {}});
 }
 
 namespace {
@@ -175,10 +180,24 @@ std::string format_display_result(const DisplayCmdResult& r, bool json) {
 }
 
 std::string format_vblanks_csv(const VblankJudge& v) {
-    std::string s = "msc,time_ns\n";
-    s.reserve(s.size() + 32 * v.stamps.size());
-    for (const VblankJudge::Stamp& st : v.stamps)
-        s += (st.has_msc ? std::to_string(st.msc) : std::string()) + "," + std::to_string(clock::to_ns(st.time)) + "\n";
+    std::string s = "msc,time_ns,error_ns\n";
+    s.reserve(s.size() + 40 * v.stamps.size());
+    for (const VblankJudge::Stamp& st : v.stamps) {
+        s += (st.has_msc ? std::to_string(st.msc) : std::string()) + "," + std::to_string(clock::to_ns(st.time)) + ",";
+        s += (st.predicted ? std::to_string(st.error.count()) : std::string()) + "\n";
+    }
+    return s;
+}
+
+std::string format_presents_csv(const TargetJudge& t) {
+    std::string s = "target_msc,deadline_ns,wake_ns,sent_ns,shown_msc,shown_ns\n";
+    s.reserve(s.size() + 96 * t.outcomes.size());
+    const auto ns = [](clock::time_point p) { return std::to_string(clock::to_ns(p)); };
+    for (const TargetJudge::Outcome& o : t.outcomes) {
+        s += std::to_string(o.frame.target) + "," + ns(o.frame.deadline) + "," + ns(o.frame.wake) + "," +
+             ns(o.frame.sent) + ",";
+        s += o.shown ? std::to_string(o.msc) + "," + ns(o.time) + "\n" : std::string(",\n");
+    }
     return s;
 }
 
@@ -204,7 +223,12 @@ int display_main(int argc, char** argv) {
     opts.flag("--json", "one JSON object instead of text", &o.json);
     opts.text("--vblanks-csv", "PATH",
               "each observed vblank to PATH: msc (the counter; empty when the source has none),\n"
-              "time_ns (its time on the pacer's clock: CLOCK_MONOTONIC on Linux)", &o.vblanks_csv);
+              "time_ns (its time on the pacer's clock: CLOCK_MONOTONIC on Linux), error_ns (its\n"
+              "time less the nearest vblank the locked fit predicted; empty until locked)", &o.vblanks_csv);
+    opts.text("--presents-csv", "PATH",
+              "--present-at-time: each judged present to PATH: target_msc, deadline_ns and wake_ns\n"
+              "(its frame's), sent_ns (the present call), shown_msc, shown_ns (empty: skipped)",
+              &o.presents_csv);
     opts.epilogue = "Exit status: 0 ok, 2 bad options, no display, or a source the display lacks.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
@@ -213,9 +237,13 @@ int display_main(int argc, char** argv) {
     if (o.ahead != 1 && o.source != "x11-present")
         return cli::stop(opts, Status::error("--ahead: only with --source x11-present"));
     if (o.frames > 0 && !o.present_at_time) return cli::stop(opts, Status::error("--frames: only with --present-at-time"));
-    if (std::string why; !o.vblanks_csv.empty() && !cli::path_writable(o.vblanks_csv, &why)) {
-        std::fprintf(stderr, "pacer display: cannot write %s: %s\n", o.vblanks_csv.c_str(), why.c_str());
-        return 2;
+    if (!o.presents_csv.empty() && !o.present_at_time)
+        return cli::stop(opts, Status::error("--presents-csv: only with --present-at-time"));
+    for (const std::string* path : {&o.vblanks_csv, &o.presents_csv}) {
+        if (std::string why; !path->empty() && !cli::path_writable(*path, &why)) {
+            std::fprintf(stderr, "pacer display: cannot write %s: %s\n", path->c_str(), why.c_str());
+            return 2;
+        }
     }
     set_log_function(nullptr);  // the report says what the log would
     DisplayCmdResult r;
@@ -227,8 +255,12 @@ int display_main(int argc, char** argv) {
         std::fprintf(stderr, "pacer display: %s\n", error.c_str());
         return 2;
     }
-    if (!o.vblanks_csv.empty()) {
-        if (const Status st = write_file_atomically(o.vblanks_csv, format_vblanks_csv(r.vblanks)); !st) {
+    const std::pair<const std::string*, std::string> files[] = {
+        {&o.vblanks_csv, o.vblanks_csv.empty() ? std::string() : format_vblanks_csv(r.vblanks)},
+        {&o.presents_csv, o.presents_csv.empty() || !r.targets ? std::string() : format_presents_csv(*r.targets)}};
+    for (const auto& [path, text] : files) {
+        if (path->empty()) continue;
+        if (const Status st = write_file_atomically(*path, text); !st) {
             std::fprintf(stderr, "pacer display: %s\n", st.message().c_str());
             return 2;
         }

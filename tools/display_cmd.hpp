@@ -25,6 +25,7 @@ struct DisplayCmdOptions {
     long long frames = 0;                // present at time: stop once this many are judged (0: run `seconds`)
     bool json = false;
     std::string vblanks_csv;             // each observed vblank to this file (empty: none)
+    std::string presents_csv;            // present at time: each judged present to this file
 };
 
 // The vblanks a source delivered and how well the display's fit predicted them.
@@ -37,12 +38,14 @@ public:
 
     std::uint64_t vblanks = 0;
     std::optional<std::uint64_t> lock_vblanks;  // vblanks until the fit first locked
-    std::vector<double> errors_us;               // observed - predicted, after lock
+    std::vector<double> errors_us;               // |observed - predicted|, after lock
     std::map<std::uint64_t, std::uint64_t> msc_steps;  // counter advance -> times
     struct Stamp {
         std::uint64_t msc;
         bool has_msc;
         clock::time_point time;
+        bool predicted;                   // the fit was locked before this vblank came
+        std::chrono::nanoseconds error;   // then: observed - the nearest predicted vblank
     };
     bool keep_stamps = false;   // --vblanks-csv: keep every vblank in `stamps`
     std::vector<Stamp> stamps;  // every vblank, as the source gave it
@@ -56,12 +59,25 @@ private:
 
 // Present at time: each frame's target counter against the counter it was shown at.
 struct TargetJudge {
-    std::map<std::uint64_t, std::uint64_t> target_of;  // present id -> target counter
+    struct Frame {
+        std::uint64_t target = 0;          // the vblank counter it was presented for
+        clock::time_point deadline{}, wake{}, sent{};  // FrameTiming's, and the present call
+    };
+    std::map<std::uint64_t, Frame> target_of;  // present id -> its frame
     std::uint64_t presented = 0, on_target = 0, late = 0, early = 0, skipped = 0;
     std::uint64_t untargeted = 0;  // frames paced after the warm-up while no lock named a target
     bool counting = false;  // false until the first lock has settled (the fit and the lead)
+    // --presents-csv: every judged present, with the counter and time it was shown at.
+    struct Outcome {
+        Frame frame;
+        bool shown = false;  // false: skipped (a newer present replaced it)
+        std::uint64_t msc = 0;
+        clock::time_point time{};
+    };
+    bool keep_outcomes = false;
+    std::vector<Outcome> outcomes;
 
-    void shown(std::uint64_t id, std::uint64_t msc);
+    void shown(std::uint64_t id, std::uint64_t msc, clock::time_point time);
     void dropped(std::uint64_t id);
 };
 
@@ -76,8 +92,12 @@ struct DisplayCmdResult {
 
 // JSON (--json) or text.
 std::string format_display_result(const DisplayCmdResult& r, bool json);
-// --vblanks-csv: "msc,time_ns", a row per observed vblank (msc empty when the source has none).
+// --vblanks-csv: "msc,time_ns,error_ns", a row per observed vblank: its counter (empty when the
+// source has none), its time, and the locked fit's error on it (empty before the first lock).
 std::string format_vblanks_csv(const VblankJudge& v);
+// --presents-csv: a row per judged present: its target counter, its frame's deadline and wake-up,
+// the present call, and the counter and time it was shown at (both empty: skipped).
+std::string format_presents_csv(const TargetJudge& t);
 
 // The sources: each opens its window on the current display, runs for opts.seconds and fills
 // `out`; on a missing display or source: a message and false (exit 2).

@@ -98,6 +98,7 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
     Pixmaps pixmaps;
     pixmaps.create(src.connection(), src.window());
     TargetJudge& targets = r->targets.emplace();
+    targets.keep_outcomes = !o.presents_csv.empty();
     clock::time_point first_lock{};
     const clock::time_point end = clock::now() + std::chrono::duration_cast<clock::duration>(
                                                      std::chrono::duration<double>(o.seconds));
@@ -109,7 +110,7 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
             if (e.kind == Kind::vblank) {
                 r->vblanks.vblank(true, e.msc, e.time, pacer.status());
             } else if (e.kind == Kind::pixmap_shown) {
-                targets.shown(e.id, e.msc);
+                targets.shown(e.id, e.msc, e.time);
             } else if (e.kind == Kind::pixmap_skipped) {
                 targets.dropped(e.id);
             } else {
@@ -128,7 +129,8 @@ void present_at_time(const DisplayCmdOptions& o, x11::PresentSource& src, FrameP
         }
         const xcb_pixmap_t p = pixmaps.fill(src.connection(), colour += 0x010203);
         if (p == 0) continue;  // the server still holds all three: skip this frame
-        targets.target_of[src.present(pacer, p, t.display_target_msc)] = t.display_target_msc;
+        const clock::time_point sent = clock::now();
+        targets.target_of[src.present(pacer, p, t.display_target_msc)] = {t.display_target_msc, t.deadline, t.wake, sent};
     }
 }
 

@@ -20,7 +20,7 @@ clock in real time, or talks to a real server: Xvfb, weston, Chromium), through
           does not preempt it (a noisy host's Xvfb timer: 4-25 % of its stamps late).
   mix     the disk writer, the two busy loops and the timer neighbour at once (a host worse than
           any of them alone)
-  all     none, disk, busy and timer in turn
+  all     none, disk, busy, timer and stall in turn
 
 --all-tests runs the whole default preset (every test `./dev test` runs) instead of the
 realtime label; -R narrows the set to the tests whose name matches REGEX. Nothing is retried:
@@ -40,8 +40,8 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
-NOISES = ("none", "disk", "busy", "timer")
-SOURCES = NOISES + ("stall", "mix")
+NOISES = ("none", "disk", "busy", "timer", "stall")  # `all`
+SOURCES = NOISES + ("mix",)
 # One staller: from the shared start time and seed, spin for 1-12 ms every 20-100 ms, forever,
 # under SCHED_FIFO 99. Two of them, one a core, on the same schedule: the whole machine stops at
 # once, as in a hypervisor's pause or a spell of kernel work on every core.

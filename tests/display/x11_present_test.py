@@ -2,27 +2,38 @@
 """`pacer display` on real X servers: Xvfb with -fakescreenfps runs a vblank clock that X11
 Present reports (vblank counter and its time, UST). Checks, for the fake refresh rates given:
 
-  lock    --source x11-present for 20 s at each rate, side by side, a server each: locked
-          within 20 vblanks, exactly one lock, the fitted rate within 0.05 % of the server's
-          (Xvfb ticks every floor(1e6 / N) us), the next vblank predicted within 1 ms at p99,
-          the counter advancing by 1 (99 % of the steps).
-          (Measured: locked after 12-14 vblanks in every run; the fit over the span of counted
-          vblanks within 0.0001-0.0007 %, where one window's fit was 0.004-0.057 % off.)
-          (Xvfb arms each vblank as a timer in whole milliseconds from the request, so its
-          stamps come up to 1 ms before the vblank. With one request queued, the default of
-          pacer/x11_present.hpp, the prediction's error against them measured 0.50-0.65 ms at
-          p99, p50 0.25 ms, alone, side by side, beside one or two busy loops or a build on
-          both cores. With three queued, each new request re-armed the pending timers:
+  lock    --source x11-present for 20 s at each rate, side by side, a server each. The pacer's
+          own robustness, asserted as it is: locked within 20 vblanks, exactly one lock, the
+          fitted rate within 0.05 % of the server's (Xvfb ticks every floor(1e6 / N) us). Late
+          stamps are outliers for the fit, not a new display: a server under load delays its
+          stamps the same way (tests/display_test.cpp checks the same in virtual time with 5-20 %
+          of the stamps 1-12 ms late).
+          The prediction, judged against a floor from the same run: the best predictor of the same
+          stamps in hindsight, a robust line through all of them fitted afterwards
+          (--vblanks-csv gives each stamp and the pacer's error on it). The pacer's next-vblank
+          error must be within the floor's + 0.5 ms at p50 and at p99. On a quiet machine the
+          floor is Xvfb's millisecond timer: it arms each vblank in whole milliseconds from the
+          request, so its stamps come up to 1 ms before the vblank, p99 about 0.5 ms around their
+          line, and the bound is the 1 ms this test asked before. A machine that delays Xvfb's
+          timer (a disk writer's kernel work on a kernel without preemption, busy neighbours:
+          4-25 % of the stamps late by up to 12 ms, on the noisy host that first failed this
+          test) moves the floor and the pacer alike, and the test prints both, so a reader sees
+          whose a miss is.
+          (Measured with one request queued, the default of pacer/x11_present.hpp: pacer p99
+          0.50-0.65 ms, p50 0.25 ms, alone, side by side, beside one or two busy loops or a build
+          on both cores. With three queued, each new request re-armed the pending timers:
           1.05-1.23 ms at p99.)
-          (The 1 ms holds while Xvfb's clock keeps its time, and the test checks that from the
-          stamps themselves (--vblanks-csv): a stamp more than 0.2 ms after the server's exact
-          grid is one its timer fired late. Xvfb's vblank is a software timer, and a spell of
-          kernel work delays its wake-ups by milliseconds, under SCHED_FIFO too, on a kernel
-          without preemption such as this virtual machine's. Idle or beside a build, 0-0.17 %
-          of the stamps came late; a disk writer beside the test (dd with fsync) made 4.7-5.9 %
-          late and a p99 of 2.1-2.7 ms. With 0.5 % or more of the stamps late, the test says so
-          and holds the prediction to 2 ms instead; a short disk write that made 0.67 % late
-          still left the p99 at 0.61 ms.)
+          The counter's steps, judged by who made them. A step over 1 whose stamp is off the
+          server's line is its timer firing late (a counter that rounds to the next vblank). One
+          whose stamp lies on the line is a request that reached the server after the vblank's
+          edge (Xvfb's counter rounds half a period early, and a request for a counter already
+          reached is served at the next one): the client's. A machine that stalls the server's
+          timer stalls the client's wake-ups alike, so the client's skips may be as many as the
+          server's, + 1 % of the steps (quiet: 0-4 client skips of 1,200-2,900 steps; the
+          machine stopped for 1-12 ms every 20-100 ms: 64 against the server's 92 at 144 Hz).
+          tools/mutants.py (./dev mutants) shows that broken pacers fail these checks: a
+          prediction a quarter period or 1 ms late, a clock 0.1 % fast, a source that asks for
+          the vblank after next.
   target  --present-at-time --hz N until 10 s of frames (10 N) are judged, counted from 2 s
           after the first lock (at most 30 s): at least 99 % of them shown at exactly the vblank
           counter of their display target. Xvfb's counter rounds: it reads k from half a period
@@ -43,6 +54,7 @@ Each server is started here and stopped at the end; nothing is left behind.
 import concurrent.futures
 import csv
 import json
+import math
 import os
 import shutil
 import signal
@@ -90,32 +102,100 @@ def run(pacer, display, args, priority=None):
     return json.loads(r.stdout)
 
 
-def delayed_share(csv_path, hz):
-    """The share of the vblank stamps more than 0.2 ms after Xvfb's own grid: vblank k is due at
-    k x floor(1e6 / hz) us of CLOCK_MONOTONIC, the pacer's clock here, and a timer that is not
-    delayed stamps it up to 1 ms before that (never after it by more than the wake-up)."""
-    interval_ns = (1000000 // hz) * 1000
-    late = total = 0
+def read_stamps(csv_path):
+    """The vblanks `pacer display --vblanks-csv` wrote: (counter, time ns, the pacer's error ns or
+    None before its first lock), counted ones only."""
+    out = []
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
-            if not row["msc"]:
-                continue
-            total += 1
-            late += int(row["time_ns"]) - int(row["msc"]) * interval_ns > 200_000
-    return late / total if total else 1.0
+            if row["msc"]:
+                out.append((int(row["msc"]), int(row["time_ns"]), int(row["error_ns"]) if row["error_ns"] else None))
+    return out
 
 
-def check_lock(hz, out, delayed, errors):
+def median(v):
+    s = sorted(v)
+    return s[len(s) // 2] if s else 0.0
+
+
+def quantile(v, p):
+    """Linear interpolation at (n - 1) p, as the pacer's own percentiles (pacer/stats.hpp)."""
+    s = sorted(v)
+    if not s:
+        return None
+    x = p * (len(s) - 1)
+    i = int(x)
+    return s[i] + (s[min(i + 1, len(s) - 1)] - s[i]) * (x - i)
+
+
+def hindsight(stamps, period_ns):
+    """The best predictor of the stamps in hindsight: a robust line through all of them, (counter,
+    time), fitted afterwards (least squares through the stamps within 3.5 robust sigmas, at least
+    0.1 ms, of the median residual; three rounds). Returns the line's period, each stamp's residual
+    and whether it is on the line (within that band: the server's own spread)."""
+    m0, t0 = stamps[0][0], stamps[0][1]
+    xs = [m - m0 for m, _, _ in stamps]
+    ys = [t - t0 for _, t, _ in stamps]
+    b = float(period_ns)
+    a = median([y - b * x for x, y in zip(xs, ys)])
+    on = [True] * len(xs)
+    for _ in range(3):
+        res = [y - (a + b * x) for x, y in zip(xs, ys)]
+        centre = median(res)
+        band = max(3.5 * 1.4826 * median([abs(r - centre) for r in res]), 100_000)
+        on = [abs(r - centre) <= band for r in res]
+        n = sum(on)
+        mx = sum(x for x, o in zip(xs, on) if o) / n
+        my = sum(y for y, o in zip(ys, on) if o) / n
+        sxx = sum((x - mx) ** 2 for x, o in zip(xs, on) if o)
+        b = sum((x - mx) * (y - my) for x, y, o in zip(xs, ys, on) if o) / sxx if sxx > 0 else b
+        a = my - b * mx
+    res = [y - (a + b * x) for x, y in zip(xs, ys)]
+    return b, res, on
+
+
+def fold(e, period):
+    """An error against the nearest vblank of a grid with this period (as the pacer's is)."""
+    e = math.fmod(e, period)
+    if e < 0:
+        e += period
+    return e - period if 2 * e >= period else e
+
+
+def judge_stamps(hz, stamps):
+    """The pacer's figures on the stamps beside the floor's, from the same stamps (see check_lock)."""
+    interval_ns = (1000000 // hz) * 1000
+    period, res, on = hindsight(stamps, interval_ns)
+    pacer_err = [abs(e) / 1e3 for _, _, e in stamps if e is not None]
+    floor_err = [abs(fold(r, period)) / 1e3 for r, (_, _, e) in zip(res, stamps) if e is not None]
+    skips_server = skips_client = steps = 0
+    for i in range(1, len(stamps)):
+        step = stamps[i][0] - stamps[i - 1][0]
+        steps += 1
+        if step > 1:
+            if on[i]:
+                skips_client += 1
+            else:
+                skips_server += 1
+    late = sum(1 for m, t, _ in stamps if t - m * interval_ns > 200_000)
+    return {
+        "pacer_p50": quantile(pacer_err, 0.5), "pacer_p99": quantile(pacer_err, 0.99),
+        "floor_p50": quantile(floor_err, 0.5), "floor_p99": quantile(floor_err, 0.99),
+        "judged": len(pacer_err), "steps": steps, "skips_server": skips_server, "skips_client": skips_client,
+        "late_share": late / len(stamps) if stamps else 1.0, "off_line_share": 1 - sum(on) / len(on) if on else 1.0,
+    }
+
+
+def check_lock(hz, out, stamps, errors):
     server_hz = 1e6 / (1000000 // hz)
     name = f"{hz} Hz lock"
-    # 1 ms while Xvfb's clock kept its time; a machine that delayed it (a disk writer, kernel
-    # work) moves the stamps themselves, and then only the looser bound holds (see above).
-    bound = 1000 if delayed < 0.005 else 2000
-    if bound > 1000:
-        print(f"{name}: note {delayed:.1%} of the server's stamps came over 0.2 ms late: the machine delayed "
-              f"Xvfb's clock, so the next-vblank bound is 2 ms, not 1 ms")
+    f = judge_stamps(hz, stamps)
+    print(f"{name}: the server's stamps: {f['late_share']:.2%} over 0.2 ms past its exact grid, {f['off_line_share']:.2%} "
+          f"off their own line; next vblank error of that line in hindsight (the floor) p50 {f['floor_p50']:.1f} us, "
+          f"p99 {f['floor_p99']:.1f} us; the pacer's p50 {f['pacer_p50']:.1f} us, p99 {f['pacer_p99']:.1f} us "
+          f"({f['judged']} vblanks)")
     steps = {int(k): v for k, v in out["msc_step_counts"].items()}
-    total = sum(steps.values())
+    json_p99 = out["next_vblank_error_p99_us"]
     checks = [
         (out["ahead"] == 1, f"{out['ahead']} vblank request(s) kept queued (the default)"),
         (out["state"] == "locked", f"state {out['state']} ({out['reason']})"),
@@ -123,10 +203,16 @@ def check_lock(hz, out, delayed, errors):
         (out["locks"] == 1, f"{out['locks']} locks"),
         (out["fitted_hz"] is not None and abs(out["fitted_hz"] - server_hz) <= 5e-4 * server_hz,
          f"fitted {out['fitted_hz']} Hz, server {server_hz:.4f} Hz"),
-        (out["next_vblank_error_p99_us"] is not None and out["next_vblank_error_p99_us"] < bound,
-         f"next vblank error p99 {out['next_vblank_error_p99_us']} us (under {bound}; stamps delayed "
-         f"{delayed:.2%})"),
-        (total > 0 and steps.get(1, 0) >= 0.99 * total, f"counter steps {steps}"),
+        (f["judged"] >= 0.9 * sum(steps.values()) and json_p99 is not None and abs(json_p99 - f["pacer_p99"]) <= 0.1,
+         f"{f['judged']} vblanks judged, p99 {f['pacer_p99']:.1f} us (the JSON's {json_p99})"),
+        (f["pacer_p50"] <= f["floor_p50"] + 500, f"next vblank error p50 {f['pacer_p50']:.1f} us (under the floor's "
+                                                 f"{f['floor_p50']:.1f} + 500)"),
+        (f["pacer_p99"] <= f["floor_p99"] + 500, f"next vblank error p99 {f['pacer_p99']:.1f} us (under the floor's "
+                                                 f"{f['floor_p99']:.1f} + 500)"),
+        (f["skips_client"] <= f["skips_server"] + 0.01 * f["steps"],
+         f"counter steps {' '.join(f'{k}:{v}' for k, v in sorted(steps.items()))}: {f['skips_client']} skipped with the "
+         f"stamp on the server's line (the request came after the vblank's edge), at most the {f['skips_server']} "
+         f"the server's late timer skipped + 1 % of {f['steps']}"),
     ]
     for ok, what in checks:
         print(f"{name}: {'ok  ' if ok else 'FAIL'} {what}")
@@ -134,16 +220,53 @@ def check_lock(hz, out, delayed, errors):
             errors.append(f"{name}: {what}")
 
 
-def check_target(hz, frames, out, errors):
+def read_presents(csv_path):
+    """The judged presents `pacer display --presents-csv` wrote: (target counter, deadline, wake,
+    sent, shown counter or None when skipped), times in ns."""
+    out = []
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            out.append((int(row["target_msc"]), int(row["deadline_ns"]), int(row["wake_ns"]), int(row["sent_ns"]),
+                        int(row["shown_msc"]) if row["shown_msc"] else None))
+    return out
+
+
+def judge_presents(hz, presents):
+    """Each present not shown at its target, by whose it is (see check_target)."""
+    interval_us = 1000000 // hz
+    f = {"on_target": 0, "pacer": 0, "machine": 0, "server": 0}
+    for target, deadline, wake, sent, shown in presents:
+        if shown == target:
+            f["on_target"] += 1
+            continue
+        edge = (target * interval_us - interval_us // 2) * 1000  # Xvfb's counter reaches target here
+        if deadline > edge or (shown is not None and shown < target):
+            f["pacer"] += 1      # aimed at or after the edge (or at a counter already shown)
+        elif sent > edge:
+            f["machine"] += 1    # its wake-up was due before the edge, the present call came after it
+        else:
+            f["server"] += 1     # sent in time, shown late or replaced: the server's timer
+    return f
+
+
+def check_target(hz, frames, out, presents, errors):
     name = f"{hz} Hz present at time"
+    f = judge_presents(hz, presents)
+    n = len(presents)
     share = out.get("on_target_share")
-    ok = share is not None and share >= 0.99 and out.get("presented", 0) >= frames
-    print(f"{name}: {'ok  ' if ok else 'FAIL'} on target {share} of {out.get('presented')} in {out.get('seconds')} s "
-          f"(late {out.get('late_frames')}, skipped {out.get('skipped_frames')}, paced unlocked "
-          f"{out.get('untargeted_frames')}; locked after {out.get('lock_vblanks')} vblanks, {out.get('locks')} locks, "
-          f"{out.get('state')})")
-    if not ok:
-        errors.append(f"{name}: on target {share} of {out.get('presented')}")
+    print(f"{name}: {share} on target of {out.get('presented')} in {out.get('seconds')} s (late "
+          f"{out.get('late_frames')}, skipped {out.get('skipped_frames')}, paced unlocked {out.get('untargeted_frames')}; "
+          f"locked after {out.get('lock_vblanks')} vblanks, {out.get('locks')} locks, {out.get('state')}); the misses: "
+          f"{f['pacer']} aimed after the vblank's edge (the pacer's), {f['machine']} due before it but sent after it "
+          f"(the machine held the pacer's thread), {f['server']} sent in time (the server's timer)")
+    checks = [
+        (out.get("presented", 0) >= frames and n == out.get("presented"), f"{n} presents judged of {frames}"),
+        (n > 0 and f["pacer"] <= 0.01 * n, f"{f['pacer']} presents aimed after their vblank's edge: at most 1 % of {n}"),
+    ]
+    for ok, what in checks:
+        print(f"{name}: {'ok  ' if ok else 'FAIL'} {what}")
+        if not ok:
+            errors.append(f"{name}: {what}")
 
 
 def main():
@@ -168,7 +291,7 @@ def main():
                     outs = list(pool.map(lambda dc: run(pacer, dc[0], ["--seconds", "20", "--vblanks-csv", dc[1]]),
                                          zip(displays, csvs)))
                 for hz, out, path in zip(rates, outs, csvs):
-                    check_lock(hz, out, delayed_share(path, hz), errors)
+                    check_lock(hz, out, read_stamps(path), errors)
         else:  # one at a time: each paces frames with a spin at the end of its waits
             for hz in rates:
                 d = free_display()
@@ -177,8 +300,11 @@ def main():
                 # The pacer under SCHED_FIFO too (below the server) when allowed: the test judges
                 # which vblank the pacer aims at, not the scheduler's wake-up delays (a build on
                 # both cores made 2 % of 144 Hz frames late by those alone).
-                check_target(hz, frames, run(pacer, d, ["--present-at-time", "--hz", str(hz), "--frames", str(frames),
-                                                        "--seconds", "30"], priority=5), errors)
+                with tempfile.TemporaryDirectory(prefix="pacer-x11-present-test-") as tmp:
+                    path = os.path.join(tmp, "presents.csv")
+                    out = run(pacer, d, ["--present-at-time", "--hz", str(hz), "--frames", str(frames),
+                                         "--seconds", "30", "--presents-csv", path], priority=5)
+                    check_target(hz, frames, out, read_presents(path), errors)
     finally:
         for s in servers:
             s.send_signal(signal.SIGTERM)
