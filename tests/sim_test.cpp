@@ -50,6 +50,45 @@ TEST(SimulatedOs, ExponentialJitterHasTheRequestedMean) {
     EXPECT_NEAR(mean_oversleep({.granularity = 0ns, .jitter_mean = 50us}), 50'000.0, 1'000.0);
 }
 
+// Stalls of the whole machine: nothing wakes, works or spins inside one; work that spans one
+// ends that much later, with the CPU time of the work alone; the machine stops for the share of
+// time the model says (a stall of 1-3 ms, 2 ms on average, every 20 ms: 2 / 22 = 9 %); and the
+// other draws are the same as without stalls.
+TEST(SimulatedOs, StallsStopEveryThreadAndTheirShareIsTheModels) {
+    pacer::SimModel m{.granularity = 0ns, .jitter_mean = 20us};
+    m.stall_gap = 20ms;
+    m.stall_min = 1ms;
+    m.stall_max = 3ms;
+    pacer::SimulatedOs os(m, 7);
+    pacer::SimModel plain = m;
+    plain.stall_gap = 0ns;
+    pacer::SimulatedOs ref(plain, 7);
+    std::int64_t stalled = 0, worked = 0;
+    for (int i = 0; i < 20'000; ++i) {
+        // 100 us of work: what it took beyond that is the machine stopped.
+        const std::int64_t t0 = pacer::clock::to_ns(os.now());
+        const auto cpu0 = os.cpu_times().process;
+        os.advance(100us);
+        ASSERT_EQ((os.cpu_times().process - cpu0).count(), 100'000);
+        stalled += pacer::clock::to_ns(os.now()) - t0 - 100'000;
+        worked += 100'000;
+        // A sleep of 400 us: it wakes no earlier than asked, and the jitter drawn is the one the
+        // model without stalls draws.
+        const std::int64_t want = pacer::clock::to_ns(os.now()) + 400'000;
+        const std::int64_t ref_want = pacer::clock::to_ns(ref.now()) + 400'000;
+        os.sleep_until(pacer::clock::from_ns(want));
+        ref.sleep_until(pacer::clock::from_ns(ref_want));
+        const std::int64_t late = pacer::clock::to_ns(os.now()) - want, ref_late = pacer::clock::to_ns(ref.now()) - ref_want;
+        ASSERT_GE(late, ref_late);  // the same draw, pushed to a stall's end at most
+        if (late > ref_late) stalled += late - ref_late;
+        worked += 400'000 + ref_late;
+        os.relax();
+        ref.relax();
+    }
+    const double share = static_cast<double>(stalled) / static_cast<double>(stalled + worked);
+    EXPECT_NEAR(share, 2.0 / 22.0, 0.01);
+}
+
 TEST(SimulatedOs, SameSeedSameRun) {
     pacer::SimModel m{.granularity = 1ms, .jitter_mean = 30us, .preempt_probability = 0.05};
     pacer::SimulatedOs a(m, 42), b(m, 42), c(m, 43);

@@ -374,7 +374,9 @@ TEST(Vsync, LostMidwayFallsBackAtOnceAndIsRetakenWhenItComesBack) {
     for (int i = 600; i < 700 && lost_at < 0; ++i)
         if (hybrid_paced(f[static_cast<std::size_t>(i)])) lost_at = i;
     ASSERT_GE(lost_at, 0);
-    EXPECT_LE(lost_at, 607) << "4 unlocked presents, then the next frame";
+    // 4 unlocked presents and none of the last 12 blocked and came back on the grid (a machine's
+    // stall makes a FIFO return at once for a few presents: pacer/vsync.hpp), then the next frame.
+    EXPECT_LE(lost_at, 613);
     EXPECT_NE(std::strstr(f[static_cast<std::size_t>(lost_at)].vs.reason, "lost"), nullptr);
     // While lost, hybrid holds the rate.
     for (int i = lost_at + 2; i < 900; ++i)

@@ -1,5 +1,6 @@
 #include "pacer/sim.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim_rng.hpp"
@@ -9,6 +10,37 @@ namespace pacer {
 SimulatedOs::SimulatedOs(const SimModel& model, std::uint64_t seed, clock::time_point start) noexcept
     : model_(model), now_(clock::to_ns(start)) {
     detail::seed_rng(rng_, seed);
+    detail::seed_rng(stall_rng_, seed ^ 0x5ca1ab1e5ca1ab1eULL);
+    stall_begin_ = stall_end_ = now_;
+}
+
+// The stall after the current one: a gap (exponential, stall_gap on average) after `after`.
+void SimulatedOs::next_stall(std::int64_t after) noexcept {
+    const double gap = static_cast<double>(model_.stall_gap.count());
+    const double lo = std::max(0.0, static_cast<double>(model_.stall_min.count()));
+    const double hi = std::max(lo, static_cast<double>(model_.stall_max.count()));
+    stall_begin_ = after + static_cast<std::int64_t>(-gap * std::log1p(-detail::next_uniform(stall_rng_)));
+    stall_end_ = stall_begin_ + static_cast<std::int64_t>(lo + (hi - lo) * detail::next_uniform(stall_rng_));
+}
+
+std::int64_t SimulatedOs::run_at(std::int64_t t) noexcept {
+    if (model_.stall_gap.count() <= 0) return t;
+    // Far past the last stall (a clock jump): the stalls start again from t.
+    if (t - stall_end_ > 100 * model_.stall_gap.count()) next_stall(t);
+    while (stall_end_ <= t) next_stall(stall_end_);
+    return t >= stall_begin_ ? stall_end_ : t;
+}
+
+std::int64_t SimulatedOs::run_for(std::int64_t from, std::int64_t ns) noexcept {
+    std::int64_t t = run_at(from);
+    if (model_.stall_gap.count() <= 0) return t + ns;
+    if (stall_end_ <= t) next_stall(stall_end_);  // t is that stall's end: the next one
+    while (t + ns > stall_begin_) {  // a stall before the work is done: it ends after it
+        ns -= stall_begin_ - t;
+        t = stall_end_;
+        next_stall(stall_end_);
+    }
+    return t + ns;
 }
 
 double SimulatedOs::uniform() noexcept { return detail::next_uniform(rng_); }
@@ -22,7 +54,7 @@ void SimulatedOs::advance(std::chrono::nanoseconds d) noexcept {
     const std::int64_t ns = d.count();
     spin_run_ns_ = 0;
     if (ns <= 0) return;
-    now_ += ns;
+    now_ = run_for(now_, ns);
     cpu_ += ns;
 }
 
@@ -35,7 +67,7 @@ void SimulatedOs::block_until(clock::time_point t_tp) noexcept {
     spin_run_ns_ = 0;
     cpu_ += model_.sleep_cpu.count();
     if (t <= now_) return;
-    now_ = t + static_cast<std::int64_t>(exponential(static_cast<double>(model_.jitter_mean.count())));
+    now_ = run_at(t + static_cast<std::int64_t>(exponential(static_cast<double>(model_.jitter_mean.count()))));
 }
 
 void SimulatedOs::sleep_until(clock::time_point deadline) noexcept {
@@ -57,13 +89,13 @@ void SimulatedOs::sleep_until(clock::time_point deadline) noexcept {
     // Bounded so that a probability near 1 cannot hang a test.
     for (int i = 0; i < 64 && model_.preempt_probability > 0 && uniform() < model_.preempt_probability; ++i)
         wake += pre;
-    now_ = wake;
+    now_ = run_at(wake);
 }
 
 void SimulatedOs::relax() noexcept {
     ++relaxes_;
     const std::int64_t step = model_.relax_time.count() > 0 ? model_.relax_time.count() : 1;  // a spin must progress
-    now_ += step;
+    now_ = run_for(now_, step);
     cpu_ += step;
     spin_run_ns_ += step;
     if (model_.spin_preempt_probability > 0 && spin_run_ns_ > model_.spin_preempt_after.count() &&

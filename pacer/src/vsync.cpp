@@ -40,36 +40,10 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
     const clock::time_point prev = last_end_;
     last_end_ = p.end;
     have_last_ = true;
-    bool locked = false;
+    Evidence e = Evidence::none;
     bool missed = false;
     if (p.ok && had_last && p.swap_interval >= 1 && refresh_known(p.refresh_hz) && p.end > prev) {
-        const double t = 1e9 / p.refresh_hz;
-        const double interval = static_cast<double>((p.end - prev).count());
-        const double k = std::round(interval / t);
-        if (!have_grid_) {
-            grid_ = prev;
-            have_grid_ = true;
-        }
-        // Where this present ends against the nearest predicted vblank.
-        const double since = static_cast<double>((p.end - grid_).count());
-        const double m = std::round(since / t);
-        const double err = since - m * t;
-        // The window of the one present rule (pacer/present_classifier.hpp).
-        const VblankWindow w = PresentClassifier::window(std::chrono::nanoseconds(std::llround(t)));
-        const double early = static_cast<double>(w.early.count()), late = static_cast<double>(w.late.count());
-        // Both ends on the grid: the interval is k periods give or take both windows.
-        locked = k >= p.swap_interval && err >= -early && err <= late &&
-                 std::fabs(interval - k * t) <= early + late;
-        missed = locked && k > p.swap_interval;
-        // Following late presents by an eighth bounds the drift a lock tolerates: a cadence off
-        // the grid by d per period settles at 8 d late, outside the window once d > late / 8
-        // (0.25 ms at 60 Hz: 1.5 %), so a swap paced at another rate never gets 16 in a row.
-        if (locked) {
-            const double moved = m * t + (err < 0 ? err : err / 8);
-            grid_ += clock::duration(static_cast<clock::rep>(std::llround(moved)));
-        } else if (bad_ >= 1) {
-            grid_ = p.end;  // a second unlocked present in a row: the grid moved; follow it
-        }
+        e = judge(p, prev, &missed);
     } else {
         have_grid_ = false;
     }
@@ -80,11 +54,18 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
         ring_next_ = (ring_next_ + 1) % kCadenceWindow;
         ring_count_ = std::min(ring_count_ + 1, kCadenceWindow);
     }
+    // A late present is no evidence, unless many are: then the swap waits for something else
+    // than these vblanks.
+    late_bits_ = ((late_bits_ << 1) | (e == Evidence::late ? 1u : 0u)) & 0xffffu;
+    if (e == Evidence::late && std::popcount(late_bits_) > kLateOf16) e = Evidence::unlocked;
+    const bool locked = e == Evidence::locked;
+    const bool waited = locked && static_cast<double>(last_block_.count()) * p.refresh_hz >= 0.25e9;
+    waited_bits_ = ((waited_bits_ << 1) | (waited ? 1u : 0u)) & ((1u << kWaitedWindow) - 1);
     if (locked) {
         ++good_;
         bad_ = 0;
         if (good_ >= kTrustAfter) verified_ = true;
-    } else {
+    } else if (e != Evidence::late) {
         ++bad_;
         good_ = 0;
         if (bad_ >= kDropAfter) verified_ = false;
@@ -92,6 +73,49 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
     locked_bits_ = (locked_bits_ << 1) | (locked ? 1u : 0u);
     missed_bits_ = (missed_bits_ << 1) | (missed ? 1u : 0u);
     return locked;
+}
+
+// Where a present ends against the vblank grid the presents follow (grid_, a predicted vblank;
+// index_, the previous present's vblank counted from it).
+VsyncDetector::Evidence VsyncDetector::judge(const PresentInfo& p, clock::time_point prev, bool* missed) noexcept {
+    const double t = 1e9 / p.refresh_hz;
+    if (!have_grid_) {
+        grid_ = prev;
+        index_ = 0;
+        have_grid_ = true;
+    }
+    // The window of the one present rule (pacer/present_classifier.hpp).
+    const VblankWindow w = PresentClassifier::window(std::chrono::nanoseconds(std::llround(t)));
+    const double early = static_cast<double>(w.early.count()), late = static_cast<double>(w.late.count());
+    const double since = static_cast<double>((p.end - grid_).count());
+    const double m = std::round(since / t);  // the nearest predicted vblank
+    const double err = since - m * t;
+    if (m - index_ >= p.swap_interval && err >= -early && err <= late) {
+        *missed = m - index_ > p.swap_interval;
+        // Following late presents by an eighth bounds the drift a lock tolerates: a cadence off
+        // the grid by d per period settles at 8 d late, outside the window once d > late / 8
+        // (0.25 ms at 60 Hz: 1.5 %), so a swap paced at another rate never gets 16 in a row.
+        grid_ += clock::duration(static_cast<clock::rep>(std::llround(m * t + (err < 0 ? err : err / 8))));
+        index_ = 0;
+        return Evidence::locked;
+    }
+    // After its vblank by more than the window, having waited in the swap at least that long: a
+    // return the machine delayed (a stall of the whole machine, a busy core), not a swap off the
+    // grid. No evidence either way, and the grid stays; its vblank is the last one before it.
+    const double vblank = std::floor((since + early) / t);
+    const double after = since - vblank * t;
+    if (after > late && static_cast<double>((p.end - p.begin).count()) >= after &&
+        vblank - index_ >= p.swap_interval) {
+        index_ = vblank;
+        return Evidence::late;
+    }
+    if (bad_ >= 1) {
+        grid_ = p.end;  // a second unlocked present in a row: the grid moved; follow it
+        index_ = 0;
+    } else {
+        index_ = m;
+    }
+    return Evidence::unlocked;
 }
 
 namespace {
@@ -270,12 +294,25 @@ void VsyncController::decide_probing(int n, clock::time_point now) noexcept {
 void VsyncController::decide_verified(int n, clock::time_point now) noexcept {
     if (vs_.swap_interval != n) {
         set(State::probing, n, VsyncReason::auto_probing);
-    } else if (!detector_.verified()) {
+    } else if (!detector_.verified() && !waits_at_refresh(n)) {
         probe_backoff_ = clock::duration(0);
         fall_back(VsyncReason::auto_lost, true, now);
     } else if (detector_.locked_in_window() >= 32 && detector_.missed_share() > kMaxMissedShare) {
         fall_back(VsyncReason::auto_missing, true, now);
     }
+}
+
+// Verified vsync is lost on four presents off the grid in a row only when the swap stopped
+// waiting for the vblanks too. A machine that stalls for a few milliseconds makes a FIFO swap
+// chain return late, then at once (off the grid) until its queue is full again: four presents
+// off the grid after a 12 ms stall at 60 Hz with two frames queued, while between the stalls the
+// swap still blocks until a vblank. So: none of the last 12 presents blocked for a quarter
+// period and came back on the grid (a swap that no longer waits), or the swap's cadence is not
+// the refresh's (one that waits for something else, a compositor's repaint).
+bool VsyncController::waits_at_refresh(int n) const noexcept {
+    if (detector_.waited_on_grid() == 0) return false;
+    const double cadence = static_cast<double>(detector_.cadence().count());
+    return cadence <= 0 || cadence_is_refresh(refresh_hz_ / n, 1e9 / cadence);
 }
 
 // The presents come at the swap interval's rate: their mean interval is within 1/32 of it. Locked

@@ -4,7 +4,8 @@
 //     advance(d), jump(d), block_until(t)   work, a clock jump, a blocking wait (d a
 //                         std::chrono::nanoseconds, t a pacer::clock::time_point)
 //     uniform(), exponential(mean)   its deterministic random numbers
-//   SimModel              the scheduler: granularity, wake-up noise, preemption, spin preemption
+//   SimModel              the scheduler: granularity, wake-up noise, preemption, spin preemption,
+//                         stalls of the whole machine
 //
 // SimulatedOs is a TimeSource whose clock only moves when somebody sleeps, spins or calls
 // advance(). Its OS sleep behaves like a scheduler with a tick (the fake sleep of "Making an
@@ -15,6 +16,7 @@
 //        + exponential wake-up noise                  (jitter_mean)
 //        + k preemptions of preempt each, where k >= 1 with probability preempt_probability,
 //          k >= 2 with probability preempt_probability^2, ... (another process holds the CPU)
+//        then, when that falls in a stall of the whole machine (stall_gap), its end
 //
 // and every relax() advances the clock by relax_time, so a spin loop costs virtual CPU time and
 // overshoots its deadline by less than relax_time, like a real one. Times are whole nanoseconds
@@ -54,6 +56,14 @@ struct SimModel {
     std::chrono::nanoseconds spin_preempt_after{0};
     std::chrono::nanoseconds spin_preempt{3'000'000};
     std::chrono::nanoseconds sleep_cpu{2'000};  // CPU charged per OS sleep (system call + wake-up)
+    // The whole machine stops now and then (a hypervisor's pause, a spell of kernel work on every
+    // core): stalls of stall_min to stall_max (uniform), stall_gap apart on average (exponential,
+    // from the end of the last). A thread that would run inside one (waking from a sleep or a
+    // block, working, spinning) runs at its end; its CPU time is not charged for it. Drawn from a
+    // generator of their own, so the other draws are the same with and without. 0 = none.
+    std::chrono::nanoseconds stall_gap{0};
+    std::chrono::nanoseconds stall_min{1'000'000};
+    std::chrono::nanoseconds stall_max{12'000'000};
 };
 
 class SimulatedOs final : public TimeSource {
@@ -93,8 +103,16 @@ public:
     double exponential(double mean) noexcept;
 
 private:
+    // The time a thread that is ready at t runs: t, or the end of the stall t falls in.
+    std::int64_t run_at(std::int64_t t) noexcept;
+    // The time `ns` of running from `from` ends, with the stalls in between.
+    std::int64_t run_for(std::int64_t from, std::int64_t ns) noexcept;
+    void next_stall(std::int64_t after) noexcept;
+
     SimModel model_;
     std::uint64_t rng_[4];
+    std::uint64_t stall_rng_[4];
+    std::int64_t stall_begin_ = 0, stall_end_ = 0;  // the current or next stall (stall_gap > 0)
     std::int64_t now_;      // ns, clock::to_ns of now()
     std::int64_t cpu_ = 0;  // ns
     std::int64_t sleeps_ = 0;

@@ -111,6 +111,7 @@
 // hybrid modes log nothing about vsync.
 #pragma once
 
+#include <bit>
 #include <chrono>
 #include <cstdint>
 
@@ -129,6 +130,14 @@ class VsyncDetector {
 public:
     static constexpr int kTrustAfter = 16;  // locked presents in a row to verify
     static constexpr int kDropAfter = 4;    // unlocked presents in a row to drop
+    // A present that waited in the swap and came back after its vblank by more than the lock
+    // window is late, not unlocked: the machine ran the thread late (a stall, a busy core). It
+    // neither verifies nor drops vsync while at most kLateOf16 of the last 16 presents were
+    // late; beyond, late ones count as unlocked (a swap that waits at a cadence of its own, a
+    // compositor's, comes back late at every phase). (A machine stopped 1-8 ms every 60 ms
+    // dropped verified vsync within 30 s at 60 Hz, four presents off the grid in a row, when
+    // every late present counted as unlocked.)
+    static constexpr int kLateOf16 = 5;
 
     // Feeds one present. Returns true if this present was locked.
     bool add(const PresentInfo& present) noexcept;
@@ -140,6 +149,11 @@ public:
     // Share of the last 64 locked presents that came more than swap_interval vblanks late.
     double missed_share() const noexcept;
     int locked_in_window() const noexcept;  // locked presents among the last 64
+    // Presents among the last kWaitedWindow that blocked in the swap for a quarter period or more
+    // and came back on the grid: the swap still waits for the vblanks. (After a 12 ms stall at
+    // 60 Hz, two frames queued, the swap returned at once for up to 7 presents.)
+    static constexpr int kWaitedWindow = 12;
+    int waited_on_grid() const noexcept { return std::popcount(waited_bits_); }
     clock::duration last_swap() const noexcept { return last_block_; }  // duration of the last swap
     // The swap's own cadence: the mean time between the ends of the last kCadenceWindow presents
     // (at least kCadenceMin), leaving out those off their median by more than half of it (a hitch,
@@ -157,10 +171,16 @@ public:
     int intervals_seen() const noexcept { return ring_count_; }  // in the window, since reset()
 
 private:
+    enum class Evidence { none, locked, late, unlocked };
+    Evidence judge(const PresentInfo& p, clock::time_point prev, bool* missed) noexcept;
+
     clock::time_point last_end_{};
     bool have_last_ = false;
     clock::time_point grid_{};   // a predicted vblank: the vblank grid presents follow
+    double index_ = 0;           // the previous present's vblank, counted from grid_
     bool have_grid_ = false;
+    unsigned late_bits_ = 0;     // the last 16 presents: late ones
+    unsigned waited_bits_ = 0;   // the last kWaitedWindow: locked after blocking a quarter period
     clock::duration last_block_{0};
     int good_ = 0, bad_ = 0;
     bool verified_ = false;
@@ -249,6 +269,7 @@ private:
     void set(State state, int interval, VsyncReason reason) noexcept;
     void fall_back(VsyncReason reason, bool schedule_probe, clock::time_point now) noexcept;
     bool at_refresh(int swap_interval) const noexcept;
+    bool waits_at_refresh(int swap_interval) const noexcept;
 
     WaitMode mode_ = WaitMode::hybrid;
     double target_hz_ = 60.0;
