@@ -61,7 +61,7 @@ MUTANTS = {
         "    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};",
         "    t.display_target_msc -= t.has_display_target_msc ? 1 : 0;\n"
         "    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};",
-        TARGET, "aimed after their vblank's edge"),
+        TARGET, "sent after their vblank's edge"),
 }
 
 
