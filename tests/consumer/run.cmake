@@ -4,8 +4,9 @@
 # C++17), a C++17 frame loop, a C program, the SDL2 adapter, designated initializers, and no
 # spdlog or {fmt} handed to the consumer. Then a C-only project (tests/consumer/c_only: a C game,
 # README's C example, pacer::pacer_cli when the tool was installed) the same way, and with
-# find_package also the C game built with cc and pkg-config. VERSION: the version the C programs
-# must report (pacer_version()), the project's.
+# find_package also a project without languages that wants the tool alone (tools_only/) and the C
+# game built with cc and pkg-config. VERSION: the version the C programs must report
+# (pacer_version()), the project's.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 if(NOT CONFIG)
@@ -118,6 +119,13 @@ if(EXISTS "${c_build}/CMakeCache.txt")
     check("pacer::pacer_cli from find_package(pacer) analyzes the game's capture"
           ${CMAKE_COMMAND} --build "${c_build}" --target analyze_capture)
   endif()
+endif()
+
+# ---- The tool alone: a project without languages (tools_only/) ----------------------------------
+if(HOW STREQUAL "find_package")
+  check("find_package(pacer) in project(x NONE), pacer::pacer_cli there when installed (tools_only/)"
+        ${CMAKE_COMMAND} -DPREFIX=${WORK_DIR}/prefix -DSOURCE_DIR=${SOURCE_DIR} -DWORK_DIR=${WORK_DIR}/tools_only
+        "-DGENERATOR=${GENERATOR}" -P "${SOURCE_DIR}/tests/consumer/tools_only/run.cmake")
 endif()
 
 # ---- The same game with pkg-config, as a Makefile builds it --------------------------------------

@@ -3,11 +3,11 @@
 //   pacer::CaptureWriter cap;                                   // owns nothing until open()
 //   if (pacer::Status st = cap.open("capture.csv", {.application = "mygame"}); !st) log(st.message());
 //   while (running) {
-//       pacer::FrameTiming t = pacer.wait();
+//       pacer::FrameTiming t = fp.wait();
 //       cap.add(t);                    // one row; formats into a buffer, no allocation, noexcept
 //       update_and_render();
 //   }
-//   cap.close();                       // flushes, writes capture-stats.csv beside it
+//   if (pacer::Status st = cap.close(); !st) log(st.message());  // flushes; capture-stats.csv
 //
 // File. One row per frame that has a frame time, comma separated, LF line ends, no quoting, C
 // locale whatever the global locale (numbers go through std::to_chars or integer arithmetic). The

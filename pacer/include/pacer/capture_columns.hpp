@@ -2,8 +2,9 @@
 // (CaptureWriter, pacer/capture.hpp), the reader (tools/capture_reader.hpp: its FrameRecord and
 // its lookup of other tools' column names), the demo's replay and the documentation all follow.
 //
-//   for (const pacer::CaptureColumn& c : pacer::kCaptureColumns)
+//   for (const pacer::CaptureColumn& c : pacer::kCaptureColumns) {
 //       if (c.origin != pacer::CaptureOrigin::other) std::printf("%s (%s)\n", c.name, pacer::to_string(c.unit));
+//   }
 //
 // One line per column, in the order CaptureWriter writes them:
 //   X(member, "Name", "aliases", unit, origin, timing, value)

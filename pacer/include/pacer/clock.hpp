@@ -11,7 +11,7 @@
 // the clock of the TimeSource that paced it. pacer::clock meets the standard's Clock requirements,
 // so durations and time points work with <chrono> as usual:
 //
-//   pacer::FrameTiming t = pacer.wait();
+//   pacer::FrameTiming t = fp.wait();
 //   auto since = pacer::clock::now() - t.wake;          // std::chrono::nanoseconds
 //
 // clock::now() reads the real OS's monotonic clock, the one system_time_source() uses

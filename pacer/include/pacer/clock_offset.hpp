@@ -8,7 +8,7 @@
 //   auto raw = [] { timespec ts; clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 //                   return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec); };
 //   pacer::ClockOffset off = pacer::measure_offset([] { return pacer::clock::now(); }, raw);
-//   f.displayed = off.to_pacer(std::chrono::seconds(sec) + std::chrono::nanoseconds(nsec));
+//   auto shown = off.to_pacer(std::chrono::seconds(sec) + std::chrono::nanoseconds(nsec));
 //
 // Presentation APIs stamp their times on a clock of their own choosing: X11 Present's UST is
 // CLOCK_MONOTONIC in microseconds on Linux (pacer::clock, no offset: multiply by 1000); weston's

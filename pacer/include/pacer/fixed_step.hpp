@@ -6,9 +6,9 @@
 //     alpha, backlog, total_steps, set_config, reset
 //   FixedStepConfig       step_hz, max_steps, max_frame_delta, snap_period, snap_tolerance
 //
-//   pacer::FixedStep sim({.step_hz = 120.0, .snap_period = pacer.period()});
+//   pacer::FixedStep sim({.step_hz = 120.0, .snap_period = fp.status().period});
 //   while (running) {
-//       pacer::FrameTiming t = pacer.wait();
+//       pacer::FrameTiming t = fp.wait();
 //       pacer::FixedStep::Advance a = sim.advance(t.display_dt);
 //       for (int i = 0; i < a.steps; ++i) world.step(sim.step_seconds());
 //       render(lerp(world.previous, world.current, a.alpha));
@@ -18,9 +18,9 @@
 // refreshes of a known display, else the scheduled interval, slewed to follow wall time: see
 // pacer/frame_pacer.hpp, "Display time"). FrameTiming::interval, wake to wake, also works but
 // carries the OS's wake-up jitter into alpha (the render moves by it). Snapping and display_dt
-// agree when snap_period is the refresh period or pacer.period(): the deltas already are whole
-// multiples of it, which snapping leaves as they are, and the small corrections display_dt slews
-// in are carried, not lost (tests/cadence_pacer_test).
+// agree when snap_period is the refresh period or the pacer's period (fp.status().period): the
+// deltas already are whole multiples of it, which snapping leaves as they are, and the small
+// corrections display_dt slews in are carried, not lost (tests/cadence_pacer_test).
 //
 // advance(frame_delta) adds the frame's real time to an accumulator and says how many whole
 // steps to simulate; alpha = leftover / step in [0, 1) is how far the render is between the last

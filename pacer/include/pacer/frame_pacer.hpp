@@ -3,7 +3,7 @@
 //   pacer::FramePacer fp({.target_hz = 144.0});     // hybrid wait, catch-up late policy
 //   while (running) {
 //       pacer::FrameTiming t = fp.wait();           // blocks until this frame's deadline
-//       update(t.display_dt); render(); present();
+//       update(t.display_dt); draw_and_present();
 //   }
 //
 // The door (every member; units in ns on pacer::clock unless said; one pacing thread calls all):
@@ -45,7 +45,9 @@
 //       fp.mark_input();          // just before the input is read (optional: else the wake)
 //       read_input(); update(); render();
 //       fp.before_present();      // present waits here
-//       t0 = fp.now(); swap(); fp.report_present({t0, fp.now(), interval, hz});
+//       pacer::clock::time_point t0 = fp.now();
+//       swap();                   // the host's present
+//       fp.report_present({t0, fp.now(), in_effect, refresh_hz});
 //   }
 //
 //   frame_start (default): wait() waits for the grid deadline (or, when the swap paces, only for

@@ -9,10 +9,12 @@
 //     cost             its work so far: wake to the end of its work (the cadence governor's input)
 //   LatencyFigures     latency, input to present, measured or predicted, shown late
 //
-//   tracker.begin(SyncMode::frame_start);  tracker.start(wake);  tracker.open();
-//   tracker.mark_input(now);                ... work ...
-//   tracker.on_present(begin, end, displayed_time, predicted_shown, true);
-//   LatencyFigures f = tracker.close(next_wake, half_refresh, miss_tolerance, &sample);
+//   pacer::LatencyTracker tracker;
+//   tracker.begin(pacer::SyncMode::frame_start);  tracker.start(wake);  tracker.open();
+//   tracker.mark_input(now);                     // then the frame's work and its present:
+//   tracker.on_present(present_begin, present_end, displayed_time, predicted_shown, true);
+//   std::optional<pacer::LeadSample> sample;     // what the just-in-time lead learns
+//   pacer::LatencyFigures f = tracker.close(next_wake, half_refresh, miss_tolerance, &sample);
 //
 // Definitions. Latency runs from the input sample (mark_input; the wake that started the frame
 // when there is none) to the moment the frame was shown: the displayed time the host reported,

@@ -10,7 +10,7 @@
 //
 //   pacer::LeadController lead;
 //   wake_at(deadline - lead.lead(period, 0.01));
-//   ... the frame's work, its present ...
+//   // the frame's work, its present; then, at the next frame:
 //   lead.learn(present_call - wake_target, lead_used, shown_late, period, 0.01);
 //
 // The lead is the (1 - max_late_share) quantile of the time from the wake-up target to the

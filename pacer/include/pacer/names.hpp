@@ -9,7 +9,7 @@
 //
 //   for (const auto& e : pacer::kWaitModeNames) add_menu_item(e.name, e.value);
 //   pacer::WaitMode m;
-//   if (!pacer::parse_name(pacer::kWaitModeNames, "hybrid", &m)) ...
+//   bool known = pacer::parse_name(pacer::kWaitModeNames, "hybrid", &m);   // false: m untouched
 //
 // The tables themselves sit beside their enums (kWaitModeNames, kLatePolicyNames, ... in
 // modes.hpp; kDisplayStateNames in display.hpp, ...). Names are part of the stable API: they appear in

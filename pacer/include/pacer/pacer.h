@@ -54,11 +54,14 @@
  * Sync modes and latency (pacer/frame_pacer.hpp says where each mode waits). A loop that supports
  * all three marks its input sample and its present besides pacer_wait():
  *
- *   pacer_wait(pacer, &t);          // PACER_SYNC_FRAME_START and _JUST_IN_TIME wait here
- *   pacer_mark_input(pacer);        // just before reading input
- *   update_and_render();
- *   pacer_before_present(pacer);    // PACER_SYNC_PRESENT waits here
- *   swap_and_report_present();      // pacer_report_present, with displayed_ns if known
+ *   while (running) {
+ *       pacer_frame_timing t;
+ *       pacer_wait(pacer, &t);          // PACER_SYNC_FRAME_START and _JUST_IN_TIME wait here
+ *       pacer_mark_input(pacer);        // just before reading input
+ *       update_and_render();
+ *       pacer_before_present(pacer);    // PACER_SYNC_PRESENT waits here
+ *       swap_and_report_present();      // pacer_report_present, with displayed_ns if known
+ *   }
  *
  * t.latency_ns is then the previous frame's input-to-shown latency.
  *
@@ -68,8 +71,8 @@
  * pacer_last_error():
  *
  *   config.target_hz = 0.0 / 0.0;
- *   pacer_create(&config)       -> NULL
- *   pacer_last_error()          -> "target_hz = nan: must be a finite number in (0, 10000]"
+ *   if (!pacer_create(&config))     // NULL
+ *       puts(pacer_last_error());   // target_hz = nan: must be a finite number in (0, 10000]
  *
  * A refused run-time setting keeps the previous, valid settings, so a slider or a console command
  * cannot put a running loop into an undefined state. A NULL object is refused by every function

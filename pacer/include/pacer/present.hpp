@@ -11,9 +11,9 @@
 //   VblankSource          what an observed vblank is: a displayed time or a waited swap's return
 //   kMinRefreshHz, kMaxRefreshHz   refresh rates taken as known: [20, 1000] Hz
 //
-//   pacer::clock::time_point t0 = pacer.now();
+//   pacer::clock::time_point t0 = fp.now();
 //   SDL_GL_SwapWindow(window);
-//   pacer.report_present({t0, pacer.now(), swap_interval_in_effect, refresh_hz});
+//   fp.report_present({t0, fp.now(), swap_interval_in_effect, refresh_hz});
 //
 // How to fill it from each platform's present API: pacer/vsync.hpp. Feedback that arrives later
 // (X11 Present's CompleteNotify, wp_presentation's presented / discarded, VK_EXT_present_timing's
@@ -24,8 +24,9 @@
 //   f.id = commit_serial;
 //   f.outcome = pacer::PresentOutcome::shown;
 //   f.displayed = clock_offset.to_pacer(presented_raw);   // pacer/clock_offset.hpp
-//   f.flags = {true, (kind & WP_PRESENTATION_FEEDBACK_KIND_VSYNC) != 0, ...};
-//   pacer.report_present(f);
+//   f.flags.known = true;                   // the flags below are the source's word
+//   f.flags.vsync = (kind & WP_PRESENTATION_FEEDBACK_KIND_VSYNC) != 0;   // hw_clock, ... alike
+//   fp.report_present(f);
 #pragma once
 
 #include <cstdint>

@@ -2,9 +2,9 @@
 //
 //   pacer::FrameStats stats(4096);            // the only allocation: the ring and its scratch
 //   pacer::CpuMeter cpu;                       // construct on the pacing thread
-//   ...per frame:     stats.add(pacer.wait());                 // O(1), no allocation
-//   ...twice a second: pacer::StatsSummary s = stats.summarize();   // O(n log n), no allocation
-//                      pacer::CpuUsage u = cpu.sample();
+//   stats.add(fp.wait());                       // per frame: O(1), no allocation
+//   pacer::StatsSummary s = stats.summarize();  // twice a second: O(n log n), no allocation
+//   pacer::CpuUsage u = cpu.sample();           // twice a second too
 //
 // Units: a FrameStats summary gives times as std::chrono::nanoseconds (TimeDistribution; print
 // them with pacer::to_ms) and rates in frames per second. The helpers for plain numbers

@@ -13,11 +13,11 @@
 // virtual display (Xvfb + Mesa) the swap may not block at all. So pacer trusts vsync only on
 // evidence. The host reports every present (no SDL or GL dependency here):
 //
-//   int want = pacer.desired_swap_interval();                // 0 = vsync off, N = every N-th vblank
+//   int want = fp.desired_swap_interval();                   // 0 = vsync off, N = every N-th vblank
 //   if (want != in_effect) in_effect = SDL_GL_SetSwapInterval(want) == 0 ? want : -1;
-//   pacer::clock::time_point t0 = pacer.now();
+//   pacer::clock::time_point t0 = fp.now();
 //   SDL_GL_SwapWindow(window);
-//   pacer.report_present({t0, pacer.now(), in_effect, refresh_hz});
+//   fp.report_present({t0, fp.now(), in_effect, refresh_hz});
 //
 // (A host that times the swap with std::chrono::steady_clock converts with
 // pacer::clock::from_steady(); see pacer/clock.hpp.) An SDL2 game gets all of this from the
@@ -31,11 +31,11 @@
 // come a frame or two late (feedback events arrive after the vblank). Times are pacer::clock:
 // CLOCK_MONOTONIC in nanoseconds on Linux, QueryPerformanceCounter converted to nanoseconds on
 // Windows, mach_absolute_time scaled by mach_timebase_info on macOS (pacer/clock.hpp). A
-// timestamp on another clock needs a common reference: read that clock and pacer.now() back to
-// back, and add the difference.
+// timestamp on another clock needs a common reference: read that clock and FramePacer::now() back
+// to back, and add the difference.
 //
-//   Swap return (SDL2, GLX, EGL, any blocking present): time the call with pacer.now() before and
-//     after. With vsync on and one frame in flight the return traces the vblank grid; a virtual
+//   Swap return (SDL2, GLX, EGL, any blocking present): time the call with FramePacer::now() before
+//     and after. With vsync on and one frame in flight the return traces the vblank grid; a virtual
 //     display or a compositor that does not block shows as such, which is the point.
 //   Vulkan VK_KHR_present_wait (+ VK_KHR_present_id): give each vkQueuePresentKHR a presentId
 //     (VkPresentIdKHR in VkPresentInfoKHR's pNext), then vkWaitForPresentKHR(device, swapchain,

@@ -2,9 +2,9 @@
 //
 //   target_link_libraries(game PRIVATE pacer::pacer pacer::sdl2)
 //
-//   pacer::FramePacer pacer(config);                 // config.mode = pacer::WaitMode::automatic
+//   pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic});
 //   pacer::sdl2::RendererPresenter present(renderer); // or GlPresenter present(window) for OpenGL
-//   while (running) { pacer.wait(); update(); draw(renderer); present.present(pacer); }
+//   while (running) { fp.wait(); update(); draw(renderer); present.present(fp); }
 //
 // present() replaces the game's SDL_RenderPresent(renderer) (RendererPresenter) or
 // SDL_GL_SwapWindow(window) (GlPresenter). Each call
@@ -16,7 +16,7 @@
 // In vsync and auto modes the pacer then decides, from the presents themselves, whether vsync
 // really paces the frames (pacer/vsync.hpp); in sleep, spin and hybrid modes it asks for
 // interval 0 (vsync off). A game that wants vsync in those modes anyway passes its own interval:
-// present(pacer, 1). Nothing is allocated; a present costs two clock reads besides SDL's call.
+// present(fp, 1). Nothing is allocated; a present costs two clock reads besides SDL's call.
 //
 // What is reported is what SDL's public API shows, never more:
 //   - swap_interval(): 0 or N when SDL took it, -1 when it refused it. SDL_RenderSetVSync takes 0

@@ -14,10 +14,10 @@
 //
 //   pacer::wayland::PresentationFeedback feedback(info.info.wl.display, info.info.wl.surface);
 //   while (running) {
-//       pacer.wait(); update(); render();
+//       fp.wait(); update(); render();
 //       feedback.request(presenter.next_id());      // before the commit the swap makes
-//       presenter.present(pacer);                    // pacer/sdl2.hpp: reports it with that id
-//       feedback.poll(pacer);
+//       presenter.present(fp);                       // pacer/sdl2.hpp: reports it with that id
+//       feedback.poll(fp);
 //   }
 //
 // What it reads. wp_presentation.feedback(surface) asks for the fate of the surface's next

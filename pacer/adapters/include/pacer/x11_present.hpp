@@ -16,8 +16,8 @@
 //   pacer::x11::PresentSource x11;                   // after SDL made the window and its renderer
 //   x11.watch(xid);                                  // SDL_GetWindowWMInfo: info.info.x11.window
 //   while (running) {
-//       x11.poll(pacer);                             // the vblanks since the last frame
-//       pacer.wait(); update(); render(); present();
+//       x11.poll(fp);                                // the vblanks since the last frame
+//       fp.wait(); update(); draw_and_present();
 //   }
 //
 // What it reads. PresentNotifyMSC asks the server for a CompleteNotify at a vblank counter (MSC);
