@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,7 +41,9 @@ TEST(StopCont, AStoppedCaptureServesOneLateFrameThenKeepsTheGrid) {
     if (pid == 0) {
         const int null = open("/dev/null", O_WRONLY);
         if (null >= 0) dup2(null, STDOUT_FILENO);
-        execl(PACER_CLI, "pacer", "run", "--hz", "120", "--seconds", "3", "--capture", capture.c_str(),
+        // PACER_TEST_CLI: another build of the tool (tools/mutants.py runs broken ones here).
+        const char* cli = std::getenv("PACER_TEST_CLI") != nullptr ? std::getenv("PACER_TEST_CLI") : PACER_CLI;
+        execl(cli, "pacer", "run", "--hz", "120", "--seconds", "3", "--capture", capture.c_str(),
               static_cast<char*>(nullptr));
         _exit(127);
     }
@@ -81,10 +84,17 @@ TEST(StopCont, AStoppedCaptureServesOneLateFrameThenKeepsTheGrid) {
     EXPECT_GE(skipped, 100.0);
 
     // No burst: after the long frame, at most the one caught-up frame and the partial wait to the
-    // next slot come short; then frames are whole waits again.
+    // next slot come short; then frames are whole waits again. A frame that follows one the
+    // machine woke late (by a quarter to two periods: a busy core, not the stop's second) comes
+    // short too, on any machine, and is not counted: beside a disk writer, busy loops and a timer
+    // neighbour at once, one such frame made three short in 1 of 2 runs. A burst after the stop
+    // follows frames late by up to the whole second.
     int short_after = 0;
-    for (std::size_t i = long_row + 1; i < std::min(rows.size(), long_row + 6); ++i)
-        short_after += rows[i].interval_ms < 0.5 * kPeriodMs;
+    for (std::size_t i = long_row + 1; i < std::min(rows.size(), long_row + 6); ++i) {
+        const double before = rows[i - 1].lateness_ms;
+        const bool after_machine_late = i > long_row + 1 && before > 0.25 * kPeriodMs && before < 2 * kPeriodMs;
+        short_after += rows[i].interval_ms < 0.5 * kPeriodMs && !after_machine_late;
+    }
     EXPECT_LE(short_after, 2) << "frames after the stop came back to back";
 
     // The grid: every frame index is one more than the last plus the slots it skipped, and every

@@ -6,9 +6,11 @@ built into its own `pacer` tool, and run through the test that should catch it.
     (./dev mutants [options]: builds first)
 
 A test judged against a floor measured in its own run (tests/display/x11_present_test.py: the
-server's stamps in hindsight) must still fail a pacer that is wrong. Each mutant below is applied
+server's stamps in hindsight; tests/stop_cont_test.cpp: the frames the machine woke late) must
+still fail a pacer that is wrong. Each mutant below is applied
 to a copy of the source tree under BUILD/mutants/src (the working tree is never touched), the tool
-is rebuilt there (one file and a link), and the test runs against it beside each noise source
+is rebuilt there (one file and a link), and the test runs against it (a test program of the main
+build through PACER_TEST_CLI, so ./dev mutants wants ./dev test's build) beside each noise source
 named (the noise sources of tools/flake.py: none, disk, busy, timer, mix, all). A mutant that passes
 the test is a test that lost its power: exit status 1, and the line says which. Exit status 0 when
 every mutant failed its test, 2 on bad options or a mutant whose edit no longer applies (the
@@ -27,6 +29,8 @@ from flake import NOISES, SOURCES, Noise  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOCK = ["tests/display/x11_present_test.py", "lock", "60", "120", "144"]
 TARGET = ["tests/display/x11_present_test.py", "target", "60", "144"]
+# A test program of the main build (./dev builds it), pointed at the mutant tool by PACER_TEST_CLI.
+STOP_CONT = ["build/tests/pacer_stop_cont_test"]
 
 # name: (what it breaks, file, the text replaced, its replacement, the test that must fail it,
 #        the check of that test expected to say FAIL)
@@ -62,6 +66,12 @@ MUTANTS = {
         "    t.display_target_msc -= t.has_display_target_msc ? 1 : 0;\n"
         "    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};",
         TARGET, "sent after their vblank's edge"),
+    "catch-up-8": (
+        "the catch_up late policy serves 8 late frames back to back, not 1",
+        "pacer/src/grid.cpp",
+        "    const auto m = static_cast<std::uint64_t>(std::max(max_catch_up, 0));",
+        "    const auto m = static_cast<std::uint64_t>(std::max(max_catch_up, 0)) + 7;",
+        STOP_CONT, "frames after the stop came back to back"),
 }
 
 
@@ -124,12 +134,20 @@ def main():
                 f.write(original)
         for noise in noises:
             with Noise(noise, work):
-                r = subprocess.run([sys.executable, os.path.join(ROOT, test[0]), tool] + test[1:],
-                                   capture_output=True, text=True, timeout=600)
-            fails = [line for line in r.stdout.splitlines() if "FAIL" in line and not line.startswith("FAILED")]
+                if test[0].endswith(".py"):
+                    cmd, env = [sys.executable, os.path.join(ROOT, test[0]), tool] + test[1:], None
+                else:
+                    cmd, env = [os.path.join(ROOT, test[0])] + test[1:], dict(os.environ, PACER_TEST_CLI=tool)
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+            # The failed checks: the script's FAIL lines, or gtest's failure messages.
+            lines = r.stdout.splitlines()
+            fails = [line for line in lines if "FAIL" in line and not line.startswith("FAILED")
+                     and not line.startswith("[  FAILED") and "FAILED TEST" not in line]
+            fails += [line for i, line in enumerate(lines) if i > 0 and "Failure" in lines[i - 1]]
+            fails += [line for line in lines if check in line and line not in fails]
             caught = r.returncode == 1 and any(check in line for line in fails)
             print(f"mutants: {name} ({what}), noise {noise}: {'caught' if caught else 'NOT CAUGHT'} by "
-                  f"{os.path.basename(test[0])} {test[1]}, exit {r.returncode}", flush=True)
+                  f"{' '.join([os.path.basename(test[0])] + test[1:2])}, exit {r.returncode}", flush=True)
             for line in fails:
                 print(f"    {line}")
             if not caught:
