@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <new>
 #include <regex>
 #include <string>
@@ -208,6 +209,52 @@ TEST(RoundTrip, LatencyIsWrittenPerFrameAndAnalyzed) {
     EXPECT_TRUE(a.has_pc_latency);
     EXPECT_NEAR(a.pc_latency_p50_ms, 7.5, 1e-9);
     EXPECT_NEAR(a.pc_latency_p99_ms, 9.5, 1e-9);
+}
+
+// No present reported, no latency: a loop that marks its input and calls before_present() but
+// never reports a present (a headless loop) writes MsPCLatency NA in every row and in the
+// sidecar, and analyze prints no PC latency for it.
+TEST(RoundTrip, NoPresentsNoLatency) {
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 40us, .preempt_probability = 0.0});
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    const std::string path = temp_path("no_presents.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    for (int i = 0; i < 200; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        EXPECT_EQ(t.latency, 0ns) << "frame " << i;
+        EXPECT_FALSE(t.shown_late) << "frame " << i;
+        os.advance(1ms);
+        fp.mark_input();
+        os.advance(3ms);  // the work
+        fp.before_present();
+        cap.add(t);
+    }
+    ASSERT_TRUE(cap.close().ok());
+
+    CaptureReader r;
+    ASSERT_TRUE(r.open(path).ok()) << r.error().message();
+    FrameRecord f;
+    std::size_t rows = 0;
+    while (r.next(f)) {
+        EXPECT_TRUE(std::isnan(f.pc_latency_ms)) << "line " << f.line << ": " << f.pc_latency_ms;
+        ++rows;
+    }
+    EXPECT_TRUE(r.error().ok()) << r.error().message();
+    EXPECT_EQ(rows, 199u);
+    std::ifstream sidecar(pacer::CaptureWriter::stats_path(path));
+    const std::string kv((std::istreambuf_iterator<char>(sidecar)), std::istreambuf_iterator<char>());
+    EXPECT_NE(kv.find("\nWindowLatencyFrames,0\nWindowMsPCLatencyP50,NA\n"), std::string::npos) << kv;
+
+    pacer::tools::FileAnalysis fa;
+    ASSERT_TRUE(pacer::tools::analyze_file(path, {}, fa).ok());
+    ASSERT_EQ(fa.analyses.size(), 1u);
+    EXPECT_FALSE(fa.analyses[0].has_pc_latency);
+    const std::string text = pacer::tools::format_text(fa.analyses);
+    EXPECT_NE(text.find("average FPS"), std::string::npos) << text;
+    EXPECT_EQ(text.find("PC latency"), std::string::npos) << text;
+    EXPECT_NE(pacer::tools::format_json(fa.analyses).find("\"latency_ms\": null"), std::string::npos);
 }
 
 // ---- FrameRecord ---------------------------------------------------------------------------
