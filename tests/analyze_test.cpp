@@ -832,6 +832,52 @@ TEST(BadInput, HeaderWithoutFrameTimeColumn) {
     EXPECT_EQ(error_of("Application,ProcessID,TimeInSeconds\ngame,1,0.5\n"),
               "mem.csv:1: header has no frame-time column (MsBetweenPresents, FrameTime or MsBetweenAppStart)");
     EXPECT_NE(error_of("a,b\n1,2\n").find("mem.csv:2: no header with a frame-time column"), std::string::npos);
+    // Only the first line past the preamble is a PresentMon header: a later row that starts with
+    // "Application" is not called one.
+    const std::string late = error_of("a,b\n1,2\nApplication,game\n");
+    EXPECT_EQ(late.find("header has no frame-time column"), std::string::npos) << late;
+    EXPECT_NE(late.find("no header with a frame-time column"), std::string::npos) << late;
+}
+
+// pacer's stats sidecar ("Key,Value" rows beside each capture) is no capture: the reader refuses
+// it naming line 1 and the capture it summarises; analyze_file and list_file skip it with a note.
+TEST(BadInput, StatsSidecarIsRecognisedAndSkipped) {
+    const std::string text = "Key,Value\nCapture,\"a,b.csv\"\nApplication,pacer-run\nRows,41\n";
+    CaptureReader r;
+    const pacer::Status st = r.open_memory(text, "a,b-stats.csv");
+    EXPECT_EQ(st.message(), "a,b-stats.csv:1: pacer's stats sidecar of a,b.csv (Key,Value rows), not a capture");
+    EXPECT_TRUE(r.stats_sidecar());
+    EXPECT_EQ(r.sidecar_of(), "a,b.csv");
+    CaptureReader capture;
+    ASSERT_TRUE(capture.open_memory(classic_file({10, 20}), "c.csv").ok());
+    EXPECT_FALSE(capture.stats_sidecar());
+
+    // The sidecar CaptureWriter writes.
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 40us, .preempt_probability = 0.0});
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    const std::string path = temp_path("sidecar_run.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    for (int i = 0; i < 30; ++i) cap.add(fp.wait());
+    ASSERT_TRUE(cap.close().ok());
+    const std::string sidecar = pacer::CaptureWriter::stats_path(path);
+    const std::string note = "note: skipped " + sidecar + ": pacer's stats sidecar of sidecar_run.csv, not a capture";
+    pacer::tools::FileAnalysis fa;
+    ASSERT_TRUE(pacer::tools::analyze_file(sidecar, {}, fa).ok());
+    EXPECT_TRUE(fa.skipped);
+    EXPECT_TRUE(fa.analyses.empty());
+    EXPECT_EQ(fa.note, note);
+    pacer::tools::FileAnalysis listed;
+    ASSERT_TRUE(pacer::tools::list_file(sidecar, listed).ok());
+    EXPECT_TRUE(listed.skipped);
+    EXPECT_EQ(listed.note, note);
+    ASSERT_TRUE(pacer::tools::analyze_file(path, {}, fa).ok());  // its capture is read
+    EXPECT_FALSE(fa.skipped);
+    EXPECT_EQ(fa.analyses.size(), 1u);
+    Analysis a;  // one capture asked for: the reader's message
+    EXPECT_EQ(pacer::tools::analyze_file(sidecar, {}, a).message(),
+              sidecar + ":1: pacer's stats sidecar of sidecar_run.csv (Key,Value rows), not a capture");
 }
 
 TEST(BadInput, RowWithTooFewFields) {
