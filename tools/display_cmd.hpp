@@ -74,7 +74,8 @@ struct DisplayCmdResult {
     double seconds = 0;   // wall time of the run
 };
 
-// JSON (--json) or text.
+// JSON (--json) or text. The text says a value nobody measured one way, "unknown" (the JSON: null),
+// and holds no JSON (display_report.cpp).
 std::string format_display_result(const DisplayCmdResult& r, bool json);
 // --vblanks-csv: "msc,time_ns", a row per observed vblank (msc empty when the source has none).
 std::string format_vblanks_csv(const VblankJudge& v);
