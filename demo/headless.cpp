@@ -29,11 +29,15 @@ void StatusLine::print(Session& s) {
     std::fflush(stdout);
 }
 
-void print_summary(Session& s, const char* ui, const char* vblank_source) {
+void print_summary(Session& s, const char* ui, const char* vblank_source, double swap_ms) {
     const double cpu = s.run_process_pct();
     const pacer::StatsSummary m = s.stats().summarize();  // the window (last 4096 frames)
     const pacer::PacerStatus st = s.pacer().status();
     const pacer::VsyncStatus& vs = st.vsync;
+    // Frames that cost more than the period: why, on a line of its own before the summary.
+    if (const std::string why = s.replaying() ? std::string() : overrun_text(m, st.rate.hz, vs.in_use, swap_ms);
+        !why.empty())
+        std::printf("note: %s\n", why.c_str());
     // The display's fitted refresh once locked; frames shown and dropped where presentation
     // feedback says so, else unknown (never the submitted rate).
     char fitted[32] = "NA", shown[32] = "unknown", dropped[32] = "unknown";
@@ -42,8 +46,9 @@ void print_summary(Session& s, const char* ui, const char* vblank_source) {
         std::snprintf(shown, sizeof shown, "%.2f", static_cast<double>(st.presents.shown) / s.elapsed_s());
         std::snprintf(dropped, sizeof dropped, "%llu", static_cast<unsigned long long>(st.presents.dropped));
     }
-    // Latency needs presents (--fake-vsync or the window): NA without them.
-    const bool lat = m.latency_frames > 0;
+    // No present reported, no latency (--fake-vsync or the window present): NA without them. The
+    // late share also needs to know when frames were shown (session.hpp, shown_late_known).
+    const bool lat = m.latency_frames > 0, late_known = shown_late_known(m, vs.in_use);
     char p50[32], p99[32], late[32];
     std::snprintf(p50, sizeof p50, "%.3f", pacer::to_ms(m.latency.p50));
     std::snprintf(p99, sizeof p99, "%.3f", pacer::to_ms(m.latency.p99));
@@ -62,7 +67,7 @@ void print_summary(Session& s, const char* ui, const char* vblank_source) {
                 static_cast<unsigned long long>(m.missed_total),
                 static_cast<unsigned long long>(s.stutters()), cpu, vs.requested, vs.detected, vs.in_use,
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
-                pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", lat ? late : "NA",
+                pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", late_known ? late : "NA",
                 pacer::to_string(st.display.state), s.timing().cadence_hz, vblank_source, fitted, shown, dropped);
     std::fflush(stdout);
 }
@@ -115,7 +120,7 @@ int run_headless(const Options& o) {
         if (o.frames != 0 && s.frames() >= o.frames) break;
         if (seconds > 0 && t >= seconds) break;
     }
-    print_summary(s, "headless", "none");
+    print_summary(s, "headless", "none", -1.0);
     return finish_capture(s);
 }
 

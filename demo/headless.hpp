@@ -18,7 +18,9 @@ int run_headless(const Options& o);
 //            p99_lateness_ms=0.041 missed=0 stutters=0 cpu_pct=23.5 (one line)
 class Session;
 // The summary line; vblank_source: where the display's vblanks came from (demo/vblank_source.hpp).
-void print_summary(Session& s, const char* ui, const char* vblank_source);
+// Before it, when the frames cost more than the period, "note: cannot hold ..." (overrun_text in
+// session.hpp; swap_ms the swap's mean wall time, < 0 when not measured).
+void print_summary(Session& s, const char* ui, const char* vblank_source, double swap_ms);
 // Closes a running capture and prints "capture: rows=N written=N dropped=N file=... stats=...";
 // returns 1 (and says why on stderr) if the capture lost rows or could not be written, else 0.
 int finish_capture(Session& s);

@@ -51,7 +51,7 @@ void add_pacing_options(pacer::cli::Parser& p, Options* o) {
              &o->sync, pacer::cli::names_of(pacer::kSyncModeNames));
     p.number("--max-late-share", "X", "just_in_time: share of frames allowed to be shown late", &o->max_late_share,
              0.001, 0.5);  // pacer::validate's range
-    p.choice("--display-lock", "place the waits against the vblanks fitted from the presents", &o->display_lock,
+    p.choice("--display-lock", "place the waits against the fitted vblanks (from the presents or the vblank source)", &o->display_lock,
              {{"on", true}, {"off", false}});
     p.flag("--match-display", "target rate = the display's refresh once it is known", &o->match_display);
     p.choice("--cadence", "auto: the highest whole divisor of the refresh the work sustains", &o->cadence,

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "panels.hpp"
 #include "ui_common.hpp"
@@ -30,7 +31,7 @@ float frame_getter(void* data, int i) {
 
 }  // namespace
 
-void frame_time_panel(Session& s, float x, float y, float w, float h) {
+void frame_time_panel(Session& s, const UiCost& cost, float x, float y, float w, float h) {
     panel("Frame times", x, y, w, h);
     const double target = pacer::to_ms(s.target_period());
     const double hz = target > 0 ? 1000.0 / target : s.pacer().config().target_hz;
@@ -65,8 +66,15 @@ void frame_time_panel(Session& s, float x, float y, float w, float h) {
     plot_marker(lo, hi, 1.0f / 3.0f, kTargetLine, label);
     std::snprintf(label, sizeof label, "2x target %.2f ms", 2 * target);
     plot_marker(lo, hi, 2.0f / 3.0f, kDoubleLine, label);
-    ImGui::TextColored(kGrey, "scale 0 .. %.1f ms (3x target); spikes above are clipped. "
-                              "A flat line on the green mark is perfect pacing.", static_cast<double>(top));
+    // Frames that cost more than the period: the reason in red instead of the scale's caption.
+    const pacer::PacerStatus st = s.pacer().status();
+    const std::string overrun =
+        s.replaying() ? std::string() : overrun_text(s.summary(), st.rate.hz, st.vsync.in_use, cost.swap.avg);
+    if (!overrun.empty())
+        ImGui::TextColored(kRed, "%s; scale 0 .. %.1f ms", overrun.c_str(), static_cast<double>(top));
+    else
+        ImGui::TextColored(kGrey, "scale 0 .. %.1f ms (3x target); spikes above are clipped. "
+                                  "A flat line on the green mark is perfect pacing.", static_cast<double>(top));
     ImGui::End();
 }
 

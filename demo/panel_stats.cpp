@@ -99,9 +99,11 @@ void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
                        static_cast<unsigned long long>(s.stutters()));
     ImGui::TextColored(kGrey, "Missed: woke > %.2f ms after its deadline, or skipped a slot.",
                        pacer::to_ms(s.pacer().config().miss_tolerance));
-    if (m.latency_frames > 0)
-        ImGui::Text("Shown late  %.2f %% of %zu frames (sync %s)", 100.0 * s.late_share(), m.latency_frames,
-                    pacer::to_string(s.pacer().config().sync));
+    // A percentage only where something says when frames were shown (session.hpp, shown_late_known).
+    const bool vsync_in_use = s.pacer().status().vsync.in_use;
+    if (const std::string late = shown_late_text(m, vsync_in_use, s.pacer().config().sync); !late.empty())
+        ImGui::TextColored(shown_late_known(m, vsync_in_use) ? ImGui::GetStyleColorVec4(ImGuiCol_Text) : kGrey, "%s",
+                           late.c_str());
     ImGui::Separator();
     ImGui::PushItemWidth(w * 0.45f);
     capture_controls(s, ui);

@@ -14,7 +14,7 @@ void draw_panels(Session& s, UiState& ui, const UiCost& cost, const Presenter& p
     const float mw = rw * 0.45f;  // the motion test beside the display
     controls_panel(s, ui, 0, 0, lw, hc);
     status_panel(s, p, 0, hc, lw, height - hc);
-    frame_time_panel(s, lw, 0, rw, h1);
+    frame_time_panel(s, cost, lw, 0, rw, h1);
     histogram_panel(s, lw, h1, rw, h2);
     stats_panel(s, ui, lw, h1 + h2, hw, h3);
     cpu_panel(s, cost, lw + hw, h1 + h2, rw - hw, h3);

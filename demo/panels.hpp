@@ -10,7 +10,9 @@
 namespace pacer_demo {
 
 // What is measured.
-void frame_time_panel(Session& s, float x, float y, float w, float h);  // the frame-time graph
+// The frame-time graph; under it, why the frames cannot hold the rate when they cost more than the
+// period (overrun_text, with the swap's wall time from `cost`).
+void frame_time_panel(Session& s, const UiCost& cost, float x, float y, float w, float h);
 void histogram_panel(Session& s, float x, float y, float w, float h);   // intervals and lateness
 void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h);  // percentiles, capture
 void cpu_panel(Session& s, const UiCost& cost, float x, float y, float w, float h);

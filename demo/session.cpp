@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "pacer/log.hpp"
@@ -29,6 +30,33 @@ std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t vblank, std::int64_t 
     std::int64_t d = (t - vblank) % period;  // from the vblank at or before t, in [0, period)
     if (d < 0) d += period;
     return d <= period - d ? d : d - period;
+}
+
+bool shown_late_known(const pacer::StatsSummary& m, bool vsync_in_use) noexcept {
+    return m.latency_frames > 0 && (m.present_feedback || vsync_in_use);
+}
+
+std::string shown_late_text(const pacer::StatsSummary& m, bool vsync_in_use, pacer::SyncMode sync) {
+    if (m.latency_frames == 0) return {};
+    if (!shown_late_known(m, vsync_in_use)) return "Shown late  unknown (no presentation feedback)";
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "Shown late  %.2f %% of %zu frames (sync %s)",
+                  100.0 * static_cast<double>(m.shown_late) / static_cast<double>(m.latency_frames),
+                  m.latency_frames, pacer::to_string(sync));
+    return buf;
+}
+
+std::string overrun_text(const pacer::StatsSummary& m, double hz, bool vsync_in_use, double swap_ms) {
+    if (vsync_in_use || m.frames == 0 || !(hz > 0)) return {};
+    const double period_ms = 1000.0 / hz;
+    const double cost_ms = m.work_share * pacer::to_ms(m.interval.mean);  // mean work per frame
+    if (!(cost_ms > period_ms)) return {};
+    char swap[48] = "";
+    if (swap_ms >= 0) std::snprintf(swap, sizeof swap, " (swap %.2f ms)", swap_ms);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "cannot hold %g Hz: a frame costs %.2f ms%s > %.2f ms period", hz, cost_ms, swap,
+                  period_ms);
+    return buf;
 }
 
 void Motion::step(double dt) noexcept {
@@ -269,11 +297,6 @@ void Session::note_present(pacer::clock::time_point returned) noexcept {
     vblank_offset_ms.push(static_cast<float>(static_cast<double>(vblank_offset_ns(t, vblank, period)) * 1e-6));
 }
 
-double Session::late_share() const noexcept {
-    return sum_.latency_frames > 0
-               ? static_cast<double>(sum_.shown_late) / static_cast<double>(sum_.latency_frames)
-               : 0.0;
-}
 
 pacer::Status Session::set_mode(pacer::WaitMode m) {
     pacer::PacerConfig c = pacer_->config();

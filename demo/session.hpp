@@ -63,6 +63,24 @@ pacer::FixedStepConfig sim_config(double step_hz, int max_steps, std::chrono::na
 // (negative: before that vblank). In [-period / 2, period / 2] for t in [next - period, next).
 std::int64_t vblank_offset_ns(std::int64_t t, std::int64_t vblank, std::int64_t period) noexcept;
 
+// Shown late (FrameTiming::shown_late) is known when something says when the frames were shown:
+// presentation feedback (StatsSummary::present_feedback: displayed times, a compositor's), or a
+// swap that waits for vblank (vsync in use: it returns when its frame is shown). Otherwise the
+// pacer's verdict rests on the swap's return (a software swap under Xvfb: when it finished
+// rendering) and says nothing about the screen. Needs frames with a latency (presents reported).
+bool shown_late_known(const pacer::StatsSummary& m, bool vsync_in_use) noexcept;
+// The Statistics panel's line: "Shown late  1.25 % of 4096 frames (sync frame_start)", or
+// "Shown late  unknown (no presentation feedback)"; "" without frames with a latency.
+std::string shown_late_text(const pacer::StatsSummary& m, bool vsync_in_use, pacer::SyncMode sync);
+
+// Why the loop cannot hold its rate (hz, the rate in force): its frames' own cost, the mean time
+// from a wake-up to the next wait() (FrameTiming::work: simulation, work, UI, draw, swap), is
+// longer than the period, so every frame is late whatever the pacer does, e.g.
+//   "cannot hold 144 Hz: a frame costs 15.38 ms (swap 10.31 ms) > 6.94 ms period"
+// swap_ms: the swap's share of it (< 0: not measured, not said). "" when the frames fit, the
+// window is empty, or the swap paces (vsync in use: its time is the wait, not the frame's cost).
+std::string overrun_text(const pacer::StatsSummary& m, double hz, bool vsync_in_use, double swap_ms);
+
 struct Motion {  // the fixed-step simulated object: a box bouncing left-right on [0, 1]
     double prev_x = 0, x = 0, v = 0.5;  // position (track widths), speed (track widths / s)
     void step(double dt) noexcept;
@@ -118,8 +136,6 @@ public:
     // right after mark_input() and presents right after before_present().
     void mark_input() noexcept { pacer_->mark_input(); }
     void before_present() noexcept { pacer_->before_present(); }
-    // Share of the window's frames with a latency that were shown late (0 when none has one).
-    double late_share() const noexcept;
 
     // Frame-time capture (pacer::CaptureWriter): one row per frame from record(), which the loop
     // calls once the frame is presented (the window passes the swap's timing).

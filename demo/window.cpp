@@ -197,7 +197,7 @@ int FrameLoop::finish() {
                       o_.screenshot_frame);
         exit_code_ = 1;
     }
-    print_summary(s_, "window", feed_.name());
+    print_summary(s_, "window", feed_.name(), cost_.run_avg(cost_.swap));
     if (s_.replaying())
         std::printf("replay: file=%s format=%s frames_shown=%zu of %zu\n", s_.replay().path().c_str(),
                     s_.replay().format().c_str(), s_.replay_position(), s_.replay().size());

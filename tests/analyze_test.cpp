@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <new>
 #include <regex>
 #include <string>
@@ -208,6 +209,52 @@ TEST(RoundTrip, LatencyIsWrittenPerFrameAndAnalyzed) {
     EXPECT_TRUE(a.has_pc_latency);
     EXPECT_NEAR(a.pc_latency_p50_ms, 7.5, 1e-9);
     EXPECT_NEAR(a.pc_latency_p99_ms, 9.5, 1e-9);
+}
+
+// No present reported, no latency: a loop that marks its input and calls before_present() but
+// never reports a present (a headless loop) writes MsPCLatency NA in every row and in the
+// sidecar, and analyze prints no PC latency for it.
+TEST(RoundTrip, NoPresentsNoLatency) {
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 40us, .preempt_probability = 0.0});
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    const std::string path = temp_path("no_presents.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    for (int i = 0; i < 200; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        EXPECT_EQ(t.latency, 0ns) << "frame " << i;
+        EXPECT_FALSE(t.shown_late) << "frame " << i;
+        os.advance(1ms);
+        fp.mark_input();
+        os.advance(3ms);  // the work
+        fp.before_present();
+        cap.add(t);
+    }
+    ASSERT_TRUE(cap.close().ok());
+
+    CaptureReader r;
+    ASSERT_TRUE(r.open(path).ok()) << r.error().message();
+    FrameRecord f;
+    std::size_t rows = 0;
+    while (r.next(f)) {
+        EXPECT_TRUE(std::isnan(f.pc_latency_ms)) << "line " << f.line << ": " << f.pc_latency_ms;
+        ++rows;
+    }
+    EXPECT_TRUE(r.error().ok()) << r.error().message();
+    EXPECT_EQ(rows, 199u);
+    std::ifstream sidecar(pacer::CaptureWriter::stats_path(path));
+    const std::string kv((std::istreambuf_iterator<char>(sidecar)), std::istreambuf_iterator<char>());
+    EXPECT_NE(kv.find("\nWindowLatencyFrames,0\nWindowMsPCLatencyP50,NA\n"), std::string::npos) << kv;
+
+    pacer::tools::FileAnalysis fa;
+    ASSERT_TRUE(pacer::tools::analyze_file(path, {}, fa).ok());
+    ASSERT_EQ(fa.analyses.size(), 1u);
+    EXPECT_FALSE(fa.analyses[0].has_pc_latency);
+    const std::string text = pacer::tools::format_text(fa.analyses);
+    EXPECT_NE(text.find("average FPS"), std::string::npos) << text;
+    EXPECT_EQ(text.find("PC latency"), std::string::npos) << text;
+    EXPECT_NE(pacer::tools::format_json(fa.analyses).find("\"latency_ms\": null"), std::string::npos);
 }
 
 // ---- FrameRecord ---------------------------------------------------------------------------
@@ -785,6 +832,52 @@ TEST(BadInput, HeaderWithoutFrameTimeColumn) {
     EXPECT_EQ(error_of("Application,ProcessID,TimeInSeconds\ngame,1,0.5\n"),
               "mem.csv:1: header has no frame-time column (MsBetweenPresents, FrameTime or MsBetweenAppStart)");
     EXPECT_NE(error_of("a,b\n1,2\n").find("mem.csv:2: no header with a frame-time column"), std::string::npos);
+    // Only the first line past the preamble is a PresentMon header: a later row that starts with
+    // "Application" is not called one.
+    const std::string late = error_of("a,b\n1,2\nApplication,game\n");
+    EXPECT_EQ(late.find("header has no frame-time column"), std::string::npos) << late;
+    EXPECT_NE(late.find("no header with a frame-time column"), std::string::npos) << late;
+}
+
+// pacer's stats sidecar ("Key,Value" rows beside each capture) is no capture: the reader refuses
+// it naming line 1 and the capture it summarises; analyze_file and list_file skip it with a note.
+TEST(BadInput, StatsSidecarIsRecognisedAndSkipped) {
+    const std::string text = "Key,Value\nCapture,\"a,b.csv\"\nApplication,pacer-run\nRows,41\n";
+    CaptureReader r;
+    const pacer::Status st = r.open_memory(text, "a,b-stats.csv");
+    EXPECT_EQ(st.message(), "a,b-stats.csv:1: pacer's stats sidecar of a,b.csv (Key,Value rows), not a capture");
+    EXPECT_TRUE(r.stats_sidecar());
+    EXPECT_EQ(r.sidecar_of(), "a,b.csv");
+    CaptureReader capture;
+    ASSERT_TRUE(capture.open_memory(classic_file({10, 20}), "c.csv").ok());
+    EXPECT_FALSE(capture.stats_sidecar());
+
+    // The sidecar CaptureWriter writes.
+    pacer::set_log_function(nullptr);
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 40us, .preempt_probability = 0.0});
+    pacer::FramePacer fp({.target_hz = 100.0}, &os);
+    const std::string path = temp_path("sidecar_run.csv");
+    pacer::CaptureWriter cap;
+    ASSERT_TRUE(cap.open(path).ok());
+    for (int i = 0; i < 30; ++i) cap.add(fp.wait());
+    ASSERT_TRUE(cap.close().ok());
+    const std::string sidecar = pacer::CaptureWriter::stats_path(path);
+    const std::string note = "note: skipped " + sidecar + ": pacer's stats sidecar of sidecar_run.csv, not a capture";
+    pacer::tools::FileAnalysis fa;
+    ASSERT_TRUE(pacer::tools::analyze_file(sidecar, {}, fa).ok());
+    EXPECT_TRUE(fa.skipped);
+    EXPECT_TRUE(fa.analyses.empty());
+    EXPECT_EQ(fa.note, note);
+    pacer::tools::FileAnalysis listed;
+    ASSERT_TRUE(pacer::tools::list_file(sidecar, listed).ok());
+    EXPECT_TRUE(listed.skipped);
+    EXPECT_EQ(listed.note, note);
+    ASSERT_TRUE(pacer::tools::analyze_file(path, {}, fa).ok());  // its capture is read
+    EXPECT_FALSE(fa.skipped);
+    EXPECT_EQ(fa.analyses.size(), 1u);
+    Analysis a;  // one capture asked for: the reader's message
+    EXPECT_EQ(pacer::tools::analyze_file(sidecar, {}, a).message(),
+              sidecar + ":1: pacer's stats sidecar of sidecar_run.csv (Key,Value rows), not a capture");
 }
 
 TEST(BadInput, RowWithTooFewFields) {

@@ -131,12 +131,38 @@ TEST(LatencyTracker, PredictedThenReturnThenNextFrame) {
     t.open();
     t.on_present(at(204ms), at(205ms), clock::time_point{}, clock::time_point{}, false);
     EXPECT_EQ(t.close(at(210ms), 8ms, 500us, nullptr).latency, 5ms);
-    // No present at all: to the next frame's start.
+}
+
+// No present reported, no latency: a frame closed without on_present() has zero figures, with or
+// without before_present's marks, while its cost and the lead's sample still come from its work.
+TEST(LatencyTracker, NoPresentReportedNoLatency) {
+    LatencyTracker t;
     t.begin(SyncMode::frame_start);
     t.start(at(300ms));
     t.open();
+    t.mark_input(at(301ms));
     EXPECT_EQ(t.cost(at(309ms)), 9ms);
-    EXPECT_EQ(t.close(at(309ms), 8ms, 500us, nullptr).latency, 9ms);
+    LatencyFigures f = t.close(at(309ms), 8ms, 500us, nullptr);
+    EXPECT_EQ(f.latency, 0ns);
+    EXPECT_EQ(f.input_to_present, 0ns);
+    EXPECT_FALSE(f.measured);
+    // before_present's marks are no present: still nothing, and not shown late, although the
+    // frame ended 6 ms past its deadline; the lead learns its work all the same.
+    t.begin(SyncMode::just_in_time);
+    t.start(at(400ms));
+    t.aim_early(at(410ms), at(400ms), 10ms, false, false);
+    t.open();
+    t.mark_input(at(401ms));
+    t.mark_work_end(at(416ms));
+    t.mark_present_call(at(416ms));
+    std::optional<LeadSample> sample;
+    f = t.close(at(420ms), 8ms, 500us, &sample);
+    EXPECT_EQ(f.latency, 0ns);
+    EXPECT_EQ(f.input_to_present, 0ns);
+    EXPECT_FALSE(f.shown_late);
+    ASSERT_TRUE(sample.has_value());
+    EXPECT_EQ(sample->work, 16ms) << "wake-up target to the before_present call";
+    EXPECT_TRUE(sample->shown_late) << "the lead backs off from work that overran its deadline";
 }
 
 TEST(LatencyTracker, AReportOfTheSamePresentAddsItsDisplayedTime) {

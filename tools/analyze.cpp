@@ -1185,9 +1185,24 @@ Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, Analysis& a) {
     return {};
 }
 
+namespace {
+
+// A file the reader refused: its error, or, for pacer's stats sidecar, a skip with a note.
+Status refused(const CaptureReader& r, const Status& st, FileAnalysis& out) {
+    if (!r.stats_sidecar()) return st;
+    out = FileAnalysis();
+    out.file = r.name();
+    out.skipped = true;
+    out.note = "note: skipped " + r.name() + ": pacer's stats sidecar" +
+               (r.sidecar_of().empty() ? std::string() : " of " + r.sidecar_of()) + ", not a capture";
+    return {};
+}
+
+}  // namespace
+
 Status analyze_file(const std::string& path, const AnalyzeOptions& o, FileAnalysis& out) {
     CaptureReader r;
-    if (Status st = r.open(path); !st) return st;
+    if (Status st = r.open(path); !st) return refused(r, st, out);
     return analyze_reader(r, o, out);
 }
 
@@ -1200,7 +1215,7 @@ Status analyze_file(const std::string& path, const AnalyzeOptions& o, Analysis& 
 Status list_file(const std::string& path, FileAnalysis& out) {
     out = FileAnalysis();
     CaptureReader r;
-    if (Status st = r.open(path); !st) return st;
+    if (Status st = r.open(path); !st) return refused(r, st, out);
     out.file = r.name();
     out.format = to_string(r.format());
     out.sampled = r.sampled();

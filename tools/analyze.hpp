@@ -218,13 +218,17 @@ struct FileAnalysis {
     std::vector<SeriesInfo> series;   // every series in the file, the most frames first
     std::vector<Analysis> analyses;   // the analysed series, in the same order
     // Empty, or one line for the reader of the text output: what else the file holds (or what else
-    // the selection matched) and how to pick one.
+    // the selection matched) and how to pick one; for a skipped file, why.
     std::string note;
+    // Not a capture, and not an error either: pacer's stats sidecar (CaptureReader::stats_sidecar),
+    // which a glob over a capture folder names beside each capture. Nothing else is filled.
+    bool skipped = false;
 };
 
 // Reads and analyses one capture: each selected series on its own (AnalyzeOptions). Errors:
 // "file:line: what"; a selection that matches nothing: "file: no frames of pid 77 (the file
-// holds: ...)".
+// holds: ...)". pacer's stats sidecar is no error: ok, out.skipped, out.note "note: skipped
+// FILE: pacer's stats sidecar of CAPTURE, not a capture" (list_file the same).
 Status analyze_file(const std::string& path, const AnalyzeOptions& o, FileAnalysis& out);
 Status analyze_reader(CaptureReader& r, const AnalyzeOptions& o, FileAnalysis& out);
 // The same, keeping only the first analysed series (the main one, or the selected one).

@@ -80,11 +80,13 @@ Status check_and_apply(AnalyzeCommand& c, const cli::Parsed& parsed) {
 
 void write_out(const std::string& text, FILE* to) { std::fwrite(text.data(), 1, text.size(), to); }
 
-// Each file analysed (or listed); the table of every series at the end. 1 when a file failed.
+// Each file analysed (or listed); the table of every series at the end. pacer's stats sidecars
+// are skipped with a note. 1 when a file failed, or when no file was a capture.
 int run(const AnalyzeCommand& c, const std::vector<std::string>& files) {
     std::vector<Analysis> as;
     std::string notes;
     int rc = 0;
+    std::size_t listed = 0;
     for (const std::string& f : files) {
         FileAnalysis fa;
         if (Status st = c.list ? list_file(f, fa) : analyze_file(f, c.o, fa); !st) {
@@ -92,14 +94,21 @@ int run(const AnalyzeCommand& c, const std::vector<std::string>& files) {
             rc = 1;
             continue;
         }
+        if (!fa.note.empty()) notes += fa.note + "\n";
+        if (fa.skipped) continue;
         if (c.list) {
             write_out(format_series(fa), stdout);
+            ++listed;
             continue;
         }
-        if (!fa.note.empty()) notes += fa.note + "\n";
         for (Analysis& a : fa.analyses) as.push_back(std::move(a));
     }
-    if (as.empty()) return rc;
+    if (as.empty()) {
+        write_out(notes, stderr);
+        if (rc != 0 || listed > 0) return rc;
+        std::fprintf(stderr, "pacer analyze: no capture among the files given\n");
+        return 1;
+    }
     // The notes go before the table, or to stderr with --json (stdout stays one JSON document).
     if (c.json) write_out(notes, stderr);
     write_out(c.json ? format_json(as, c.frames) : notes + format_text(as), stdout);
@@ -114,7 +123,10 @@ int analyze_main(int argc, char** argv) {
     add_output_options(opts, c);
     add_figure_options(opts, c);
     add_selection_options(opts, c);
-    opts.epilogue = "Exit status: 0 ok, 1 a file could not be read (the message names file and line), 2 bad options.";
+    opts.epilogue = "pacer's own stats sidecars (FILE-stats.csv, Key,Value rows) are skipped with a note, so that a\n"
+                    "glob over a capture folder works.\n"
+                    "Exit status: 0 ok, 1 a file could not be read (the message names file and line) or no file\n"
+                    "was a capture, 2 bad options.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (Status st = check_and_apply(c, parsed); !st) return cli::stop(opts, st);

@@ -402,10 +402,12 @@ Status CaptureReader::find_header() {
         }
         ++i;
         if (!split(line)) return error_;
+        if (i == 1 && fields_.size() == 2 && fields_[0] == "Key" && fields_[1] == "Value") return refuse_sidecar();
         double time_scale = 1.0;
         if (!match_columns(time_scale)) {
-            // A PresentMon header without a frame-time column is an error here, not a skipped line.
-            if (!fields_.empty() && ci_equal(fields_[0], "Application"))
+            // A PresentMon header (the first line past the preamble) without a frame-time column is
+            // an error here, not a skipped line; a later line that starts so is no header.
+            if (i == 1 && !fields_.empty() && ci_equal(fields_[0], "Application"))
                 return fail("header has no frame-time column (MsBetweenPresents, FrameTime or MsBetweenAppStart)"), error_;
             continue;
         }
@@ -417,6 +419,20 @@ Status CaptureReader::find_header() {
         return {};
     }
     fail("no header with a frame-time column in the first " + std::to_string(kMaxHeaderLines) + " lines");
+    return error_;
+}
+
+// pacer's stats sidecar (pacer/capture.hpp, "Sidecar"): "Key,Value", then "Capture,<its capture>".
+// Not a capture: refused naming its header line and the capture it summarises.
+Status CaptureReader::refuse_sidecar() {
+    stats_sidecar_ = true;
+    const std::uint64_t header = line_;
+    std::string_view line;
+    if (read_line(line) && split(line) && fields_.size() == 2 && fields_[0] == "Capture")
+        sidecar_of_ = std::string(fields_[1]);
+    error_ = Status::error(name_ + ":" + std::to_string(header) + ": pacer's stats sidecar" +
+                           (sidecar_of_.empty() ? std::string() : " of " + sidecar_of_) +
+                           " (Key,Value rows), not a capture");
     return error_;
 }
 

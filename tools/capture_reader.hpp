@@ -17,7 +17,10 @@
 // match whatever their case (PresentMon 1.6 wrote MsBetweenPresents, 1.7 to 2.x --v1_metrics
 // msBetweenPresents). Lines starting with "//" before the header (CapFrameX's "//Key=Value"
 // preamble) are skipped, however many; the header is the first other line that names a frame-time
-// column, searched in the first kMaxHeaderLines such lines. Formats, told apart by the header:
+// column, searched in the first kMaxHeaderLines such lines. A file whose first such line is
+// "Key,Value" is pacer's stats sidecar (pacer/capture.hpp), not a capture: open() refuses it
+// ("file:1: pacer's stats sidecar of capture.csv (Key,Value rows), not a capture") and
+// stats_sidecar() says so, for tools that skip it. Formats, told apart by the header:
 //   pacer         classic PresentMon columns + MsTargetFrameTime / PacingSource (pacer/capture.hpp)
 //   presentmon1   MsBetweenPresents (PresentMon 1.x, and 2.x with --v1_metrics)
 //   presentmon2   FrameTime, CPUBusy, ... (PresentMon 2.x); MsBetweenPresents with 2.x-only columns
@@ -198,6 +201,10 @@ public:
     // killed mid-row, a full disk): see next(). Known once next() has returned false.
     bool cut_last_line() const noexcept { return cut_last_line_; }
     std::uint64_t line() const noexcept { return line_; }  // lines read so far (1-based: the last one)
+    // open() refused the file as pacer's stats sidecar ("Key,Value" header), and the capture its
+    // Capture key names ("" when it names none).
+    bool stats_sidecar() const noexcept { return stats_sidecar_; }
+    const std::string& sidecar_of() const noexcept { return sidecar_of_; }
     static constexpr int kSampledProbeRows = 33;
     // Raw fields of the row next() returned last (valid until the next call); quoted fields
     // unquoted. Empty for a CapFrameX JSON session.
@@ -215,6 +222,7 @@ private:
     };
     Status start();
     Status find_header();
+    Status refuse_sidecar();
     bool match_columns(double& time_scale);
     void detect_format(bool preamble);
     Status start_json();
@@ -245,6 +253,8 @@ private:
     std::size_t begin_ = 0, end_ = 0;
     bool eof_ = false;
     std::uint64_t line_ = 0, header_line_ = 0;
+    bool stats_sidecar_ = false;
+    std::string sidecar_of_;
     std::uint64_t input_bytes_ = 0, first_row_bytes_ = 0;  // rows_hint()
     Status error_;
     CaptureFormat format_ = CaptureFormat::presentmon1;

@@ -90,7 +90,8 @@ struct DisplayCmdResult {
     double seconds = 0;   // wall time of the run
 };
 
-// JSON (--json) or text.
+// JSON (--json) or text. The text says a value nobody measured one way, "unknown" (the JSON: null),
+// and holds no JSON (display_report.cpp).
 std::string format_display_result(const DisplayCmdResult& r, bool json);
 // --vblanks-csv: "msc,time_ns,error_ns", a row per observed vblank: its counter (empty when the
 // source has none), its time, and the locked fit's error on it (empty before the first lock).

@@ -680,8 +680,10 @@ int report_main(int argc, char** argv) {
     opts.number("--stutter-window", "N", "frames in the stutter moving average", &ao.stutter_window, 1, 1'000'000);
     opts.number("--max-ms", "MS", "end of the frame-time axes (longer frames: marks on the top edge)",
                 &ro.max_ms, 0.001, 3'600'000.0).default_text = "from the captures";
-    opts.epilogue = "Exit status: 0 ok, 1 a file could not be read (the message names file and line) or the page\n"
-                    "could not be written (a partial page is never left at its path), 2 bad options.";
+    opts.epilogue = "pacer's own stats sidecars (FILE-stats.csv, Key,Value rows) are skipped with a note, so that a\n"
+                    "glob over a capture folder works.\n"
+                    "Exit status: 0 ok, 1 a file could not be read (the message names file and line), no file was a\n"
+                    "capture, or the page could not be written (a partial page is never left at its path), 2 bad options.";
     const cli::Parsed parsed = opts.parse(argc, argv);
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     if (parsed.operands.empty()) return cli::stop(opts, Status::error("no capture file given"));
@@ -698,8 +700,13 @@ int report_main(int argc, char** argv) {
             rc = 1;
             continue;
         }
+        // pacer's stats sidecars (fa.skipped) are skipped with their note: a glob over a capture folder.
         if (!fa.note.empty()) std::fprintf(stderr, "%s\n", fa.note.c_str());
         for (Analysis& a : fa.analyses) series.push_back(std::move(a));
+    }
+    if (rc == 0 && series.empty()) {
+        std::fprintf(stderr, "pacer report: no capture among the files given\n");
+        rc = 1;
     }
     if (rc != 0) {
         std::fprintf(stderr, "pacer report: no report written\n");

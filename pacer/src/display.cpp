@@ -521,7 +521,7 @@ void DisplayTracker::decide(double spread, int inliers) noexcept {
             status_.vrr_min_hz = status_.vrr_max_hz = 0;
         }
         firm_ = true;
-        set_state(DisplayState::locked, "period and phase fitted from the presents");
+        set_state(DisplayState::locked, "period and phase fitted from the observed vblanks");
         return;
     }
     // Locked: some slack before giving up (a burst of late wake-ups).

@@ -93,7 +93,9 @@ LatencyFigures LatencyTracker::close(clock::time_point now_tp, std::chrono::nano
     if ((sync_ == SyncMode::just_in_time || aligned_) && has_target_ && sample)
         *sample = LeadSample{std::chrono::nanoseconds(call - start_target_), std::chrono::nanoseconds(lead_),
                              t.shown_late};
-    return t;
+    // No present reported, no latency: nothing says the frame was shown, so its figures stay zero
+    // (the lead above still learns from its work, and the next deadline from where it ended).
+    return presented_ ? t : LatencyFigures{};
 }
 
 }  // namespace pacer

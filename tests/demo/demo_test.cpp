@@ -520,3 +520,50 @@ TEST(VblankOffset, NearestVblankOfTheGrid) {
     EXPECT_EQ(vblank_offset_ns(1'000'120, 17'666'667 + 10 * 16'666'667, 16'666'667), 120);
     EXPECT_EQ(vblank_offset_ns(17'666'000, 1'000'000 - 3 * 16'666'667, 16'666'667), -667);
 }
+
+// Shown late is a share only where something says when frames were shown: presentation feedback,
+// or a swap that waits for vblank. A software swap's return under Xvfb says nothing: unknown.
+TEST(ShownLate, UnknownWithoutFeedbackOrASwapThatWaits) {
+    pacer::StatsSummary m;
+    EXPECT_EQ(shown_late_text(m, true, pacer::SyncMode::frame_start), "") << "no frame with a latency";
+    m.latency_frames = 90;
+    m.shown_late = 28;
+    EXPECT_FALSE(shown_late_known(m, false));
+    EXPECT_EQ(shown_late_text(m, false, pacer::SyncMode::frame_start), "Shown late  unknown (no presentation feedback)");
+    EXPECT_TRUE(shown_late_known(m, true));
+    EXPECT_EQ(shown_late_text(m, true, pacer::SyncMode::frame_start), "Shown late  31.11 % of 90 frames (sync frame_start)");
+    m.present_feedback = true;
+    EXPECT_TRUE(shown_late_known(m, false));
+    EXPECT_EQ(shown_late_text(m, false, pacer::SyncMode::just_in_time),
+              "Shown late  31.11 % of 90 frames (sync just_in_time)");
+}
+
+// The frames' own cost against the period: said when it is longer, with the swap's part.
+TEST(Overrun, SaysWhatAFrameCostsAgainstThePeriod) {
+    pacer::StatsSummary m;
+    EXPECT_EQ(overrun_text(m, 144.0, false, 10.3), "") << "no frames";
+    m.frames = 400;
+    m.interval.mean = 15'400'000ns;  // 65 fps
+    m.work_share = 0.98;             // 15.09 ms of the loop's own work a frame
+    EXPECT_EQ(overrun_text(m, 144.0, false, 10.31), "cannot hold 144 Hz: a frame costs 15.09 ms (swap 10.31 ms) > 6.94 ms period");
+    EXPECT_EQ(overrun_text(m, 144.0, false, -1), "cannot hold 144 Hz: a frame costs 15.09 ms > 6.94 ms period");
+    EXPECT_EQ(overrun_text(m, 60.0, false, 10.31), "") << "15.09 ms fits in 16.67 ms";
+    EXPECT_EQ(overrun_text(m, 144.0, true, 10.31), "") << "a swap that waits for vblank: its time is the wait";
+}
+
+// A live session whose work (a busy spin) is longer than the period: every real clock gives a frame
+// cost of at least that work.
+TEST(Overrun, ASessionWhoseWorkExceedsThePeriod) {
+    Options o = idle_at(500.0);
+    o.work_ms = 5;
+    Session s(o);
+    for (int i = 0; i < 20; ++i) {
+        s.begin_frame();
+        s.simulate();
+        s.do_work();
+    }
+    s.refresh(false);
+    const std::string why = overrun_text(s.summary(), s.pacer().status().rate.hz, false, -1);
+    EXPECT_EQ(why.rfind("cannot hold 500 Hz: a frame costs ", 0), 0u) << why;
+    EXPECT_NE(why.find(" ms > 2.00 ms period"), std::string::npos) << why;
+}

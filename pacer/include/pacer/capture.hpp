@@ -52,12 +52,13 @@
 //   MsPCLatency        the frame's latency: its input sample (FramePacer::mark_input(), else the
 //                      wake that started it) to the moment it was shown (reported displayed time,
 //                      else the vblank its synchronised swap was shown at, else the present call's
-//                      return: pacer/frame_pacer.hpp, "Latency"). PresentMon 2.x's name for the age
-//                      of the input the application sampled when its frame reaches the screen.
-//                      pacer knows it at the next wait() (FrameTiming::latency of the next frame),
-//                      so a row is formatted at the next add(); NA when the frame was not
-//                      presented (no PresentInfo reached FramePacer::report_present) and for the
-//                      last row of a capture.
+//                      return: FrameTiming::latency, pacer/frame_timing.hpp). PresentMon 2.x's name
+//                      for the age of the input the application sampled when its frame reaches the
+//                      screen. pacer knows it at the next wait() (FrameTiming::latency of the next
+//                      frame), so a row is formatted at the next add(). No present reported, no
+//                      latency: NA when no present of the frame reached FramePacer::report_present
+//                      (a headless loop, a host that does not report), and for the last row of a
+//                      capture.
 //   MsUntilDisplayed   CaptureExtras::until_displayed, else the present's displayed time
 //                      (PresentInfo::displayed, given with the present or by its feedback) minus
 //                      its begin; NA when neither is known

@@ -38,12 +38,15 @@ struct FrameTiming {
     bool background = false;                // paced at PacerConfig::background_hz (set_background)
     SyncMode sync = SyncMode::frame_start;  // the sync mode in force for this frame
 
-    // The previous frame, the one whose present came before this wait() (its figures are known
-    // only once it was presented; all zero when no frame was presented since the last one):
+    // The previous frame, the one whose present came before this wait():
     // latency = its input sample (FramePacer::mark_input(), else the wake that started it) to
     // the moment it was shown: the displayed time the host reported (PresentInfo::displayed),
     // else the vblank predicted after the present call's return when the swap is synchronised,
     // else the present call's return (it tears). latency_measured says the first case.
+    // No present reported, no latency: when no present of that frame reached
+    // FramePacer::report_present() before this wait() (a headless loop, a host that does not
+    // report), latency and input_to_present are 0 and latency_measured and shown_late false;
+    // FrameStats leaves the frame out of its latency and a capture writes MsPCLatency NA.
     std::chrono::nanoseconds latency{0};
     std::chrono::nanoseconds input_to_present{0};  // its input sample -> its present call begin
     bool latency_measured = false;

@@ -21,11 +21,13 @@
 // else the time predicted from its present (PresentClassifier: the vblank its synchronised swap
 // waited for or the first one after its return), else the present's return (the swap tears; or
 // no vblank is known yet, and then it is a lower bound). Input to present runs to the present
-// call (the first present reported, else before_present, else the next frame's start). A frame
-// with a display deadline is shown late when shown after it by more than: nothing for a frame
-// placed to land before a vblank with vsync off (the tear is on screen), half a refresh for a
-// frame aimed at a vblank, the miss tolerance otherwise. A present report counts for the frame in
-// progress, its first report only (the same present reported again may add its displayed time).
+// call's begin. A frame with a display deadline is shown late when shown after it by more than:
+// nothing for a frame placed to land before a vblank with vsync off (the tear is on screen), half
+// a refresh for a frame aimed at a vblank, the miss tolerance otherwise. A present report counts
+// for the frame in progress, its first report only (the same present reported again may add its
+// displayed time). No present reported, no latency: a frame closed without a present report
+// (on_present) has zero figures, not shown late. The lead's sample still takes its present
+// call: before_present, else the next frame's start.
 //
 // Pure logic: no clock, no allocation. Thread safety: none.
 #pragma once
@@ -39,6 +41,7 @@
 
 namespace pacer {
 
+// All zero (and false) for a frame without a present report.
 struct LatencyFigures {
     std::chrono::nanoseconds latency{0};           // input sample -> shown
     std::chrono::nanoseconds input_to_present{0};  // input sample -> present call

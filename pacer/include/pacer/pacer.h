@@ -63,7 +63,8 @@
  *       swap_and_report_present();      // pacer_report_present, with displayed_ns if known
  *   }
  *
- * t.latency_ns is then the previous frame's input-to-shown latency.
+ * t.latency_ns is then the previous frame's input-to-shown latency. No present reported, no
+ * latency: a frame whose present did not reach pacer_report_present() has latency 0.
  *
  * Errors. Functions that can fail return an int: PACER_OK (0) on success, a negative
  * pacer_result otherwise (the _create and _open functions return NULL instead). Every failing
@@ -291,7 +292,8 @@ typedef struct pacer_frame_timing {
     int source;            /* pacer_source: what actually paced this frame */
     int background;        /* 1 when paced at background_hz (pacer_set_background), else 0 */
     int sync;              /* pacer_sync: the sync mode in force for this frame */
-    /* The previous frame (the one presented before this pacer_wait()); 0 when none: */
+    /* The previous frame (the one presented before this pacer_wait()); 0 when no present of it
+     * was reported (pacer_report_present): */
     int64_t latency_ns;           /* its input sample -> shown */
     int64_t input_to_present_ns;  /* its input sample -> its present call */
     int latency_measured;         /* 1: from a reported displayed time; 0: predicted */
