@@ -46,10 +46,14 @@ std::string shown_late_text(const pacer::StatsSummary& m, bool vsync_in_use, pac
     return buf;
 }
 
+double frame_cost_ms(const pacer::StatsSummary& m) noexcept {
+    return m.frames == 0 ? 0.0 : m.work_share * pacer::to_ms(m.interval.mean);  // mean work per frame
+}
+
 std::string overrun_text(const pacer::StatsSummary& m, double hz, bool vsync_in_use, double swap_ms) {
     if (vsync_in_use || m.frames == 0 || !(hz > 0)) return {};
     const double period_ms = 1000.0 / hz;
-    const double cost_ms = m.work_share * pacer::to_ms(m.interval.mean);  // mean work per frame
+    const double cost_ms = frame_cost_ms(m);
     if (!(cost_ms > period_ms)) return {};
     char swap[48] = "";
     if (swap_ms >= 0) std::snprintf(swap, sizeof swap, " (swap %.2f ms)", swap_ms);

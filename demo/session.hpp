@@ -73,9 +73,14 @@ bool shown_late_known(const pacer::StatsSummary& m, bool vsync_in_use) noexcept;
 // "Shown late  unknown (no presentation feedback)"; "" without frames with a latency.
 std::string shown_late_text(const pacer::StatsSummary& m, bool vsync_in_use, pacer::SyncMode sync);
 
-// Why the loop cannot hold its rate (hz, the rate in force): its frames' own cost, the mean time
-// from a wake-up to the next wait() (FrameTiming::work: simulation, work, UI, draw, swap), is
-// longer than the period, so every frame is late whatever the pacer does, e.g.
+// A frame's own cost: the mean time from a wake-up to the next wait() (FrameTiming::work:
+// simulation, work, UI, draw, swap) over the window; 0 for an empty one. The summary prints it
+// (frame_cost_ms): the rate this machine can hold without the pacer, 1000 / it, is the floor the
+// windowed tests judge the frame rate against.
+double frame_cost_ms(const pacer::StatsSummary& m) noexcept;
+
+// Why the loop cannot hold its rate (hz, the rate in force): its frames' own cost is longer than
+// the period, so every frame is late whatever the pacer does, e.g.
 //   "cannot hold 144 Hz: a frame costs 15.38 ms (swap 10.31 ms) > 6.94 ms period"
 // swap_ms: the swap's share of it (< 0: not measured, not said). "" when the frames fit, the
 // window is empty, or the swap paces (vsync in use: its time is the wait, not the frame's cost).

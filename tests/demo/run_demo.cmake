@@ -1,6 +1,6 @@
 # Runs pacer_demo once and checks exit status, output and (optionally) a screenshot.
 # Variables: DEMO, ARGS ('|'-separated), CODE, STDOUT_RE, STDERR_RE, NO_DISPLAY, XVFB_RUN, XVFB_FPS, PNG,
-# PNG_CHECK. See tests/demo/CMakeLists.txt.
+# PNG_CHECK, FPS_FLOOR. See tests/demo/CMakeLists.txt.
 string(REPLACE "|" ";" args "${ARGS}")
 set(cmd "${DEMO}" ${args})
 if(XVFB_RUN)
@@ -33,6 +33,33 @@ if(STDOUT_RE AND NOT out MATCHES "${STDOUT_RE}")
 endif()
 if(STDERR_RE AND NOT err MATCHES "${STDERR_RE}")
   message(FATAL_ERROR "stderr does not match: ${STDERR_RE}")
+endif()
+# FPS_FLOOR (the target rate): the summary's avg_fps at least 80 % of the rate this machine can
+# hold, the target's or 1000 / frame_cost_ms (the frames' own cost in this run) when that is lower:
+# a software rasteriser beside other work draws slower than the target, and a pacer that slept
+# too long draws slower than its machine allows. Integer arithmetic, in hundredths and
+# microseconds.
+if(FPS_FLOOR)
+  if(NOT out MATCHES "avg_fps=([0-9]+)\\.([0-9][0-9])" )
+    message(FATAL_ERROR "FPS_FLOOR: no avg_fps in the summary")
+  endif()
+  math(EXPR fps100 "${CMAKE_MATCH_1} * 100 + ${CMAKE_MATCH_2}")
+  if(NOT out MATCHES "frame_cost_ms=([0-9]+)\\.([0-9][0-9][0-9])")
+    message(FATAL_ERROR "FPS_FLOOR: no frame_cost_ms in the summary")
+  endif()
+  math(EXPR cost_us "${CMAKE_MATCH_1} * 1000 + ${CMAKE_MATCH_2}")
+  math(EXPR can100 "${FPS_FLOOR} * 100")
+  if(cost_us GREATER 0)
+    math(EXPR machine100 "100000000 / ${cost_us}")
+    if(machine100 LESS can100)
+      set(can100 ${machine100})
+    endif()
+  endif()
+  math(EXPR need100 "${can100} * 8 / 10")
+  message("fps floor: avg_fps x 100 = ${fps100}; the machine holds ${can100} (frame cost ${cost_us} us, target ${FPS_FLOOR} Hz); at least ${need100}")
+  if(fps100 LESS need100)
+    message(FATAL_ERROR "avg_fps under 80 % of what this machine holds: ${fps100} < ${need100} (hundredths)")
+  endif()
 endif()
 if(CODE EQUAL 2 AND out MATCHES "summary:")
   message(FATAL_ERROR "a refused command line must not run the loop")
