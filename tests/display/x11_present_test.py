@@ -35,18 +35,21 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
           prediction a quarter period or 1 ms late, a clock 0.1 % fast, a source that asks for
           the vblank after next.
   target  --present-at-time --hz N until 10 s of frames (10 N) are judged, counted from 2 s
-          after the first lock (at most 30 s): at least 99 % of them shown at exactly the vblank
-          counter of their display target. Xvfb's counter rounds: it reads k from half a period
-          before vblank k's stamp, so a present for k must reach the server before then, and the
-          pacer's lead learns that edge from the late feedback (0.1 % of frames late by design,
+          after the first lock (at most 30 s), all rates side by side, a server each, under
+          SCHED_FIFO where allowed (below the server: the test judges which vblank the pacer aims
+          at). Xvfb's counter rounds: it reads k from half a period before vblank k's stamp (the
+          vblank's edge), so a present for k must reach the server before then, and the pacer's
+          lead learns that edge from the late feedback (0.1 % of frames late by design,
           PacerConfig::max_late_share; a burst of late feedback takes larger steps,
-          pacer/lead.hpp). Measured over 10 s of frames: 99.86-100 % idle (six runs), 99.83-100 %
-          beside a build on both cores, 99.93-100 % beside three busy loops (four runs each).
-          With one step per late frame it was 99.31-99.72 % idle, and one CI run gave 98.96 %
-          at 144 Hz (each miss costs 2-3 frames: the next present is sent before the
-          feedback comes). 10 s of frames leave room for a burst (99 % of 600 frames is 6
-          misses; 6 s of frames allowed only 3). A count of frames, not a run time: a server
-          clock stalled by the machine delays the verdict instead of starving it. Under SCHED_FIFO where allowed, like the server.
+          pacer/lead.hpp). Each frame not shown at its target counter is judged by whose it is
+          (--presents-csv: its deadline, wake-up and present call): aimed at or after the edge,
+          or due before it but sent after it (the lead left too little for the machine's delays),
+          is the pacer's, at most 1 % of the frames; sent in time and still shown late is the
+          server's timer firing late (a machine that stalls delays Xvfb's timer: 4 % of 144 Hz
+          frames beside the stall noise of tools/flake.py), and is printed only. Measured: the
+          pacer's 0-1 of 600 and 1,440 frames quiet, beside busy loops, stalls, or a disk writer,
+          busy loops and a timer neighbour at once. A count of frames, not a run time: a server
+          clock stalled by the machine delays the verdict instead of starving it.
 
 usage: x11_present_test.py PACER_BINARY lock|target HZ...   (exit 0 ok, 1 failed, 77 skipped)
 Each server is started here and stopped at the end; nothing is left behind.
@@ -293,10 +296,14 @@ def main():
                                          zip(displays, csvs)))
                 for hz, out, path in zip(rates, outs, csvs):
                     check_lock(hz, out, read_stamps(path), errors)
-        else:  # one at a time: each paces frames with a spin at the end of its waits
+        else:  # all rates side by side too, each on a server of its own
+            displays = []
             for hz in rates:
-                d = free_display()
-                servers.append(start_xvfb(hz, d))
+                displays.append(free_display())
+                servers.append(start_xvfb(hz, displays[-1]))
+
+            def present_at_time(hz_display):
+                hz, d = hz_display
                 frames = 10 * hz
                 # The pacer under SCHED_FIFO too (below the server) when allowed: the test judges
                 # which vblank the pacer aims at, not the scheduler's wake-up delays (a build on
@@ -305,7 +312,11 @@ def main():
                     path = os.path.join(tmp, "presents.csv")
                     out = run(pacer, d, ["--present-at-time", "--hz", str(hz), "--frames", str(frames),
                                          "--seconds", "30", "--presents-csv", path], priority=5)
-                    check_target(hz, frames, out, read_presents(path), errors)
+                    return hz, frames, out, read_presents(path)
+
+            with concurrent.futures.ThreadPoolExecutor(len(rates)) as pool:
+                for hz, frames, out, presents in pool.map(present_at_time, zip(rates, displays)):
+                    check_target(hz, frames, out, presents, errors)
     finally:
         for s in servers:
             s.send_signal(signal.SIGTERM)
