@@ -56,7 +56,7 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                   lat ? static_cast<double>(m.shown_late) / static_cast<double>(m.latency_frames) : 0.0);
     std::printf("summary: frames=%llu seconds=%.2f ui=%s hz=%g mode=%s policy=%s avg_fps=%.2f "
                 "p50_interval_ms=%.3f p99_interval_ms=%.3f p99_lateness_ms=%.3f max_lateness_ms=%.3f "
-                "missed=%llu stutters=%llu cpu_pct=%.1f frame_cost_ms=%.3f vsync_requested=%d vsync_detected=%d "
+                "missed=%llu stutters=%llu cpu_pct=%.1f frame_cost_ms=%.3f grid_fps=%.2f vsync_requested=%d vsync_detected=%d "
                 "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f sync=%s latency_p50_ms=%s "
                 "latency_p99_ms=%s late_share=%s display_state=%s cadence_hz=%.2f vblank_source=%s fitted_hz=%s "
                 "shown_fps=%s dropped=%s\n",
@@ -65,7 +65,7 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, pacer::to_ms(m.interval.p50),
                 pacer::to_ms(m.interval.p99), pacer::to_ms(m.lateness.p99), pacer::to_ms(m.lateness.max),
                 static_cast<unsigned long long>(m.missed_total),
-                static_cast<unsigned long long>(s.stutters()), cpu, frame_cost_ms(m), vs.requested, vs.detected,
+                static_cast<unsigned long long>(s.stutters()), cpu, frame_cost_ms(m), s.grid_fps(), vs.requested, vs.detected,
                 vs.in_use,
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
                 pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", late_known ? late : "NA",

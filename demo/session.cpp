@@ -120,6 +120,12 @@ const pacer::FrameTiming& Session::begin_frame() {
     ++frames_;
     if (!replay_on_) {
         feed(t_);
+        if (t_.work.count() > 0 && t_.period.count() > 0) {
+            ++grid_frames_;
+            grid_slots_ += static_cast<std::uint64_t>(std::max<std::int64_t>(
+                1, (t_.work.count() + t_.period.count() - 1) / t_.period.count()));
+            target_hz_ = 1e9 / static_cast<double>(t_.period.count());
+        }
     } else if (replay_playing_) {
         // The file at its own pace: its frames that fit in the time since the last frame. A
         // long stall of the window (a dragged window, a debugger) does not replay a flood.

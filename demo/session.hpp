@@ -75,8 +75,7 @@ std::string shown_late_text(const pacer::StatsSummary& m, bool vsync_in_use, pac
 
 // A frame's own cost: the mean time from a wake-up to the next wait() (FrameTiming::work:
 // simulation, work, UI, draw, swap) over the window; 0 for an empty one. The summary prints it
-// (frame_cost_ms): the rate this machine can hold without the pacer, 1000 / it, is the floor the
-// windowed tests judge the frame rate against.
+// (frame_cost_ms).
 double frame_cost_ms(const pacer::StatsSummary& m) noexcept;
 
 // Why the loop cannot hold its rate (hz, the rate in force): its frames' own cost is longer than
@@ -180,6 +179,13 @@ public:
     int coarse_ms() const noexcept { return coarse_on_ ? static_cast<int>(coarse_.period() / std::chrono::milliseconds(1)) : 0; }
     std::uint64_t frames() const noexcept { return frames_; }
     double elapsed_s() const;
+    // The frame rate the pacer's grid allows frames that cost what this run's did: the target over
+    // the mean of whole periods each frame's own cost (FrameTiming::work) took, at least one. A
+    // correct pacer holds at least that (catch_up serves an overrun frame's successor at once);
+    // 0 before a frame was measured. The windowed tests judge the frame rate against it.
+    double grid_fps() const noexcept {
+        return grid_slots_ > 0 ? target_hz_ * static_cast<double>(grid_frames_) / static_cast<double>(grid_slots_) : 0.0;
+    }
 
     // Latest CPU figures (refresh()); negative = not available.
     double process_pct() const noexcept { return process_pct_; }
@@ -217,6 +223,8 @@ private:
     double work_ms_, jitter_ms_;
     std::minstd_rand rng_{42};
     std::uint64_t frames_ = 0;
+    std::uint64_t grid_frames_ = 0, grid_slots_ = 0;  // grid_fps()
+    double target_hz_ = 0;                            // ... the period they were measured against
     std::int64_t start_ns_ = 0, last_refresh_ns_ = 0;
     std::int64_t run_cpu_start_ns_ = -1;
     double process_pct_ = -1, thread_pct_ = -1, machine_pct_ = -1;

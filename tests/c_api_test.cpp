@@ -146,7 +146,9 @@ TEST(CApi, CadenceAndDisplayDeltaFields) {
         ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
         EXPECT_EQ(t.cadence, 1u);
         EXPECT_EQ(t.cadence_hz, 200.0);
-        EXPECT_GT(t.display_dt_ns, 0) << i;
+        // 0 is a delta too: the sum is slewed to the wall clock, and a loaded machine's late
+        // wake-ups leave it ahead (beside two busy loops and three other tests: 2 of 20).
+        EXPECT_GE(t.display_dt_ns, 0) << i;
         wall += t.interval_ns;
         sum += t.display_dt_ns;
         max_late = std::max(max_late, t.lateness_ns);
@@ -155,6 +157,7 @@ TEST(CApi, CadenceAndDisplayDeltaFields) {
     // wake-ups' lateness (a loaded machine wakes a thread milliseconds late, and a late frame's
     // successor is due at once) and by the slots a late frame made the grid skip.
     EXPECT_LE(std::llabs(wall - sum), 2 * 5'000'000 + 2 * max_late) << "wall " << wall << " sum " << sum;
+    EXPECT_GE(sum, 10 * 5'000'000) << "the deltas reach C";
     pacer_destroy(p);
     c.cadence = PACER_CADENCE_AUTO;
     p = pacer_create(&c);

@@ -79,6 +79,9 @@ struct TargetJudge {
 
     void shown(std::uint64_t id, std::uint64_t msc, clock::time_point time);
     void dropped(std::uint64_t id);
+
+private:
+    bool take(std::uint64_t id, Frame* frame);
 };
 
 struct DisplayCmdResult {

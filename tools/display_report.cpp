@@ -39,13 +39,21 @@ void VblankJudge::vblank(bool has_msc, std::uint64_t msc, clock::time_point t, c
     if (!lock_vblanks && after.display.state == DisplayState::locked) lock_vblanks = vblanks;
 }
 
-void TargetJudge::shown(std::uint64_t id, std::uint64_t msc, clock::time_point time) {
+// The frame of present `id`, taken off the list: false when unknown, or when it is not counted
+// (before the warm-up ended).
+bool TargetJudge::take(std::uint64_t id, Frame* frame) {
     const auto it = target_of.find(id);
-    if (it == target_of.end()) return;
-    const Frame frame = it->second;
+    if (it == target_of.end()) return false;
+    *frame = it->second;
     target_of.erase(it);
-    if (!counting) return;
+    if (!counting) return false;
     ++presented;
+    return true;
+}
+
+void TargetJudge::shown(std::uint64_t id, std::uint64_t msc, clock::time_point time) {
+    Frame frame;
+    if (!take(id, &frame)) return;
     if (msc == frame.target) ++on_target;
     else if (msc > frame.target) ++late;
     else ++early;
@@ -53,12 +61,8 @@ void TargetJudge::shown(std::uint64_t id, std::uint64_t msc, clock::time_point t
 }
 
 void TargetJudge::dropped(std::uint64_t id) {
-    const auto it = target_of.find(id);
-    if (it == target_of.end()) return;
-    const Frame frame = it->second;
-    target_of.erase(it);
-    if (!counting) return;
-    ++presented;
+    Frame frame;
+    if (!take(id, &frame)) return;
     ++skipped;
     if (keep_outcomes) outcomes.push_back({frame, false, 0, {}});
 }

@@ -15,8 +15,8 @@
 #     unsynced, never vrr or locked; the compositor drops frames, so fewer are shown than
 #     submitted; with --match-display the rate in force is within 1 % of the shown rate. The
 #     demo's capture with --vblank-source wayland writes Dropped and the displayed times from the
-#     same feedback: `pacer analyze` finds the frames dropped and the displayed rate the demo's
-#     summary gives as shown_fps (within 5 %).
+#     same feedback: `pacer analyze` finds the frames dropped (when the demo outran weston) and the
+#     displayed rate the demo's summary gives as shown_fps (within 5 %).
 # weston runs with --idle-time=0: it would otherwise go idle (and stop repainting) after 300 s.
 #
 # usage: weston_test.sh PACER_DEMO WORK_DIR [PACER_CLI]
@@ -63,12 +63,16 @@ repaint_hz() {
   [ -n "$pacer" ] || return 0
   local out
   out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$pacer" display --source wayland \
-        --seconds 3 --json 2>>"$work/repaint.err") || { cat "$work/repaint.err"; fail "pacer display --source wayland"; }
+        --seconds 2 --json 2>>"$work/repaint.err") || { cat "$work/repaint.err"; fail "pacer display --source wayland"; }
   json "$out" shown_hz
 }
 
 # 1. A compositor with a seat, paced by its own repaint clock.
-start_weston pacer-x11 env TMPDIR="$tmp" xvfb-run -a weston --backend=x11-backend.so --use-pixman --idle-time=0
+# The X server's number: PACER_TEST_XVFB_NUM (ctest gives the test one of its own), else the
+# first free one (xvfb-run -a).
+xvfb_num=(-a)
+[ -n "${PACER_TEST_XVFB_NUM:-}" ] && xvfb_num=(-n "$PACER_TEST_XVFB_NUM")
+start_weston pacer-x11 env TMPDIR="$tmp" xvfb-run "${xvfb_num[@]}" weston --backend=x11-backend.so --use-pixman --idle-time=0
 repaint_before=$(repaint_hz)
 out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$demo" --mode auto --refresh-hz 60 \
       --seconds 4 2>"$work/x11.err")
@@ -171,8 +175,11 @@ d = find(json.loads(sys.argv[1]))
 print("null" if not d else "%d %d %s" % (d["displayed"], d["dropped"], d["displayed_fps"]))' "$analysis")
   [ "$displayed" != null ] || fail "the capture has no Dropped column values from the feedback"
   read -r n_shown n_dropped displayed_fps <<<"$displayed"
-  awk -v d="$n_dropped" -v f="$displayed_fps" -v s="$shown_fps" \
-    'BEGIN { e = f - s; if (e < 0) e = -e; exit !(d > 0 && s > 0 && e <= 0.05 * s) }' ||
+  # Dropped frames where the demo submitted faster than weston showed (its summary's avg_fps over
+  # shown_fps by 5 %); on a machine too busy for the demo to outrun weston, none need be.
+  submitted_fps=$(echo "$summary" | sed -n 's/.* avg_fps=\([0-9.]*\).*/\1/p')
+  awk -v d="$n_dropped" -v f="$displayed_fps" -v s="$shown_fps" -v u="$submitted_fps" \
+    'BEGIN { e = f - s; if (e < 0) e = -e; exit !((d > 0 || u <= 1.05 * s) && s > 0 && e <= 0.05 * s) }' ||
     fail "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed; the demo says $shown_fps shown"
   echo "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed (the demo: $shown_fps shown)"
 fi
