@@ -75,6 +75,8 @@ bool VsyncDetector::add(const PresentInfo& p) noexcept {
     return locked;
 }
 
+int VsyncDetector::waited_on_grid() const noexcept { return std::popcount(waited_bits_); }
+
 // Where a present ends against the vblank grid the presents follow (grid_, a predicted vblank;
 // index_, the previous present's vblank counted from it).
 VsyncDetector::Evidence VsyncDetector::judge(const PresentInfo& p, clock::time_point prev, bool* missed) noexcept {

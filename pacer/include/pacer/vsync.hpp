@@ -111,7 +111,6 @@
 // hybrid modes log nothing about vsync.
 #pragma once
 
-#include <bit>
 #include <chrono>
 #include <cstdint>
 
@@ -153,7 +152,7 @@ public:
     // and came back on the grid: the swap still waits for the vblanks. (After a 12 ms stall at
     // 60 Hz, two frames queued, the swap returned at once for up to 7 presents.)
     static constexpr int kWaitedWindow = 12;
-    int waited_on_grid() const noexcept { return std::popcount(waited_bits_); }
+    int waited_on_grid() const noexcept;
     clock::duration last_swap() const noexcept { return last_block_; }  // duration of the last swap
     // The swap's own cadence: the mean time between the ends of the last kCadenceWindow presents
     // (at least kCadenceMin), leaving out those off their median by more than half of it (a hitch,
