@@ -37,7 +37,9 @@ int display_main(int argc, char** argv) {
     opts.text("--vblanks-csv", "PATH",
               "each observed vblank to PATH: msc (the counter; empty when the source has none),\n"
               "time_ns (its time on the pacer's clock: CLOCK_MONOTONIC on Linux), error_ns (its\n"
-              "time less the nearest vblank the locked fit predicted; empty until locked)", &o.vblanks_csv);
+              "time less the nearest vblank the locked fit predicted; empty until locked); x11-present:\n"
+              "woke_ns (when the tool woke to read it), requested_msc and requested_ns (the next\n"
+              "NotifyMSC sent then; all three empty when another stamp came in the same read)", &o.vblanks_csv);
     opts.text("--presents-csv", "PATH",
               "--present-at-time: each judged present to PATH: target_msc, deadline_ns and wake_ns\n"
               "(its frame's), sent_ns (the present call), shown_msc, shown_ns (empty: skipped)",

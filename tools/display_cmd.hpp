@@ -35,6 +35,8 @@ public:
     void expect(const PacerStatus& before) noexcept;
     // A vblank with its counter (has_msc) and time; `after`: the status once it was reported.
     void vblank(bool has_msc, std::uint64_t msc, clock::time_point t, const PacerStatus& after);
+    // The request sent after the last vblank (its counter, when), read at `woke` (kept stamps only).
+    void requested(clock::time_point woke, std::uint64_t msc, clock::time_point at);
 
     std::uint64_t vblanks = 0;
     std::optional<std::uint64_t> lock_vblanks;  // vblanks until the fit first locked
@@ -46,6 +48,11 @@ public:
         clock::time_point time;
         bool predicted;                   // the fit was locked before this vblank came
         std::chrono::nanoseconds error;   // then: observed - the nearest predicted vblank
+        // x11-present: when the tool woke to read it, and the next request it sent (the counter,
+        // when); 0 when none followed (another stamp came in the same read).
+        clock::time_point woke{};
+        std::uint64_t requested_msc = 0;
+        clock::time_point requested_at{};
     };
     bool keep_stamps = false;   // --vblanks-csv: keep every vblank in `stamps`
     std::vector<Stamp> stamps;  // every vblank, as the source gave it
@@ -96,8 +103,10 @@ struct DisplayCmdResult {
 // JSON (--json) or text. The text says a value nobody measured one way, "unknown" (the JSON: null),
 // and holds no JSON (display_report.cpp).
 std::string format_display_result(const DisplayCmdResult& r, bool json);
-// --vblanks-csv: "msc,time_ns,error_ns", a row per observed vblank: its counter (empty when the
-// source has none), its time, and the locked fit's error on it (empty before the first lock).
+// --vblanks-csv: "msc,time_ns,error_ns,woke_ns,requested_msc,requested_ns", a row per observed
+// vblank: its counter (empty when the source has none), its time, the locked fit's error on it
+// (empty before the first lock); x11-present: when the tool woke to read it and the next
+// NotifyMSC it sent then (counter and time; empty when another stamp came in the same read).
 std::string format_vblanks_csv(const VblankJudge& v);
 // --presents-csv: a row per judged present: its target counter, its frame's deadline and wake-up,
 // the present call, and the counter and time it was shown at (both empty: skipped).

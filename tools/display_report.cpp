@@ -39,6 +39,14 @@ void VblankJudge::vblank(bool has_msc, std::uint64_t msc, clock::time_point t, c
     if (!lock_vblanks && after.display.state == DisplayState::locked) lock_vblanks = vblanks;
 }
 
+void VblankJudge::requested(clock::time_point woke, std::uint64_t msc, clock::time_point at) {
+    if (!keep_stamps || stamps.empty()) return;
+    Stamp& s = stamps.back();
+    s.woke = woke;
+    s.requested_msc = msc;
+    s.requested_at = at;
+}
+
 // The frame of present `id`, taken off the list: false when unknown, or when it is not counted
 // (before the warm-up ended).
 bool TargetJudge::take(std::uint64_t id, Frame* frame) {
@@ -209,11 +217,17 @@ std::string format_display_result(const DisplayCmdResult& r, bool json) {
 }
 
 std::string format_vblanks_csv(const VblankJudge& v) {
-    std::string s = "msc,time_ns,error_ns\n";
-    s.reserve(s.size() + 40 * v.stamps.size());
+    std::string s = "msc,time_ns,error_ns,woke_ns,requested_msc,requested_ns\n";
+    s.reserve(s.size() + 80 * v.stamps.size());
     for (const VblankJudge::Stamp& st : v.stamps) {
         s += (st.has_msc ? std::to_string(st.msc) : std::string()) + "," + std::to_string(clock::to_ns(st.time)) + ",";
-        s += (st.predicted ? std::to_string(st.error.count()) : std::string()) + "\n";
+        s += (st.predicted ? std::to_string(st.error.count()) : std::string()) + ",";
+        if (st.requested_msc != 0)
+            s += std::to_string(clock::to_ns(st.woke)) + "," + std::to_string(st.requested_msc) + "," +
+                 std::to_string(clock::to_ns(st.requested_at));
+        else
+            s += ",,";
+        s += "\n";
     }
     return s;
 }

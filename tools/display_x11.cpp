@@ -85,9 +85,12 @@ void watch_vblanks(const DisplayCmdOptions& o, x11::PresentSource& src, FramePac
     while (clock::now() < end && src.ok()) {
         r->vblanks.expect(pacer.status());
         if (!src.wait(std::chrono::milliseconds(100))) continue;
+        const clock::time_point woke = clock::now();
+        const std::uint64_t before = src.requested_msc();
         src.poll(pacer, [&](const x11::PresentEvent& e) {
             if (e.kind == x11::PresentEvent::Kind::vblank) r->vblanks.vblank(true, e.msc, e.time, pacer.status());
         });
+        if (src.requested_msc() != before) r->vblanks.requested(woke, src.requested_msc(), src.requested_at());
     }
 }
 

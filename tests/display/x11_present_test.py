@@ -23,14 +23,19 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
           0.50-0.65 ms, p50 0.25 ms, alone, side by side, beside one or two busy loops or a build
           on both cores. With three queued, each new request re-armed the pending timers:
           1.05-1.23 ms at p99.)
-          The counter's steps, judged by who made them. A step over 1 whose stamp is off the
-          server's line is its timer firing late (a counter that rounds to the next vblank). One
-          whose stamp lies on the line is a request that reached the server after the vblank's
-          edge (Xvfb's counter rounds half a period early, and a request for a counter already
-          reached is served at the next one): the client's. A machine that stalls the server's
-          timer stalls the client's wake-ups alike, so the client's skips may be as many as the
-          server's, + 1 % of the steps (quiet: 0-4 client skips of 1,200-2,900 steps; the
-          machine stopped for 1-12 ms every 20-100 ms: 64 against the server's 92 at 144 Hz).
+          The counter's steps, judged by who made them (--vblanks-csv also gives, for each
+          stamp, when the tool woke to read it and the NotifyMSC it sent then). A step over 1
+          whose stamp is off the server's line is its timer firing late (a counter that rounds to
+          the next vblank). One whose stamp lies on the line is a request that reached the server
+          after the vblank's edge (Xvfb's counter rounds half a period early, and a request for a
+          counter already reached is served at the next one): the machine's when the request was
+          sent before the edge (the server handled it late) or the tool woke after it; the
+          pacer's when the request asked for another counter than the next, or the tool woke
+          before the edge and sent it after. The pacer's: at most 1 % of the steps (quiet: 0-4
+          of 1,200-2,900 steps). Beside a disk writer (3 runs, 13-16 % of the stamps late): the
+          pacer's 0-6, the machine's 26-85 and the server's late timer 13-44 at 120 and 144 Hz,
+          where the bound before (the skips with the stamp on the line at most the server's + 1 %)
+          failed 4 of 6.
           tools/mutants.py (./dev mutants) shows that broken pacers fail these checks: a
           prediction a quarter period or 1 ms late, a clock 0.1 % fast, a source that asks for
           the vblank after next.
@@ -105,13 +110,16 @@ def run(pacer, display, args, priority=None):
 
 def read_stamps(csv_path):
     """The vblanks `pacer display --vblanks-csv` wrote: (counter, time ns, the pacer's error ns or
-    None before its first lock), counted ones only."""
-    out = []
+    None before its first lock), counted ones only; and for each, the request the tool sent after
+    reading it: (woke ns, requested counter, sent ns), or None."""
+    stamps, requests = [], []
     with open(csv_path, newline="") as f:
         for row in csv.DictReader(f):
             if row["msc"]:
-                out.append((int(row["msc"]), int(row["time_ns"]), int(row["error_ns"]) if row["error_ns"] else None))
-    return out
+                stamps.append((int(row["msc"]), int(row["time_ns"]), int(row["error_ns"]) if row["error_ns"] else None))
+                requests.append((int(row["woke_ns"]), int(row["requested_msc"]), int(row["requested_ns"]))
+                                if row.get("requested_msc") else None)
+    return stamps, requests
 
 
 def median(v):
@@ -163,34 +171,43 @@ def fold(e, period):
     return e - period if 2 * e >= period else e
 
 
-def judge_stamps(hz, stamps):
+def judge_stamps(hz, stamps, requests):
     """The pacer's figures on the stamps beside the floor's, from the same stamps (see check_lock)."""
     interval_ns = (1000000 // hz) * 1000
     period, res, on = hindsight(stamps, interval_ns)
     pacer_err = [abs(e) / 1e3 for _, _, e in stamps if e is not None]
     floor_err = [abs(fold(r, period)) / 1e3 for r, (_, _, e) in zip(res, stamps) if e is not None]
-    skips_server = skips_client = steps = 0
+    skips_server = skips_machine = skips_pacer = steps = 0
     for i in range(1, len(stamps)):
-        step = stamps[i][0] - stamps[i - 1][0]
+        k = stamps[i - 1][0]
+        step = stamps[i][0] - k
         steps += 1
-        if step > 1:
-            if on[i]:
-                skips_client += 1
-            else:
-                skips_server += 1
+        if step <= 1:
+            continue
+        req = requests[i - 1]
+        edge = (k + 1) * interval_ns - interval_ns // 2  # Xvfb's counter reaches k + 1 here
+        if req is not None and req[1] != k + 1:
+            skips_pacer += 1    # asked for another counter than the next
+        elif not on[i] or req is None:
+            skips_server += 1   # its timer fired late (or the stamp came unasked, in one read)
+        elif req[2] <= edge or req[0] > edge:
+            skips_machine += 1  # sent in time and handled late, or the tool woke after the edge
+        else:
+            skips_pacer += 1    # read in time, sent after the edge
     late = sum(1 for m, t, _ in stamps if t - m * interval_ns > 200_000)
     return {
         "pacer_p50": quantile(pacer_err, 0.5), "pacer_p99": quantile(pacer_err, 0.99),
         "floor_p50": quantile(floor_err, 0.5), "floor_p99": quantile(floor_err, 0.99),
-        "judged": len(pacer_err), "steps": steps, "skips_server": skips_server, "skips_client": skips_client,
+        "judged": len(pacer_err), "steps": steps, "skips_server": skips_server, "skips_machine": skips_machine,
+        "skips_pacer": skips_pacer,
         "late_share": late / len(stamps) if stamps else 1.0, "off_line_share": 1 - sum(on) / len(on) if on else 1.0,
     }
 
 
-def check_lock(hz, out, stamps, errors):
+def check_lock(hz, out, stamped, errors):
     server_hz = 1e6 / (1000000 // hz)
     name = f"{hz} Hz lock"
-    f = judge_stamps(hz, stamps)
+    f = judge_stamps(hz, *stamped)
     print(f"{name}: the server's stamps: {f['late_share']:.2%} over 0.2 ms past its exact grid, {f['off_line_share']:.2%} "
           f"off their own line; next vblank error of that line in hindsight (the floor) p50 {f['floor_p50']:.1f} us, "
           f"p99 {f['floor_p99']:.1f} us; the pacer's p50 {f['pacer_p50']:.1f} us, p99 {f['pacer_p99']:.1f} us "
@@ -210,10 +227,11 @@ def check_lock(hz, out, stamps, errors):
                                                  f"{f['floor_p50']:.1f} + 500)"),
         (f["pacer_p99"] <= f["floor_p99"] + 500, f"next vblank error p99 {f['pacer_p99']:.1f} us (under the floor's "
                                                  f"{f['floor_p99']:.1f} + 500)"),
-        (f["skips_client"] <= f["skips_server"] + 0.01 * f["steps"],
-         f"counter steps {' '.join(f'{k}:{v}' for k, v in sorted(steps.items()))}: {f['skips_client']} skipped with the "
-         f"stamp on the server's line (the request came after the vblank's edge), at most the {f['skips_server']} "
-         f"the server's late timer skipped + 1 % of {f['steps']}"),
+        (f["skips_pacer"] <= 0.01 * f["steps"],
+         f"counter steps {' '.join(f'{k}:{v}' for k, v in sorted(steps.items()))}: {f['skips_pacer']} skipped by the "
+         f"pacer (a request for another counter, or read before the vblank's edge and sent after it), at most 1 % of "
+         f"{f['steps']}; the server's late timer skipped {f['skips_server']}, the machine {f['skips_machine']} (the "
+         f"request sent in time and handled late, or the tool woken after the edge)"),
     ]
     for ok, what in checks:
         print(f"{name}: {'ok  ' if ok else 'FAIL'} {what}")

@@ -150,7 +150,9 @@ public:
     static constexpr int kLockMin = 12;     // observations before a lock
     static constexpr int kVrrMin = 16;      // observations before a vrr verdict
     static constexpr int kMovedAfter = 6;   // of the last 8 observations off a locked fit: refit
-    static constexpr int kMovedWindow = 8;  // (counted vblanks: and those 8 on a line of their own)
+    static constexpr int kMovedWindow = 8;  // (counted vblanks: and the last 16 on a line of their
+    static constexpr int kMovedLineWindow = 16;  //  own; 32 when that line is later than the fit,
+    static constexpr int kMovedLateWindow = 32;  //  at about its rate)
     static constexpr int kLostFrames = 30;  // frames (and periods) without a vblank: lost
     // A firm lock over a full window gets a robust fit every 32nd sample and follows the others
     // at O(1) (see the manual above).
@@ -185,6 +187,7 @@ private:
     void push(const VblankSample& s, std::int64_t t) noexcept;
     bool take_counter(const VblankSample& s) noexcept;  // false: the sample adds nothing
     bool recent_on_a_line() const noexcept;
+    bool recent_line(int n, double* db, double* late) const noexcept;
     void note_frame(const VblankSample& s) noexcept;
     double index(int slot, double period, std::int64_t ref, std::int64_t ref_msc) const noexcept;
     bool follows_frames() const noexcept;

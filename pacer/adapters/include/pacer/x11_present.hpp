@@ -11,6 +11,7 @@
 //     wait(timeout)           blocks until the next event (a tool without a loop of its own)
 //     present(pacer, pixmap, target_msc)   PresentPixmap at a vblank counter; returns its id
 //     last_msc, window, connection, fd
+//     requested_msc, requested_at    the last counter a NotifyMSC asked for, and when it was sent
 //   PresentEvent              what poll() saw: a vblank, a pixmap shown or skipped, a pixmap idle
 //
 //   pacer::x11::PresentSource x11;                   // after SDL made the window and its renderer
@@ -139,6 +140,10 @@ public:
     int fd() const noexcept { return c_ != nullptr ? xcb_get_file_descriptor(c_) : -1; }
     std::uint32_t window() const noexcept { return window_; }
     std::uint64_t last_msc() const noexcept { return last_msc_; }
+    // The last counter a NotifyMSC asked for (0: none yet) and when poll() sent it: a tool can
+    // tell a vblank the server skipped after a request in time from a request that came late.
+    std::uint64_t requested_msc() const noexcept { return requested_; }
+    clock::time_point requested_at() const noexcept { return requested_at_; }
     bool has_msc() const noexcept { return has_msc_; }
 
     // Follows `window`'s vblanks from now on; false (and error()) when the window does not exist.
@@ -324,7 +329,9 @@ private:
             xcb_present_notify_msc(c_, window_, next_serial(), ++requested_, 1, 0);
             sent = true;
         }
-        if (sent) xcb_flush(c_);
+        if (!sent) return;
+        xcb_flush(c_);
+        requested_at_ = clock::now();
     }
 
     int ahead_ = 1;
@@ -333,6 +340,7 @@ private:
     std::uint32_t window_ = 0;
     std::uint32_t serial_ = 0;
     std::uint64_t last_msc_ = 0, requested_ = 0;
+    clock::time_point requested_at_{};
     bool has_msc_ = false;
     ClockOffset offset_{};
     clock::time_point calibrated_at_{};
