@@ -65,7 +65,13 @@ MUTANTS = {
         "    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};",
         "    t.display_target_msc -= t.has_display_target_msc ? 1 : 0;\n"
         "    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};",
-        TARGET, "sent after their vblank's edge"),
+        TARGET, "presents the pacer's"),
+    "lead-eighth": (
+        "the present's lead an eighth of what was learned (too short for the machine's delays)",
+        "pacer/src/lead.cpp",
+        "std::clamp(static_cast<std::int64_t>(q + offset_), std::int64_t{0}, 4 * p)",
+        "std::clamp(static_cast<std::int64_t>(q + offset_) / 8, std::int64_t{0}, 4 * p)",
+        TARGET, "presents the pacer's"),
     "catch-up-8": (
         "the catch_up late policy serves 8 late frames back to back, not 1",
         "pacer/src/grid.cpp",

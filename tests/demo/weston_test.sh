@@ -13,10 +13,10 @@
 #  3. With PACER_CLI: `pacer display --source wayland` reads wp_presentation feedback on the X11
 #     backend. weston 10 gives flags 0 (no vsync: it repaints on its own timer): the state must be
 #     unsynced, never vrr or locked; the compositor drops frames, so fewer are shown than
-#     submitted; with --match-display the rate in force is within 1 % of the shown rate. The
+#     submitted; with --match-display the rate in force is within 2 % of the shown rate. The
 #     demo's capture with --vblank-source wayland writes Dropped and the displayed times from the
 #     same feedback: `pacer analyze` finds the frames dropped (when the demo outran weston) and the
-#     displayed rate the demo's summary gives as shown_fps (within 5 %).
+#     shown and dropped counts the demo's summary gives (within 4 frames).
 # weston runs with --idle-time=0: it would otherwise go idle (and stop repainting) after 300 s.
 #
 # usage: weston_test.sh PACER_DEMO WORK_DIR [PACER_CLI]
@@ -142,7 +142,10 @@ if [ -n "$pacer" ]; then
   rate=$(json "$out" rate_hz)
   shown_hz=$(json "$out" shown_hz)
   [ "$(json "$out" rate_reason)" = shown_rate ] || fail "--match-display: rate reason $(json "$out" rate_reason)"
-  awk -v r="$rate" -v s="$shown_hz" 'BEGIN { d = r - s; if (d < 0) d = -d; exit !(s > 0 && d <= 0.01 * s) }' ||
+  # The shown rate is a count over the last 128 frames whose two ends each move by up to one
+  # repaint when weston's timer comes late (2/127: 1.6 %), and the target follows it once it moves
+  # by 0.3 % (pacer/src/rate.cpp): within 2 % (beside two busy loops, 31.03 against 31.40 Hz).
+  awk -v r="$rate" -v s="$shown_hz" 'BEGIN { d = r - s; if (d < 0) d = -d; exit !(s > 0 && d <= 0.02 * s) }' ||
     fail "--match-display paces at $rate Hz, the compositor shows $shown_hz Hz"
   echo "matched the shown rate: $rate Hz (shown $shown_hz Hz)"
   repaint_after=$shown_hz
@@ -190,12 +193,21 @@ print("null" if not d else "%d %d %s" % (d["displayed"], d["dropped"], d["displa
   [ "$displayed" != null ] || fail "the capture has no Dropped column values from the feedback"
   read -r n_shown n_dropped displayed_fps <<<"$displayed"
   # Dropped frames where the demo submitted faster than weston showed (its summary's avg_fps over
-  # shown_fps by 5 %); on a machine too busy for the demo to outrun weston, none need be.
+  # shown_fps by 5 %); on a machine too busy for the demo to outrun weston, none need be. The
+  # capture and the summary count the same frames: shown and dropped each within 4 of the
+  # summary's (shown_fps times seconds; the last frames' feedback may come after the last row:
+  # 1-2 frames quiet and busy).
+  # Counts, not rates: the summary's rate is over the whole run, window start-up included, the
+  # capture's over its frames (beside two busy loops 40.4 against 38.4 fps for 190 frames
+  # against 192: 5.3 % apart, the same frames).
   submitted_fps=$(echo "$summary" | sed -n 's/.* avg_fps=\([0-9.]*\).*/\1/p')
-  awk -v d="$n_dropped" -v f="$displayed_fps" -v s="$shown_fps" -v u="$submitted_fps" \
-    'BEGIN { e = f - s; if (e < 0) e = -e; exit !((d > 0 || u <= 1.05 * s) && s > 0 && e <= 0.05 * s) }' ||
-    fail "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed; the demo says $shown_fps shown"
-  echo "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed (the demo: $shown_fps shown)"
+  seconds=$(echo "$summary" | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')
+  dropped=$(echo "$summary" | sed -n 's/.* dropped=\([0-9]*\).*/\1/p')
+  awk -v d="$n_dropped" -v n="$n_shown" -v s="$shown_fps" -v t="$seconds" -v sd="$dropped" -v u="$submitted_fps" \
+    'function abs(x) { return x < 0 ? -x : x }
+     BEGIN { exit !((d > 0 || u <= 1.05 * s) && s > 0 && abs(n - s * t) <= 4 && abs(d - sd) <= 4) }' ||
+    fail "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed; the demo says $shown_fps shown in $seconds s, $dropped dropped"
+  echo "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed (the demo: $shown_fps shown in $seconds s, $dropped dropped)"
 fi
 
 # 2. A compositor without a seat.
