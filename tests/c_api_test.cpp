@@ -454,6 +454,9 @@ void expect_config_reached_cpp(const pacer_config& c, const pacer::PacerConfig& 
     EXPECT_EQ(d.waiter.initial_margin.count(), c.waiter.initial_margin_ns);
     EXPECT_EQ(d.waiter.min_margin.count(), c.waiter.min_margin_ns);
     EXPECT_EQ(d.waiter.max_spin.count(), c.waiter.max_spin_ns);
+    EXPECT_EQ(static_cast<int>(d.waiter.priority.mode), c.waiter.priority);
+    EXPECT_EQ(d.waiter.priority.realtime_priority, c.waiter.realtime_priority);
+    EXPECT_EQ(d.waiter.priority.round_robin, c.waiter.round_robin != 0);
     EXPECT_EQ(d.governor.min_hz, c.governor.min_hz);
     EXPECT_EQ(d.governor.dwell.count(), c.governor.dwell_ns);
     EXPECT_EQ(d.governor.quantile, c.governor.quantile);
@@ -475,7 +478,7 @@ pacer_config unusual_config() {
     c.cadence = PACER_CADENCE_AUTO;
     c.display_lock = 0;
     c.match_display = 1;
-    c.waiter = {5'000'000, 250.0, 2'000'000, 50'000, 1'500'000};
+    c.waiter = {5'000'000, 250.0, 2'000'000, 50'000, 1'500'000, PACER_PRIORITY_WAIT, 7, 1};
     c.governor = {30.0, 500'000'000, 0.8, 0.9, 0.7};
     return c;
 }
@@ -515,6 +518,10 @@ TEST(CApi, ConfigReachesTheCppPacerFieldByField) {
     EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_STREQ(pacer_last_error(), "governor.headroom = 0.99: must be in (0, fit = 0.95)");
     bad = next;
+    bad.waiter.priority = 3;
+    EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "waiter.priority.mode = 3: must be normal, wait or thread");
+    bad = next;
     bad.waiter.max_spin_ns = -1;
     EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
     expect_config_reached_cpp(next, p->impl.config());
@@ -549,6 +556,40 @@ struct SimPacer {
         EXPECT_EQ(pacer_report_present(p, &present), PACER_OK);
     }
 };
+
+// The thread priority from C: asked through the config, reported in the status, put back by
+// pacer_end_pacing(); the free sleeps' own setting validated.
+TEST(CApi, PriorityIsAskedAndReported) {
+    pacer_config c = pacer_config_default();
+    c.waiter.priority = PACER_PRIORITY_THREAD;
+    SimPacer sp(c);
+    for (int i = 0; i < 10; ++i) {
+        sp.os.advance(2ms);
+        pacer_frame_timing t;
+        ASSERT_EQ(pacer_wait(sp.p, &t), PACER_OK);
+    }
+    pacer_status st;
+    ASSERT_EQ(pacer_get_status(sp.p, &st), PACER_OK);
+    EXPECT_EQ(st.waiter.priority.asked, PACER_PRIORITY_THREAD);
+    EXPECT_EQ(st.waiter.priority.granted, 1);
+    EXPECT_EQ(st.waiter.priority.raised_now, 1);
+    EXPECT_EQ(st.waiter.priority.raises, 1u);
+    EXPECT_STREQ(st.waiter.priority.in_force, "simulated real-time 5");
+    EXPECT_STREQ(st.waiter.priority.reason, "");
+    EXPECT_TRUE(sp.os.raised());
+    ASSERT_EQ(pacer_end_pacing(sp.p), PACER_OK);
+    EXPECT_FALSE(sp.os.raised());
+
+    EXPECT_EQ(pacer_set_sleep_priority(PACER_PRIORITY_WAIT, 0), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(pacer_last_error(), "realtime_priority = 0"), nullptr) << pacer_last_error();
+    EXPECT_EQ(pacer_set_sleep_priority(9, 5), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_sleep_priority(nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    pacer_priority_status sleeps;
+    ASSERT_EQ(pacer_sleep_priority(&sleeps), PACER_OK);
+    EXPECT_EQ(sleeps.asked, PACER_PRIORITY_NORMAL);
+    EXPECT_EQ(pacer_probe_priority(0, 0, &sleeps), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_probe_priority(5, 0, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+}
 
 // Work that varies, with a long frame every 97: late frames, catch-ups, cadence changes.
 std::int64_t work_ns(int frame) { return 2'000'000 + (frame % 7) * 500'000 + (frame % 97 == 0 ? 9'000'000 : 0); }

@@ -1,6 +1,7 @@
 // Windows backend (pacer/src/platform/windows): every rung of the sleep ladder, forced in turn,
 // through the real Windows primitives; the fallbacks when a timer or a resolution request is
-// refused, through the OS-call hooks; timeBeginPeriod/timeEndPeriod pairing.
+// refused, through the OS-call hooks; timeBeginPeriod/timeEndPeriod pairing; the thread priority
+// raise (THREAD_PRIORITY_TIME_CRITICAL, MMCSS in thread mode) and its restore.
 //
 // Runs under Wine in CI (.ci/windows.sh) and natively on Windows. Real-clock checks assert only
 // what holds on a loaded 2-core VM: no wake-up before its deadline, monotonic wake-ups, total
@@ -27,6 +28,7 @@
 #include "pacer/frame_pacer.hpp"
 #include "log_capture.hpp"
 #include "pacer/log.hpp"
+#include "pacer/priority.hpp"
 #include "pacer/time_source.hpp"
 #include "platform/platform.hpp"
 #include "platform/windows/sleep_ladder.hpp"
@@ -78,8 +80,63 @@ unsigned hook_end_period(unsigned ms) {
     return timeEndPeriod(ms);
 }
 
-const win::OsHooks kCountingHooks{hook_create_timer, hook_set_timer, hook_begin_period,
-                                  hook_end_period};
+// Thread priority: the real calls, counted; SetThreadPriority or MMCSS refused on demand. MMCSS
+// through the test's own look-up of avrt.dll, so that the handle the backend keeps can be
+// compared with the one it gives back.
+std::atomic<int> g_priority_sets{0}, g_mmcss_joins{0}, g_mmcss_leaves{0};
+std::atomic<bool> g_refuse_priority{false}, g_refuse_mmcss{false};
+std::atomic<void*> g_mmcss_joined{nullptr}, g_mmcss_left{nullptr};
+
+using AvSetFn = HANDLE(WINAPI*)(LPCWSTR, LPDWORD);
+using AvRevertFn = BOOL(WINAPI*)(HANDLE);
+struct TestAvrt {
+    AvSetFn join = nullptr;
+    AvRevertFn leave = nullptr;
+};
+const TestAvrt& test_avrt() {
+    static const TestAvrt a = [] {
+        TestAvrt r;
+        if (HMODULE dll = LoadLibraryW(L"avrt.dll")) {
+            r.join = reinterpret_cast<AvSetFn>(
+                reinterpret_cast<void (*)()>(GetProcAddress(dll, "AvSetMmThreadCharacteristicsW")));
+            r.leave = reinterpret_cast<AvRevertFn>(
+                reinterpret_cast<void (*)()>(GetProcAddress(dll, "AvRevertMmThreadCharacteristics")));
+        }
+        if (!r.join || !r.leave) r = TestAvrt{};
+        return r;
+    }();
+    return a;
+}
+
+bool hook_set_thread_priority(int priority) {
+    ++g_priority_sets;
+    if (g_refuse_priority) {
+        SetLastError(ERROR_ACCESS_DENIED);
+        return false;
+    }
+    return SetThreadPriority(GetCurrentThread(), priority) != 0;
+}
+
+void* hook_mmcss_join(const wchar_t* task, unsigned long* task_index) {
+    ++g_mmcss_joins;
+    if (g_refuse_mmcss || !test_avrt().join) {
+        SetLastError(g_refuse_mmcss ? ERROR_ACCESS_DENIED : ERROR_MOD_NOT_FOUND);
+        return nullptr;
+    }
+    HANDLE h = test_avrt().join(task, task_index);
+    g_mmcss_joined = h;
+    return h;
+}
+
+bool hook_mmcss_leave(void* handle) {
+    ++g_mmcss_leaves;
+    g_mmcss_left = handle;
+    return test_avrt().leave && test_avrt().leave(handle) != 0;
+}
+
+const win::OsHooks kCountingHooks{hook_create_timer, hook_set_timer,           hook_begin_period,
+                                  hook_end_period,   hook_set_thread_priority, hook_mmcss_join,
+                                  hook_mmcss_leave};
 
 // ---- helpers --------------------------------------------------------------------------------
 
@@ -102,10 +159,16 @@ protected:
     void SetUp() override {
         g_refuse_hr = g_refuse_all_timers = g_fail_set_timer = g_refuse_period = false;
         g_begin_calls = g_end_calls = g_begin_ok = g_create_calls = 0;
+        g_refuse_priority = g_refuse_mmcss = false;
+        g_priority_sets = g_mmcss_joins = g_mmcss_leaves = 0;
+        g_mmcss_joined = g_mmcss_left = nullptr;
+        own_priority_ = GetThreadPriority(GetCurrentThread());
         win::set_os_hooks(&kCountingHooks);
     }
     void TearDown() override {
         EXPECT_EQ(win::thread_state().pacing_depth, 0) << "test left the thread pacing";
+        EXPECT_EQ(GetThreadPriority(GetCurrentThread()), own_priority_) << "test left the thread raised";
+        SetThreadPriority(GetCurrentThread(), own_priority_);
         win::set_os_hooks(nullptr);
         win::reset_preferred_rung();
         g_refuse_hr = g_refuse_all_timers = g_fail_set_timer = g_refuse_period = false;
@@ -114,6 +177,7 @@ protected:
         const win::Counters c = win::counters();
         EXPECT_EQ(c.period_begins, c.period_ends);
     }
+    int own_priority_ = THREAD_PRIORITY_NORMAL;
 };
 
 class Rungs : public WindowsPlatform, public ::testing::WithParamInterface<Rung> {};
@@ -402,6 +466,165 @@ TEST_F(WindowsPlatform, EnvironmentVariableChoosesTheStartingRung) {
     ASSERT_EQ(_putenv_s("PACER_WIN_SLEEP", ""), 0);  // removes it
     win::reset_preferred_rung();
     EXPECT_EQ(win::preferred_rung(), Rung::hrtimer);
+}
+
+// ---- thread priority (pacer/priority.hpp) ---------------------------------------------------
+
+int thread_priority() { return GetThreadPriority(GetCurrentThread()); }
+
+// The real OS, no hooks: each starting priority comes back after a wait mode raise, and the
+// raise itself is THREAD_PRIORITY_TIME_CRITICAL without MMCSS.
+TEST_F(WindowsPlatform, PriorityWaitModeRaisesForTheSleepAndPutsBack) {
+    win::set_os_hooks(nullptr);
+    const pacer::PriorityConfig c{pacer::ThreadPriority::wait};
+    for (int own : {THREAD_PRIORITY_NORMAL, THREAD_PRIORITY_BELOW_NORMAL, THREAD_PRIORITY_ABOVE_NORMAL}) {
+        ASSERT_TRUE(SetThreadPriority(GetCurrentThread(), own));
+        ASSERT_EQ(thread_priority(), own);
+        const pacer::PriorityGrant g = pacer::platform::raise_priority(c, milliseconds(7));
+        ASSERT_TRUE(g.granted) << g.reason;
+        EXPECT_EQ(thread_priority(), THREAD_PRIORITY_TIME_CRITICAL);
+        EXPECT_STREQ(g.in_force, "THREAD_PRIORITY_TIME_CRITICAL");
+        EXPECT_STREQ(g.reason, "");
+        EXPECT_EQ(g.saved[1], 0) << "no MMCSS for a wait mode raise";
+        pacer::platform::restore_priority(g);
+        EXPECT_EQ(thread_priority(), own) << "own priority " << own;
+    }
+    ASSERT_TRUE(SetThreadPriority(GetCurrentThread(), own_priority_));
+
+    // Through the TimeSource seam, and as many times as a waiter does (one per OS sleep).
+    pacer::TimeSource& ts = pacer::system_time_source();
+    for (int i = 0; i < 100; ++i) {
+        const pacer::PriorityGrant g = ts.raise_priority(c, milliseconds(1));
+        ASSERT_TRUE(g.granted) << g.reason;
+        ASSERT_EQ(thread_priority(), THREAD_PRIORITY_TIME_CRITICAL);
+        ts.restore_priority(g);
+        ASSERT_EQ(thread_priority(), own_priority_);
+    }
+}
+
+// The real OS, no hooks: the backend loads avrt.dll itself. Wine ships an avrt.dll whose MMCSS
+// calls are stubs that succeed; a Windows without it still gets the priority.
+TEST_F(WindowsPlatform, PriorityThreadModeJoinsMmcssAndLeavesIt) {
+    LogCapture log;
+    win::set_os_hooks(nullptr);
+    const bool have_avrt = test_avrt().join != nullptr;
+    const pacer::PriorityGrant g =
+        pacer::platform::raise_priority({pacer::ThreadPriority::thread}, milliseconds(16));
+    ASSERT_TRUE(g.granted) << g.reason;
+    EXPECT_EQ(thread_priority(), THREAD_PRIORITY_TIME_CRITICAL);
+    if (have_avrt) {
+        EXPECT_STREQ(g.in_force, "MMCSS Games, THREAD_PRIORITY_TIME_CRITICAL");
+        EXPECT_NE(g.saved[1], 0) << "the MMCSS handle is kept for the restore";
+    } else {
+        EXPECT_STREQ(g.in_force, "THREAD_PRIORITY_TIME_CRITICAL (no MMCSS)");
+        EXPECT_EQ(log.count("MMCSS unavailable"), 1) << log.text();
+    }
+    std::printf("[ measure ] thread mode under this OS: %s (avrt.dll %s)\n", g.in_force,
+                have_avrt ? "loaded" : "missing");
+    pacer::platform::restore_priority(g);
+    EXPECT_EQ(thread_priority(), own_priority_);
+
+    // probe_priority(): the same raise, already put back when it returns.
+    const pacer::PriorityGrant p = pacer::probe_priority({pacer::ThreadPriority::thread});
+    EXPECT_TRUE(p.granted) << p.reason;
+    EXPECT_STREQ(p.in_force, g.in_force);
+    EXPECT_EQ(thread_priority(), own_priority_);
+}
+
+// The MMCSS handle taken is the one given back, once, and only in thread mode.
+TEST_F(WindowsPlatform, PriorityThreadModeRevertsTheMmcssHandleItTook) {
+    if (!test_avrt().join) GTEST_SKIP() << "no avrt.dll here";
+    const pacer::PriorityGrant w = pacer::platform::raise_priority({pacer::ThreadPriority::wait}, milliseconds(5));
+    ASSERT_TRUE(w.granted) << w.reason;
+    pacer::platform::restore_priority(w);
+    EXPECT_EQ(g_mmcss_joins.load(), 0) << "wait mode never joins MMCSS";
+    EXPECT_EQ(g_mmcss_leaves.load(), 0);
+    EXPECT_EQ(g_priority_sets.load(), 2);
+
+    const pacer::PriorityGrant g = pacer::platform::raise_priority({pacer::ThreadPriority::thread}, milliseconds(5));
+    ASSERT_TRUE(g.granted) << g.reason;
+    EXPECT_EQ(g_mmcss_joins.load(), 1);
+    ASSERT_NE(g_mmcss_joined.load(), nullptr);
+    EXPECT_EQ(thread_priority(), THREAD_PRIORITY_TIME_CRITICAL);
+    pacer::platform::restore_priority(g);
+    EXPECT_EQ(g_mmcss_leaves.load(), 1);
+    EXPECT_EQ(g_mmcss_left.load(), g_mmcss_joined.load());
+    EXPECT_EQ(g_priority_sets.load(), 4);
+    EXPECT_EQ(thread_priority(), own_priority_);
+}
+
+// A refused SetThreadPriority: not granted, the OS's reason, nothing changed, and a restore of
+// that grant touches nothing (no SetThreadPriority, no MMCSS).
+TEST_F(WindowsPlatform, PriorityRefusedLeavesTheThreadAsItWas) {
+    g_refuse_priority = true;
+    for (pacer::ThreadPriority mode : {pacer::ThreadPriority::wait, pacer::ThreadPriority::thread}) {
+        g_priority_sets = 0;
+        const pacer::PriorityGrant g = pacer::platform::raise_priority({mode}, milliseconds(10));
+        EXPECT_FALSE(g.granted);
+        EXPECT_EQ(std::string(g.reason).rfind("THREAD_PRIORITY_TIME_CRITICAL refused: ", 0), 0u) << g.reason;
+        EXPECT_NE(std::string(g.reason).find("(error 5)"), std::string::npos) << g.reason;
+        EXPECT_STREQ(g.in_force, "normal");
+        EXPECT_EQ(g_priority_sets.load(), 1);
+        EXPECT_EQ(g_mmcss_joins.load(), 0) << "nothing joined for a refused raise";
+        EXPECT_EQ(thread_priority(), own_priority_);
+        std::printf("[ measure ] refused raise (%s): %s\n", pacer::to_string(mode), g.reason);
+
+        g_refuse_priority = false;  // a restore of it would now succeed, if it tried
+        pacer::platform::restore_priority(g);
+        EXPECT_EQ(g_priority_sets.load(), 1) << "restore of a refused grant calls nothing";
+        EXPECT_EQ(g_mmcss_leaves.load(), 0);
+        EXPECT_EQ(thread_priority(), own_priority_);
+        g_refuse_priority = true;
+    }
+}
+
+// MMCSS refused: thread mode still gets THREAD_PRIORITY_TIME_CRITICAL, says so, logs why once,
+// and leaves nothing to revert.
+TEST_F(WindowsPlatform, PriorityWithoutMmcssStillRaisesTheThread) {
+    LogCapture log;
+    g_refuse_mmcss = true;
+    for (int i = 0; i < 2; ++i) {
+        const pacer::PriorityGrant g = pacer::platform::raise_priority({pacer::ThreadPriority::thread}, milliseconds(10));
+        ASSERT_TRUE(g.granted) << g.reason;
+        EXPECT_STREQ(g.in_force, "THREAD_PRIORITY_TIME_CRITICAL (no MMCSS)");
+        EXPECT_EQ(g.saved[1], 0);
+        EXPECT_EQ(thread_priority(), THREAD_PRIORITY_TIME_CRITICAL);
+        pacer::platform::restore_priority(g);
+        EXPECT_EQ(g_mmcss_leaves.load(), 0);
+        EXPECT_EQ(thread_priority(), own_priority_);
+    }
+    EXPECT_EQ(g_mmcss_joins.load(), 2);
+    EXPECT_EQ(log.count("MMCSS unavailable (AvSetMmThreadCharacteristicsW failed: "), 1) << log.text();
+}
+
+// The waiter on top: wait mode is raised only while it sleeps, thread mode until the pacer ends.
+TEST_F(WindowsPlatform, PriorityThroughFramePacer) {
+    for (pacer::ThreadPriority mode : {pacer::ThreadPriority::wait, pacer::ThreadPriority::thread}) {
+        g_priority_sets = 0;
+        {
+            pacer::PacerConfig c{.target_hz = 100.0, .mode = pacer::WaitMode::hybrid};
+            c.waiter.priority.mode = mode;
+            pacer::FramePacer fp(c);
+            fp.wait();  // the first wait() anchors the grid: nothing waited, nothing raised yet
+            for (int i = 1; i < 10; ++i) {
+                fp.wait();
+                EXPECT_EQ(thread_priority(),
+                          mode == pacer::ThreadPriority::thread ? THREAD_PRIORITY_TIME_CRITICAL : own_priority_)
+                    << pacer::to_string(mode) << ", frame " << i;
+            }
+            const pacer::PriorityStatus& p = fp.status().waiter.priority;
+            EXPECT_EQ(p.asked, mode);
+            EXPECT_TRUE(p.granted) << p.reason;
+            EXPECT_FALSE(p.refused);
+            EXPECT_GE(p.raises, 1u);
+            EXPECT_NE(std::string(p.in_force).find("THREAD_PRIORITY_TIME_CRITICAL"), std::string::npos) << p.in_force;
+            std::printf("[ measure ] FramePacer priority=%s: %s, %llu raises, %d SetThreadPriority calls\n",
+                        pacer::to_string(mode), p.in_force, static_cast<unsigned long long>(p.raises),
+                        g_priority_sets.load());
+        }
+        EXPECT_EQ(thread_priority(), own_priority_) << "the pacer's end puts the thread back";
+        EXPECT_EQ(g_mmcss_joins.load(), g_mmcss_leaves.load());
+    }
 }
 
 // ---- clock and CPU time ---------------------------------------------------------------------

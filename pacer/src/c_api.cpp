@@ -3,6 +3,7 @@
 // exceptions included, into a return code and the thread's last error (c_api_common.cpp).
 // Captures are in c_api_capture.cpp, statistics in c_api_stats.cpp.
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 
 #include "c_api_internal.hpp"
@@ -31,6 +32,17 @@ int change_config(pacer_frame_pacer* fp, const char* function, Change change) no
 }
 
 // The status structs, field by field (pacer_get_status).
+void fill(pacer_priority_status& out, const PriorityStatus& s) noexcept {
+    out.asked = static_cast<int>(s.asked);
+    out.granted = s.granted ? 1 : 0;
+    out.refused = s.refused ? 1 : 0;
+    out.raised_now = s.raised_now ? 1 : 0;
+    out.raises = s.raises;
+    static_assert(sizeof out.in_force == sizeof s.in_force && sizeof out.reason == sizeof s.reason);
+    std::memcpy(out.in_force, s.in_force, sizeof out.in_force);
+    std::memcpy(out.reason, s.reason, sizeof out.reason);
+}
+
 void fill(pacer_vsync_status& out, const VsyncStatus& s) noexcept {
     out.requested = s.requested ? 1 : 0;
     out.detected = s.detected ? 1 : 0;
@@ -213,6 +225,7 @@ int pacer_get_status(const pacer_frame_pacer* fp, pacer_status* out) {
     out->waiter.margin_ns = s.waiter.margin.count();
     out->waiter.spin_cap_ns = s.waiter.spin_cap.count();
     out->waiter.preempted_spins = s.waiter.preempted_spins;
+    fill(out->waiter.priority, s.waiter.priority);
     fill(out->vsync, s.vsync);
     fill(out->display, s.display);
     fill(out->cadence, s.cadence);
@@ -227,6 +240,36 @@ int64_t pacer_sleep_until_ns(int64_t deadline_ns) {
 
 int64_t pacer_sleep_for_ns(int64_t duration_ns) {
     return pacer::sleep_for(std::chrono::nanoseconds(duration_ns)).lateness.count();
+}
+
+int pacer_set_sleep_priority(int priority, int realtime_priority) {
+    pacer::PriorityConfig c;
+    c.mode = static_cast<pacer::ThreadPriority>(priority);
+    c.realtime_priority = realtime_priority;
+    return status_code(pacer::set_sleep_priority(c));
+}
+
+int pacer_sleep_priority(pacer_priority_status* out) {
+    if (!out) return null_argument("pacer_sleep_priority", "out");
+    fill(*out, pacer::sleep_priority());
+    return PACER_OK;
+}
+
+int pacer_probe_priority(int realtime_priority, int round_robin, pacer_priority_status* out) {
+    if (!out) return null_argument("pacer_probe_priority", "out");
+    pacer::WaiterConfig w;
+    w.priority = {pacer::ThreadPriority::wait, realtime_priority, round_robin != 0};
+    if (const pacer::Status s = pacer::validate(w); !s) return status_code(s);
+    const pacer::PriorityGrant g = pacer::probe_priority(w.priority);
+    pacer::PriorityStatus st;
+    st.asked = pacer::ThreadPriority::wait;
+    st.granted = g.granted;
+    st.refused = !g.granted;
+    st.raises = g.granted ? 1 : 0;
+    std::snprintf(st.in_force, sizeof st.in_force, "%s", g.granted ? g.in_force : "normal");
+    std::snprintf(st.reason, sizeof st.reason, "%s", g.reason);
+    fill(*out, st);
+    return PACER_OK;
 }
 
 const char* pacer_version(void) { return pacer::kVersion; }

@@ -17,6 +17,9 @@ static_assert(PACER_MODE_SLEEP == static_cast<int>(pacer::WaitMode::sleep) &&
               PACER_MODE_HYBRID == static_cast<int>(pacer::WaitMode::hybrid) &&
               PACER_MODE_VSYNC == static_cast<int>(pacer::WaitMode::vsync) &&
               PACER_MODE_AUTO == static_cast<int>(pacer::WaitMode::automatic));
+static_assert(PACER_PRIORITY_NORMAL == static_cast<int>(pacer::ThreadPriority::normal) &&
+              PACER_PRIORITY_WAIT == static_cast<int>(pacer::ThreadPriority::wait) &&
+              PACER_PRIORITY_THREAD == static_cast<int>(pacer::ThreadPriority::thread));
 static_assert(PACER_LATE_CATCH_UP == static_cast<int>(pacer::LatePolicy::catch_up) &&
               PACER_LATE_SKIP == static_cast<int>(pacer::LatePolicy::skip) &&
               PACER_LATE_RESYNC == static_cast<int>(pacer::LatePolicy::resync));
@@ -131,6 +134,9 @@ PacerConfig to_cpp(const pacer_config& c) noexcept {
     config.waiter.initial_margin = dur(c.waiter.initial_margin_ns);
     config.waiter.min_margin = dur(c.waiter.min_margin_ns);
     config.waiter.max_spin = dur(c.waiter.max_spin_ns);
+    config.waiter.priority.mode = static_cast<ThreadPriority>(c.waiter.priority);
+    config.waiter.priority.realtime_priority = c.waiter.realtime_priority;
+    config.waiter.priority.round_robin = c.waiter.round_robin != 0;
     config.governor.min_hz = c.governor.min_hz;
     config.governor.dwell = dur(c.governor.dwell_ns);
     config.governor.quantile = c.governor.quantile;
@@ -157,6 +163,9 @@ pacer_config to_c(const PacerConfig& d) noexcept {
     c.waiter.initial_margin_ns = ns(d.waiter.initial_margin);
     c.waiter.min_margin_ns = ns(d.waiter.min_margin);
     c.waiter.max_spin_ns = ns(d.waiter.max_spin);
+    c.waiter.priority = static_cast<int>(d.waiter.priority.mode);
+    c.waiter.realtime_priority = d.waiter.priority.realtime_priority;
+    c.waiter.round_robin = d.waiter.priority.round_robin ? 1 : 0;
     c.governor.min_hz = d.governor.min_hz;
     c.governor.dwell_ns = ns(d.governor.dwell);
     c.governor.quantile = d.governor.quantile;

@@ -26,8 +26,9 @@ void log_config(const PacerConfig& c, const char* what) noexcept {
     char policy[32] = "";
     if (c.late_policy == LatePolicy::catch_up)
         std::snprintf(policy, sizeof policy, " (max %d)", c.max_catch_up);
-    detail::log(LogLevel::info, "%s %g Hz, mode %s, late policy %s%s, sync %s, cadence %s", what, c.target_hz,
-                to_string(c.mode), to_string(c.late_policy), policy, to_string(c.sync), to_string(c.cadence));
+    detail::log(LogLevel::info, "%s %g Hz, mode %s, late policy %s%s, sync %s, cadence %s, priority %s", what,
+                c.target_hz, to_string(c.mode), to_string(c.late_policy), policy, to_string(c.sync),
+                to_string(c.cadence), to_string(c.waiter.priority.mode));
 }
 
 // What paces a frame when the swap does not.
@@ -39,7 +40,7 @@ PacingSource own_source(WaitMode mode) noexcept {
 
 bool same_waiter_config(const WaiterConfig& a, const WaiterConfig& b) noexcept {
     return a.late_cost == b.late_cost && a.half_life == b.half_life && a.initial_margin == b.initial_margin &&
-           a.min_margin == b.min_margin && a.max_spin == b.max_spin;
+           a.min_margin == b.min_margin && a.max_spin == b.max_spin && a.priority == b.priority;
 }
 
 bool same_governor_config(const CadenceConfig& a, const CadenceConfig& b) noexcept {
@@ -220,6 +221,7 @@ PacerStatus FramePacer::Impl::status() const noexcept {
 
 void FramePacer::Impl::end_pacing() noexcept {
     if (pacing_ && pacing_thread_ == std::this_thread::get_id()) {
+        waiter_.release_priority();  // a thread raised for good (ThreadPriority::thread)
         ts_->end_pacing();
         pacing_ = false;
     }
@@ -276,6 +278,7 @@ FrameTiming FramePacer::Impl::wait(detail::Handoff& handoff) noexcept {
 std::int64_t FramePacer::Impl::start_frame() noexcept {
     if (rate_.follow_display(vsync_.status(), vblanks_.tracker().status())) pending_ = true;
     if (pending_) apply_config();
+    waiter_.hold_priority(grid_.period());  // ThreadPriority::thread: from the first frame
     const std::int64_t now = clock::to_ns(ts_->now());
     vblanks_.on_frame(clock::from_ns(now));
     ++frames_;

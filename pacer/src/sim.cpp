@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "sim_rng.hpp"
 
@@ -87,9 +88,35 @@ void SimulatedOs::sleep_until(clock::time_point deadline) noexcept {
     wake += static_cast<std::int64_t>(exponential(static_cast<double>(model_.jitter_mean.count())));
     const std::int64_t pre = model_.preempt && model_.preempt->count() >= 0 ? model_.preempt->count() : g;
     // Bounded so that a probability near 1 cannot hang a test.
+    // A raised thread draws the same numbers (runs stay comparable) but is not preempted.
     for (int i = 0; i < 64 && model_.preempt_probability > 0 && uniform() < model_.preempt_probability; ++i)
-        wake += pre;
+        if (!raised_) wake += pre;
     now_ = run_at(wake);
+}
+
+PriorityGrant SimulatedOs::raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
+    PriorityGrant g;
+    now_ = run_for(now_, model_.priority_call.count());
+    cpu_ += model_.priority_call.count();
+    ++raises_;
+    if (model_.priority_refusal) {
+        std::snprintf(g.reason, sizeof g.reason, "%s", model_.priority_refusal);
+        return g;
+    }
+    g.granted = true;
+    g.level = c.realtime_priority;
+    std::snprintf(g.in_force, sizeof g.in_force, "simulated real-time %d", c.realtime_priority);
+    g.saved[0] = raised_ ? 1 : 0;
+    raised_ = true;
+    return g;
+}
+
+void SimulatedOs::restore_priority(const PriorityGrant& g) noexcept {
+    if (!g.granted) return;
+    now_ = run_for(now_, model_.priority_call.count());
+    cpu_ += model_.priority_call.count();
+    raised_ = g.saved[0] != 0;
+    ++restores_;
 }
 
 void SimulatedOs::relax() noexcept {
@@ -99,7 +126,7 @@ void SimulatedOs::relax() noexcept {
     cpu_ += step;
     spin_run_ns_ += step;
     if (model_.spin_preempt_probability > 0 && spin_run_ns_ > model_.spin_preempt_after.count() &&
-        uniform() < model_.spin_preempt_probability) {
+        uniform() < model_.spin_preempt_probability && !raised_) {
         now_ += model_.spin_preempt.count();  // another thread's time slice
         spin_run_ns_ = 0;
     }

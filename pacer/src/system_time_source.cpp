@@ -14,6 +14,10 @@ public:
     void begin_pacing() noexcept override { platform::begin_pacing(); }
     void end_pacing() noexcept override { platform::end_pacing(); }
     const char* sleep_primitive() const noexcept override { return platform::sleep_primitive(); }
+    PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept override {
+        return platform::raise_priority(c, period);
+    }
+    void restore_priority(const PriorityGrant& grant) noexcept override { platform::restore_priority(grant); }
 };
 
 }  // namespace
@@ -21,6 +25,12 @@ public:
 TimeSource& system_time_source() noexcept {
     static SystemTimeSource source;
     return source;
+}
+
+PriorityGrant probe_priority(const PriorityConfig& c) noexcept {
+    PriorityGrant g = platform::raise_priority(c, std::chrono::milliseconds(16));
+    if (g.granted) platform::restore_priority(g);
+    return g;
 }
 
 }  // namespace pacer

@@ -3,7 +3,7 @@
 # Run as: cmake -DINCLUDE_DIRS="<dir>;<dir>" -P layering.cmake (tests/CMakeLists.txt: headers.layering).
 # docs/architecture.md draws the same layers.
 #
-#   0  foundation   the clock, names, status, log, version
+#   0  foundation   the clock, names, status, log, version, the thread priority's record
 #   1  vocabulary   the OS seam (in the clock's time), the named choices, the present record,
 #                   the estimator
 #   2  parts        one job each, pure logic on the times they are given (and the simulators)
@@ -14,7 +14,7 @@
 #   7  adapters     glue to SDL2 and spdlog, compiled in the host
 #   8  everything   pacer.hpp
 set(_layers
-  "version=0" "names=0" "status=0" "clock=0" "log=0"
+  "version=0" "names=0" "status=0" "clock=0" "log=0" "priority=0"
   "time_source=1" "modes=1" "present=1" "estimator=1" "clock_offset=1"
   "waiter=2" "cadence=2" "display=2" "vsync=2" "fixed_step=2" "sim=2"
   "grid=2" "present_classifier=2" "lead=2" "latency=2"

@@ -21,12 +21,14 @@
 //   status()                 PacerStatus: the rate in force and why, waiter, vsync, display, ...
 //   now()                    the pacer's clock (time presents with it)
 //   reset()                  forget the grid: the next wait() returns at once and anchors anew
-//   end_pacing()             give the thread's OS timer settings back now (not at destruction)
+//   end_pacing()             give the thread's OS timer settings and priority back now (not at
+//                            destruction)
 //   set_time_source(ts)      pace on another clock and OS from the next wait()
 //
 // What each part decides, and where its rules and measurements are written:
 //   the deadline grid and late policies        pacer/grid.hpp
 //   how a wait sleeps and spins                 pacer/waiter.hpp
+//   the thread's priority for the wait          pacer/priority.hpp
 //   whether vsync really paces the frames       pacer/vsync.hpp
 //   what a present says about the display       pacer/present_classifier.hpp
 //   the display's vblanks, fitted               pacer/display.hpp, pacer/vblanks.hpp
@@ -151,7 +153,9 @@
 // defined) check it: a wait() from another thread while the first one paces logs an error and
 // aborts; after end_pacing() another thread may take over. The thread's OS timer settings (Linux
 // timer slack, Windows timer resolution; TimeSource::begin_pacing) are taken at its first wait()
-// and given back when the pacer is destroyed on that thread or end_pacing() is called.
+// and given back when the pacer is destroyed on that thread or end_pacing() is called; so is a
+// priority raised for good (PacerConfig::waiter.priority, ThreadPriority::thread;
+// pacer/priority.hpp).
 #pragma once
 
 #include <chrono>

@@ -6,12 +6,14 @@
 //   LatePolicy    catch_up, skip, resync
 //   CadenceMode   fixed, automatic ("auto")
 //   PacingSource  sleep, spin, hybrid, vsync (what paced a frame)
+//   ThreadPriority  normal, wait, thread (the enum is in pacer/priority.hpp, its manual)
 //
 // Each enum has a name table (kWaitModeNames, ...; pacer/names.hpp), to_string() and parse_*():
 // the names are part of the stable API, they appear in capture files and on command lines.
 #pragma once
 
 #include "pacer/names.hpp"
+#include "pacer/priority.hpp"
 
 namespace pacer {
 
@@ -47,6 +49,14 @@ inline constexpr EnumName<SyncMode> kSyncModeNames[] = {
 inline const char* to_string(SyncMode sync) noexcept { return name_of(kSyncModeNames, sync); }
 inline bool parse_sync_mode(const char* text, SyncMode* out) noexcept {
     return parse_name(kSyncModeNames, text, out);
+}
+
+inline constexpr EnumName<ThreadPriority> kThreadPriorityNames[] = {
+    {ThreadPriority::normal, "normal"}, {ThreadPriority::wait, "wait"}, {ThreadPriority::thread, "thread"},
+};
+inline const char* to_string(ThreadPriority p) noexcept { return name_of(kThreadPriorityNames, p); }
+inline bool parse_thread_priority(const char* text, ThreadPriority* out) noexcept {
+    return parse_name(kThreadPriorityNames, text, out);
 }
 
 // Which mechanism paced a frame (in WaitMode::automatic: which one won).

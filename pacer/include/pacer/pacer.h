@@ -101,7 +101,7 @@
  *   [any thread]     any thread, at any time.
  * Different objects are independent. The thread's OS timer settings (Linux timer slack, Windows
  * timer resolution) are taken at the first pacer_wait() and given back by pacer_end_pacing() or
- * pacer_destroy() on that thread.
+ * pacer_destroy() on that thread; so is a priority raised for good (PACER_PRIORITY_THREAD).
  *
  * Linking. libpacer is a C++ library: a C program that links the static libpacer also needs the
  * C++ runtime. With CMake, link pacer::pacer (find_package(pacer) or add_subdirectory): it brings
@@ -138,6 +138,14 @@ typedef enum pacer_mode {
     PACER_MODE_VSYNC = 3,   /* the swap paces, the pacer measures (report presents) */
     PACER_MODE_AUTO = 4     /* vsync when verified at the target rate, else hybrid */
 } pacer_mode;
+
+/* The pacing thread's scheduling class (pacer::ThreadPriority, pacer/priority.hpp: what each OS
+ * grants, and what a thread raised for good risks). */
+typedef enum pacer_priority {
+    PACER_PRIORITY_NORMAL = 0, /* the thread's own class, never changed (default) */
+    PACER_PRIORITY_WAIT = 1,   /* raised for each OS sleep, put back at the wake-up */
+    PACER_PRIORITY_THREAD = 2  /* raised at the first wait and kept until put back */
+} pacer_priority;
 
 /* What to do with a frame that enters pacer_wait() after its deadline (pacer::LatePolicy). */
 typedef enum pacer_late_policy {
@@ -239,6 +247,9 @@ typedef struct pacer_waiter_config {
     int64_t initial_margin_ns; /* margin until 16 sleeps were measured, [0, 1e9]; default 1000000 */
     int64_t min_margin_ns;     /* floor of the margin, [0, max_spin_ns]; default 20000 */
     int64_t max_spin_ns;       /* cap on the spin of one wait, [0, 1e9], 0 never spin; default 4000000 */
+    int priority;              /* pacer_priority; default PACER_PRIORITY_NORMAL */
+    int realtime_priority;     /* Linux: SCHED_FIFO/SCHED_RR priority, [1, 99]; default 5 */
+    int round_robin;           /* Linux: != 0 SCHED_RR instead of SCHED_FIFO; default 0 */
 } pacer_waiter_config;
 
 /* The cadence governor's settings (pacer::CadenceConfig, pacer/cadence.hpp). */
@@ -450,11 +461,23 @@ typedef struct pacer_cadence_status {
     const char* reason; /* in words, static storage */
 } pacer_cadence_status;
 
+/* The thread priority asked for, granted, and why not (pacer::PriorityStatus). */
+typedef struct pacer_priority_status {
+    int asked;            /* pacer_priority */
+    int granted;          /* 1: the last raise was granted */
+    int refused;          /* 1: refused (reason says why; not asked again until the setting changes) */
+    int raised_now;       /* 1: the thread runs raised now (PACER_PRIORITY_THREAD) */
+    uint64_t raises;      /* raises granted so far */
+    char in_force[64];    /* e.g. "SCHED_FIFO 5", "normal" */
+    char reason[224];     /* refused: why and the remedy, one line; "" otherwise */
+} pacer_priority_status;
+
 /* What the hybrid waiter learned (pacer::HybridWaiter). */
 typedef struct pacer_waiter_status {
     int64_t margin_ns;       /* what the next hybrid wait subtracts from its deadline */
     int64_t spin_cap_ns;     /* max_spin_ns, or less after preempted spins */
     int64_t preempted_spins; /* spins that lost the CPU, so far */
+    pacer_priority_status priority;
 } pacer_waiter_status;
 
 /* Everything a pacer can tell, read at once. */
@@ -634,6 +657,18 @@ int64_t pacer_now_ns(void);
  * returns at once. [any thread] */
 int64_t pacer_sleep_until_ns(int64_t deadline_ns);
 int64_t pacer_sleep_for_ns(int64_t duration_ns);
+
+/* The priority of the calling thread's sleeps above (pacer::set_sleep_priority): priority a
+ * pacer_priority, realtime_priority in [1, 99] (Linux). PACER_OK, or PACER_ERROR_INVALID_ARGUMENT
+ * (the old setting kept). pacer_sleep_priority(): what this thread asked for and got.
+ * [the calling thread] */
+int pacer_set_sleep_priority(int priority, int realtime_priority);
+int pacer_sleep_priority(pacer_priority_status* out);
+
+/* Raises the calling thread as asked (once) and puts it back: what this machine grants
+ * (pacer::probe_priority). PACER_OK (granted or not: see out->granted, out->reason), or an error
+ * for a NULL out or a bad argument. [any thread] */
+int pacer_probe_priority(int realtime_priority, int round_robin, pacer_priority_status* out);
 
 /* The linked library's version, "MAJOR.MINOR.PATCH" (static storage). [any thread] */
 const char* pacer_version(void);

@@ -56,6 +56,7 @@
 #include "pacer/names.hpp"
 #include "pacer/present.hpp"
 #include "pacer/present_classifier.hpp"
+#include "pacer/priority.hpp"
 #include "pacer/rate.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"

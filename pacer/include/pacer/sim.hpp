@@ -5,6 +5,7 @@
 //                         std::chrono::nanoseconds, t a pacer::clock::time_point)
 //     uniform(), exponential(mean)   its deterministic random numbers
 //   SimModel              the scheduler: granularity, wake-up noise, preemption, spin preemption,
+//                         thread priority (raised threads are not preempted),
 //                         stalls of the whole machine
 //
 // SimulatedOs is a TimeSource whose clock only moves when somebody sleeps, spins or calls
@@ -64,6 +65,13 @@ struct SimModel {
     std::chrono::nanoseconds stall_gap{0};
     std::chrono::nanoseconds stall_min{1'000'000};
     std::chrono::nanoseconds stall_max{12'000'000};
+    // Thread priority (TimeSource::raise_priority): granted unless priority_refusal names a
+    // reason. A raised thread is not preempted by the competing threads (no preemptions at its
+    // wake-up, no spin preemption; the draws are made all the same, so runs stay comparable), but
+    // it stops in a stall of the whole machine. Each raise and each put-back costs priority_call
+    // of time and CPU (a system call).
+    const char* priority_refusal = nullptr;
+    std::chrono::nanoseconds priority_call{1'500};
 };
 
 class SimulatedOs final : public TimeSource {
@@ -95,6 +103,11 @@ public:
         return {std::chrono::nanoseconds(cpu_), std::chrono::nanoseconds(cpu_)};
     }
     const char* sleep_primitive() const noexcept override { return "simulated OS sleep"; }
+    PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept override;
+    void restore_priority(const PriorityGrant& grant) noexcept override;
+    bool raised() const noexcept { return raised_; }  // the thread runs raised now
+    std::int64_t raises() const noexcept { return raises_; }      // raise_priority() calls, refused too
+    std::int64_t restores() const noexcept { return restores_; }  // granted raises put back
 
     // Uniform in [0, 1) and exponential draws from the model's generator (xoshiro256**), exposed
     // so that simulated work can share the same deterministic stream. exponential() takes and
@@ -118,6 +131,8 @@ private:
     std::int64_t sleeps_ = 0;
     std::int64_t relaxes_ = 0;
     std::int64_t spin_run_ns_ = 0;  // uninterrupted spinning so far
+    bool raised_ = false;
+    std::int64_t raises_ = 0, restores_ = 0;
 };
 
 }  // namespace pacer

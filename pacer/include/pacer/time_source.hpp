@@ -1,6 +1,7 @@
 // pacer/time_source.hpp - the seam between pacing logic and the operating system.
 //
-//   TimeSource            the seam: now, sleep_until, relax, cpu_times, begin/end_pacing
+//   TimeSource            the seam: now, sleep_until, relax, cpu_times, begin/end_pacing,
+//                         raise/restore_priority
 //   CpuTimes              process and thread CPU time, std::chrono::nanoseconds (-1 ns: unknown)
 //   system_time_source()  the real OS; process-wide, any thread
 //   PacingScope           RAII begin_pacing / end_pacing on the calling thread
@@ -22,8 +23,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 
 #include "pacer/clock.hpp"
+#include "pacer/priority.hpp"
 
 namespace pacer {
 
@@ -60,6 +63,22 @@ public:
     // Which OS wait primitive sleep_until() uses, e.g. "clock_nanosleep(CLOCK_MONOTONIC,
     // TIMER_ABSTIME)"; for display and logs. Static storage, never null.
     virtual const char* sleep_primitive() const noexcept = 0;
+
+    // Raises the calling thread's scheduling class as c asks (pacer/priority.hpp; the waiter
+    // decides when, and c.mode says for how long: Windows joins MMCSS for ThreadPriority::thread
+    // alone), for a wait of about `period`. Refused: granted false,
+    // the thread unchanged, reason filled in. The default refuses: a source of its own sets no
+    // priorities unless it says how.
+    virtual PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
+        (void)c;
+        (void)period;
+        PriorityGrant g;
+        const char why[] = "this time source does not set thread priorities";
+        for (std::size_t i = 0; i < sizeof why; ++i) g.reason[i] = why[i];
+        return g;
+    }
+    // Puts back what a granted raise_priority() changed, on the same thread.
+    virtual void restore_priority(const PriorityGrant& grant) noexcept { (void)grant; }
 };
 
 // The real operating system. A process-wide object; never null.

@@ -6,9 +6,12 @@
 //     wait_until_handoff, finish_wait   the same in two halves (the spin's end in the caller)
 //     margin, spin_cap, status  what it learned
 //     set_config, set_time_source
-//   WaiterConfig          late_cost, half_life, initial_margin, min_margin, max_spin
+//     hold_priority, release_priority   a thread raised for good: now, and back to its own class
+//   WaiterConfig          late_cost, half_life, initial_margin, min_margin, max_spin, priority
 //   WaitResult            slept, spun, oversleep, lateness, margin, end
-//   WaiterStatus          margin, spin cap, preempted spins, sleeps measured, the OS primitive
+//   WaiterStatus          margin, spin cap, preempted spins, sleeps measured, the OS primitive,
+//                         the thread's priority (asked, granted, why not)
+//   set_sleep_priority(c) the free functions' priority on the calling thread (sleep_priority())
 //
 //   pacer::sleep_for(std::chrono::microseconds(1500));       // drop-in, per-thread state
 //   pacer::sleep_until(next_deadline);                        // absolute: nothing drifts
@@ -65,6 +68,8 @@
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
 // per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
+// A thread raised for good (ThreadPriority::thread) does not wait for that: until 16 sleeps are
+// measured it sleeps half of such a wait, since its spin would keep every normal thread off the core.
 //
 // The free functions keep one HybridWaiter per thread (thread_local) and bracket each OS sleep
 // with TimeSource::begin/end_pacing(): the timer slack is restored right after the wake-up, so
@@ -73,6 +78,13 @@
 // A new thread's waiter starts from the margin other threads of the process have learned (0.5 ms
 // before any has), so a fresh thread's sleep_for(1 ms) sleeps from its first call instead of
 // spinning the whole millisecond.
+//
+// Priority (WaiterConfig::priority; pacer/priority.hpp is its manual). In wait mode the thread is
+// raised right before each OS sleep and put back right after the wake-up, before the spin, as the
+// timer slack is: the put-back's system call then counts as oversleep, which the margin learns,
+// and never as lateness after the deadline. In thread mode it is raised before the first wait
+// and stays raised until release_priority(), set_config() with another priority, or
+// set_time_source().
 //
 // Thread safety: a HybridWaiter is used by one thread at a time.
 #pragma once
@@ -84,6 +96,7 @@
 #include "pacer/clock.hpp"
 #include "pacer/estimator.hpp"
 #include "pacer/modes.hpp"
+#include "pacer/priority.hpp"
 #include "pacer/status.hpp"
 #include "pacer/time_source.hpp"
 
@@ -105,6 +118,9 @@ struct WaiterConfig {
     std::chrono::nanoseconds min_margin{20'000};
     // Cap on the spin of one wait; 0 = never spin (hybrid then behaves like sleep). In [0, 1 s].
     std::chrono::nanoseconds max_spin{4'000'000};
+    // The thread's scheduling class: normal (never changed), raised for each OS sleep (wait), or
+    // raised for good (thread). pacer/priority.hpp has what each OS grants and what it costs.
+    PriorityConfig priority{};
 };
 Status validate(const WaiterConfig& config);
 
@@ -127,6 +143,7 @@ struct WaiterStatus {
     std::int64_t preempted_spins = 0;      // spins that lost the CPU, so far
     std::int64_t sleeps_measured = 0;      // OS sleeps whose oversleep was learned, so far
     const char* sleep_primitive = "";      // the OS wait behind the sleep (static storage)
+    PriorityStatus priority{};             // the class asked for, granted, and why not
 };
 
 class HybridWaiter {
@@ -169,6 +186,7 @@ public:
     static constexpr double kFloorQuantile = 0.995;
     static constexpr double kFloorSamples = 6.0;
     static constexpr std::int64_t kCalmSpinsForFloor = 512;
+    static constexpr std::int64_t kWarmup = 16;  // sleeps measured before the margin is learned
     const LatenessEstimator& estimator() const noexcept { return est_; }
     const WaiterConfig& config() const noexcept { return cfg_; }
     TimeSource& time_source() const noexcept { return *ts_; }
@@ -177,12 +195,25 @@ public:
     // guarded spin cap unless max_spin changes (then it restarts at the new max_spin).
     Status set_config(const WaiterConfig& config);
     // Waits on another clock and OS from the next wait (nullptr: the real OS). The learned margin
-    // and cap are kept: they describe the machine, and they adapt if the new source differs.
+    // and cap are kept: they describe the machine, and they adapt if the new source differs. A
+    // thread raised for good (ThreadPriority::thread) is put back first, through the old source.
     void set_time_source(TimeSource* ts) noexcept;
+    // Puts a thread raised for good back to its own class now (on the calling thread, which must
+    // be the one that waits); the next wait raises it again while the setting says thread.
+    // FramePacer calls it from end_pacing() and its destructor. Nothing to do otherwise.
+    void release_priority() noexcept;
+    // ThreadPriority::thread: raises the calling thread now unless it is raised or was refused
+    // (the next wait does the same); nothing in the other modes. FramePacer calls it at every
+    // frame start, so that its first frame, which does not wait, is raised too.
+    void hold_priority(std::chrono::nanoseconds period) noexcept {
+        if (cfg_.priority.mode == ThreadPriority::thread && !priority_.raised_now && !priority_.refused)
+            priority_.raised_now = raise(period);
+    }
     void reset_estimate() noexcept { est_.reset(); }
 
 private:
     void note_spin(bool preempted) noexcept;
+    bool raise(std::chrono::nanoseconds period) noexcept;
 
     WaiterConfig cfg_;
     TimeSource* ts_;
@@ -191,6 +222,9 @@ private:
     int calm_spins_ = 0;
     std::int64_t spins_since_preempted_ = kCalmSpinsForFloor;
     std::int64_t preempted_spins_ = 0;
+    PriorityGrant grant_{};    // the last raise (held while thread mode keeps the thread raised)
+    PriorityStatus priority_{};
+    int level_ = 0;            // the real-time priority last granted (RLIMIT_RTPRIO may lower it)
 };
 
 // Completes a wait that HybridWaiter::wait_until_handoff() handed off: spins on ts until its
@@ -237,6 +271,13 @@ inline WaitResult sleep_until(clock::time_point deadline) noexcept {
 inline WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
     return sleep_until(clock::from_steady(deadline));
 }
+// The priority of the calling thread's free sleeps (pacer/priority.hpp): e.g.
+// set_sleep_priority({ThreadPriority::wait}) raises each OS sleep of sleep_until/sleep_for on this
+// thread. Rejects an invalid config (and keeps the old one); a value already in force changes
+// nothing. sleep_priority(): what was asked, granted, and why not, on this thread.
+Status set_sleep_priority(const PriorityConfig& config);
+PriorityStatus sleep_priority() noexcept;
+
 inline WaitResult sleep_for(std::chrono::nanoseconds duration) noexcept {
     if (duration.count() <= 0) return {};
     return sleep_until(clock::now() + duration);

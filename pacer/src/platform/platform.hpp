@@ -4,6 +4,7 @@
 #pragma once
 
 #include "pacer/clock.hpp"
+#include "pacer/priority.hpp"
 #include "pacer/time_source.hpp"
 
 namespace pacer::platform {
@@ -15,5 +16,8 @@ CpuTimes cpu_times() noexcept;                      // process and calling-threa
 void begin_pacing() noexcept;                       // per thread, reference counted
 void end_pacing() noexcept;
 const char* sleep_primitive() noexcept;             // what sleep_until() uses right now
+// The calling thread's scheduling class (pacer/priority.hpp has what each OS does).
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept;
+void restore_priority(const PriorityGrant& grant) noexcept;
 
 }  // namespace pacer::platform

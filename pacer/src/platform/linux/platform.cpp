@@ -10,10 +10,15 @@
 // On a 2-core virtual machine busy with compiles that moved the median oversleep
 // of a 1 ms absolute sleep from 113-120 us to 79-83 us: two interleaved runs of 20 x 50 sleeps
 // per setting, medians of 1000 sleeps each.
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include "../platform.hpp"
 #include "../relax.hpp"
@@ -29,6 +34,29 @@ std::int64_t read(clockid_t id) noexcept {
 
 thread_local int t_pacing_depth = 0;
 thread_local long t_saved_slack = -1;
+
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000
+#endif
+
+// CAP_SYS_NICE (bit 23) in the effective set, from /proc/self/status: read only on a refusal.
+bool has_cap_sys_nice() noexcept {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return false;
+    char line[256];
+    unsigned long long caps = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "CapEff: %llx", &caps) == 1) break;
+    std::fclose(f);
+    return (caps >> 23) & 1ULL;
+}
+
+// The rlimit's soft value, RLIM_INFINITY as -1.
+long long soft_limit(int resource) noexcept {
+    rlimit rl{};
+    if (getrlimit(resource, &rl) != 0) return 0;
+    return rl.rlim_cur == RLIM_INFINITY ? -1 : static_cast<long long>(rl.rlim_cur);
+}
 
 }  // namespace
 
@@ -68,6 +96,72 @@ void end_pacing() noexcept {
 const char* sleep_primitive() noexcept {
     return t_pacing_depth > 0 ? "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME), timer slack 1 ns"
                               : "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)";
+}
+
+// SCHED_FIFO (or SCHED_RR) at the asked priority, or at RLIMIT_RTPRIO when that is lower and not
+// 0, with SCHED_RESET_ON_FORK. sched_setscheduler(0, ...) acts on the calling thread on Linux.
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
+    PriorityGrant g;
+    const int policy = c.round_robin ? SCHED_RR : SCHED_FIFO;
+    const char* name = c.round_robin ? "SCHED_RR" : "SCHED_FIFO";
+    const int old_policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
+    sched_param old{};
+    if (old_policy < 0 || sched_getparam(0, &old) != 0) {
+        std::snprintf(g.reason, sizeof g.reason, "%s refused: the thread's own class could not be read (%s)", name,
+                      std::strerror(errno));
+        return g;
+    }
+    int prio = std::clamp(c.realtime_priority, sched_get_priority_min(policy), sched_get_priority_max(policy));
+    sched_param p{};
+    p.sched_priority = prio;
+    int err = sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &p) == 0 ? 0 : errno;
+    const long long rtprio = err == 0 ? 0 : soft_limit(RLIMIT_RTPRIO);
+    if (err == EPERM && rtprio > 0 && rtprio < prio) {  // the most RLIMIT_RTPRIO allows
+        prio = p.sched_priority = static_cast<int>(rtprio);
+        err = sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &p) == 0 ? 0 : errno;
+    }
+    if (err != 0) {
+        if (err != EPERM)
+            std::snprintf(g.reason, sizeof g.reason, "%s %d refused: %s", name, prio, std::strerror(err));
+        else if (has_cap_sys_nice())
+            std::snprintf(g.reason, sizeof g.reason,
+                          "%s %d refused although the process has CAP_SYS_NICE: its cgroup has no real-time "
+                          "runtime (cpu.rt_runtime_us 0, as in many containers); give it some or run outside it",
+                          name, prio);
+        else if (rtprio == 0)
+            std::snprintf(g.reason, sizeof g.reason,
+                          "%s %d refused: RLIMIT_RTPRIO is 0 for this process; raise rtprio in limits.conf or "
+                          "LimitRTPRIO=, or grant CAP_SYS_NICE",
+                          name, prio);
+        else
+            std::snprintf(g.reason, sizeof g.reason,
+                          "%s %d refused: not allowed by RLIMIT_RTPRIO %lld; raise rtprio in limits.conf or "
+                          "LimitRTPRIO=, or grant CAP_SYS_NICE",
+                          name, prio, rtprio);
+        return g;
+    }
+    g.granted = true;
+    g.level = prio;
+    const long long rttime = soft_limit(RLIMIT_RTTIME);
+    if (rttime >= 0)
+        std::snprintf(g.in_force, sizeof g.in_force, "%s %d (RLIMIT_RTTIME %lld ms)", name, prio, rttime / 1000);
+    else
+        std::snprintf(g.in_force, sizeof g.in_force, "%s %d", name, prio);
+    g.saved[0] = old_policy;
+    g.saved[1] = old.sched_priority;
+    return g;
+}
+
+// The old policy back, with its own SCHED_RESET_ON_FORK flag. Only a privileged thread may clear
+// the flag (sched(7)); an unprivileged one keeps it (children then start at the default class,
+// which is what they would have had anyway unless the thread had been raised by someone else).
+void restore_priority(const PriorityGrant& g) noexcept {
+    if (!g.granted) return;
+    sched_param p{};
+    p.sched_priority = static_cast<int>(g.saved[1]);
+    const int policy = static_cast<int>(g.saved[0]);
+    if (sched_setscheduler(0, policy, &p) != 0 && errno == EPERM)
+        sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &p);
 }
 
 }  // namespace pacer::platform

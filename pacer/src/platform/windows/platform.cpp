@@ -17,6 +17,10 @@
 // matching timeEndPeriod, also when the ladder changes rung mid-pacing or the thread exits.
 // The hrtimer rung never requests it.
 //
+// Thread priority (pacer/priority.hpp): SetThreadPriority(THREAD_PRIORITY_TIME_CRITICAL) on the
+// calling thread, and in thread mode MMCSS's "Games" task as well (avrt.dll, loaded at run time).
+// Neither needs a privilege; restore_priority() puts back the priority read just before.
+//
 // Built with mingw-w64 and tested under Wine in CI (tests/windows_platform_test.cpp,
 // docs/platforms.md); it is expected to behave the same with MSVC.
 #ifndef NOMINMAX
@@ -29,6 +33,8 @@
 #include <mmsystem.h>
 
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -76,6 +82,78 @@ MMRESULT time_end_period(UINT ms) noexcept {
     return timeEndPeriod(ms);
 }
 
+// avrt.dll, loaded on first use and kept for the process's life. At run time, not linked: a
+// system without it (a trimmed-down Windows image, a Wine prefix without it) then loses MMCSS
+// only, not the start of the game. From System32 only, so that a DLL of that name in the game's folder
+// is never the one loaded; LOAD_LIBRARY_SEARCH_SYSTEM32 is refused as an invalid parameter only by
+// Windows 7 without KB2533623, which gets the plain search.
+using AvSetMmThreadCharacteristicsWFn = HANDLE(WINAPI*)(LPCWSTR task, LPDWORD task_index);
+using AvRevertMmThreadCharacteristicsFn = BOOL(WINAPI*)(HANDLE handle);
+
+struct Avrt {
+    AvSetMmThreadCharacteristicsWFn join = nullptr;
+    AvRevertMmThreadCharacteristicsFn leave = nullptr;
+    DWORD error = 0;           // why not, when join is null
+    const char* what = "";     // ... in words: which step failed
+};
+
+// GetProcAddress returns a FARPROC; going through void(*)() keeps -Wcast-function-type quiet
+// about a cast that is the documented way to use it.
+template <class Fn>
+Fn proc(HMODULE dll, const char* name) noexcept {
+    return reinterpret_cast<Fn>(reinterpret_cast<void (*)()>(GetProcAddress(dll, name)));
+}
+
+const Avrt& avrt() noexcept {
+    static const Avrt a = [] {
+        Avrt r;
+        HMODULE dll = LoadLibraryExW(L"avrt.dll", nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
+        if (!dll && GetLastError() == ERROR_INVALID_PARAMETER) dll = LoadLibraryW(L"avrt.dll");
+        if (!dll) {
+            r.error = GetLastError();
+            r.what = "avrt.dll not loaded";
+            return r;
+        }
+        r.join = proc<AvSetMmThreadCharacteristicsWFn>(dll, "AvSetMmThreadCharacteristicsW");
+        r.leave = proc<AvRevertMmThreadCharacteristicsFn>(dll, "AvRevertMmThreadCharacteristics");
+        if (!r.join || !r.leave) {
+            r.error = GetLastError();
+            r.what = "avrt.dll lacks AvSetMmThreadCharacteristicsW or AvRevertMmThreadCharacteristics";
+            r.join = nullptr;
+            r.leave = nullptr;
+        }
+        return r;
+    }();
+    return a;
+}
+
+bool set_thread_priority(int priority) noexcept {
+    const OsHooks* h = g_hooks.load(std::memory_order_acquire);
+    if (h && h->set_thread_priority) return h->set_thread_priority(priority);
+    return SetThreadPriority(GetCurrentThread(), priority) != 0;
+}
+
+// Null with *what set when the thread could not join; GetLastError() then has the code.
+HANDLE mmcss_join(const wchar_t* task, DWORD* task_index, const char** what) noexcept {
+    const OsHooks* h = g_hooks.load(std::memory_order_acquire);
+    *what = "AvSetMmThreadCharacteristicsW failed";
+    if (h && h->mmcss_join) return static_cast<HANDLE>(h->mmcss_join(task, task_index));
+    const Avrt& a = avrt();
+    if (!a.join) {
+        *what = a.what;
+        SetLastError(a.error);
+        return nullptr;
+    }
+    return a.join(task, task_index);
+}
+
+bool mmcss_leave(HANDLE handle) noexcept {
+    const OsHooks* h = g_hooks.load(std::memory_order_acquire);
+    if (h && h->mmcss_leave) return h->mmcss_leave(handle);
+    const Avrt& a = avrt();
+    return a.leave && a.leave(handle) != 0;
+}
+
 // The finest period the machine offers; 1 ms on every PC since the 2000s. Asking for exactly
 // what timeGetDevCaps reports never fails for a range reason.
 UINT best_period() noexcept {
@@ -92,7 +170,8 @@ UINT best_period() noexcept {
 // Logging: each event at most once per process, never per frame.
 
 enum class Event : int { chose_hrtimer, chose_timer, chose_sleep, no_hrtimer, no_timer,
-                         timer_failed, period_refused, bad_env, count };
+                         timer_failed, period_refused, bad_env, no_mmcss, mmcss_revert_failed,
+                         priority_restore_failed, count };
 std::atomic<bool> g_logged[static_cast<int>(Event::count)];
 
 bool first_time(Event e) noexcept {
@@ -288,6 +367,23 @@ std::int64_t filetime_ns(const FILETIME& ft) noexcept {
     return static_cast<std::int64_t>(u.QuadPart) * 100;
 }
 
+// The system's text for an error code, "Access is denied (error 5)", or "error 5" when it has
+// none (FormatMessage fails, e.g. for a code it does not know). One line: its CR LF and final
+// period are cut.
+void describe_error(DWORD err, char* out, std::size_t size) noexcept {
+    char text[160];
+    DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, err,
+                             MAKELANGID(LANG_NEUTRAL, SUBLANG_DEFAULT), text, sizeof text, nullptr);
+    while (n > 0 && (text[n - 1] == '\r' || text[n - 1] == '\n' || text[n - 1] == ' ' || text[n - 1] == '.'))
+        --n;
+    if (n > 0)
+        std::snprintf(out, size, "%.*s (error %lu)", static_cast<int>(n), text, static_cast<unsigned long>(err));
+    else
+        std::snprintf(out, size, "error %lu", static_cast<unsigned long>(err));
+}
+
+constexpr char kTimeCritical[] = "THREAD_PRIORITY_TIME_CRITICAL";
+
 }  // namespace
 
 void set_preferred_rung(Rung rung) noexcept {
@@ -391,6 +487,79 @@ void end_pacing() noexcept {
     windows::ThreadTimer* t = windows::thread_timer();
     if (!t || t->depth <= 0 || --t->depth > 0) return;
     t->sync_period();
+}
+
+// Saved: [0] the thread's own priority, [1] the MMCSS handle (0: none taken).
+//
+// Both modes: THREAD_PRIORITY_TIME_CRITICAL, base priority 15 in any priority class but
+// REALTIME_PRIORITY_CLASS, the top of the dynamic range: the thread is run ahead of every thread
+// of a lower priority (on a desktop, nearly all of them) when its timer fires, and no privilege
+// is needed. It is set first, so that a refusal leaves nothing to undo.
+// Thread mode also joins MMCSS's "Games" task, the way games and audio engines ask for it: the
+// Multimedia Class Scheduler then schedules the thread in that task's category (High by default),
+// less the share of the CPU it keeps for other threads (SystemResponsiveness, 20 % by default).
+// Not for a wait mode raise, which is put back at every wake-up: an MMCSS registration is meant
+// to be held for the length of a task, not taken and dropped around each sleep. c.mode is what
+// tells the two apart (a waiter raises once in thread mode, per sleep in wait mode).
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
+    PriorityGrant g;
+    char err[192];
+    HANDLE self = GetCurrentThread();  // a pseudo handle: nothing to close
+    const int old = GetThreadPriority(self);
+    if (old == THREAD_PRIORITY_ERROR_RETURN) {
+        windows::describe_error(GetLastError(), err, sizeof err);
+        std::snprintf(g.reason, sizeof g.reason, "%s refused: the thread's own priority could not be read (%s)",
+                      windows::kTimeCritical, err);
+        return g;
+    }
+    if (!windows::set_thread_priority(THREAD_PRIORITY_TIME_CRITICAL)) {
+        windows::describe_error(GetLastError(), err, sizeof err);
+        std::snprintf(g.reason, sizeof g.reason, "%s refused: %s", windows::kTimeCritical, err);
+        return g;
+    }
+    g.granted = true;
+    g.saved[0] = old;
+    std::snprintf(g.in_force, sizeof g.in_force, "%s", windows::kTimeCritical);
+    if (c.mode != ThreadPriority::thread) return g;
+
+    DWORD task_index = 0;  // 0: MMCSS picks the task's slot
+    const char* what = "";
+    HANDLE mm = windows::mmcss_join(L"Games", &task_index, &what);
+    if (mm) {
+        g.saved[1] = static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(mm));
+        std::snprintf(g.in_force, sizeof g.in_force, "MMCSS Games, %s", windows::kTimeCritical);
+        return g;
+    }
+    // Still granted: the priority alone is most of what the raise buys. The in_force text has no
+    // room for the reason (47 characters), so the log says it, once per process.
+    windows::describe_error(GetLastError(), err, sizeof err);
+    std::snprintf(g.in_force, sizeof g.in_force, "%s (no MMCSS)", windows::kTimeCritical);
+    PACER_LOG_ONCE(windows::Event::no_mmcss, LogLevel::info,
+                   "MMCSS unavailable (%s: %s): the pacing thread runs at %s without the \"Games\" task", what,
+                   err, windows::kTimeCritical);
+    return g;
+}
+
+// MMCSS first, then the old priority: the reverse order of the raise. A failure cannot be
+// handed to anyone (the waiter goes on either way): logged once.
+void restore_priority(const PriorityGrant& g) noexcept {
+    if (!g.granted) return;
+    char err[192];
+    if (g.saved[1] != 0) {
+        HANDLE mm = reinterpret_cast<HANDLE>(static_cast<std::intptr_t>(g.saved[1]));
+        if (!windows::mmcss_leave(mm)) {
+            windows::describe_error(GetLastError(), err, sizeof err);
+            PACER_LOG_ONCE(windows::Event::mmcss_revert_failed, LogLevel::warn,
+                           "AvRevertMmThreadCharacteristics failed (%s): the thread stays in MMCSS's \"Games\" task", err);
+        }
+    }
+    const int old = static_cast<int>(g.saved[0]);
+    if (!windows::set_thread_priority(old)) {
+        windows::describe_error(GetLastError(), err, sizeof err);
+        PACER_LOG_ONCE(windows::Event::priority_restore_failed, LogLevel::warn,
+                       "SetThreadPriority(%d) failed putting the thread back (%s): it stays at %s", old, err,
+                       windows::kTimeCritical);
+    }
 }
 
 const char* sleep_primitive() noexcept {

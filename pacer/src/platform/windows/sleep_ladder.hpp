@@ -15,6 +15,9 @@
 // PACER_WIN_SLEEP says ("hrtimer", "timer", "sleep"; read once), or what set_preferred_rung()
 // set last. Threads re-choose at their next sleep or begin_pacing() after a change.
 //
+// The OS-call hooks below also cover the thread priority calls (raise_priority() and
+// restore_priority() in platform.hpp), so that a test can refuse them.
+//
 // None of this is public API: the header lives under src/ and only the Windows backend and
 // tests/windows_platform_test.cpp include it.
 #pragma once
@@ -70,6 +73,14 @@ struct OsHooks {
     // timeBeginPeriod / timeEndPeriod; 0 (TIMERR_NOERROR) = success.
     unsigned (*time_begin_period)(unsigned ms) = nullptr;
     unsigned (*time_end_period)(unsigned ms) = nullptr;
+    // The thread priority calls (pacer/priority.hpp), all on the calling thread.
+    // SetThreadPriority(GetCurrentThread(), priority); false = failed, GetLastError() says why.
+    bool (*set_thread_priority)(int priority) = nullptr;
+    // AvSetMmThreadCharacteristicsW(task, task_index) of avrt.dll; replaces loading avrt.dll too.
+    // Null = failed, GetLastError() says why.
+    void* (*mmcss_join)(const wchar_t* task, unsigned long* task_index) = nullptr;
+    // AvRevertMmThreadCharacteristics(handle); false = failed.
+    bool (*mmcss_leave)(void* handle) = nullptr;
 };
 void set_os_hooks(const OsHooks* hooks) noexcept;  // nullptr: the real OS
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The thread priority on the real Linux kernel, by who runs the pacer (priority_check.cpp says
+# what each run checks):
+#   1. as this user (root in CI): granted, SCHED_FIFO 5;
+#   2. as nobody (setpriv --reuid=65534): refused, "RLIMIT_RTPRIO is 0", pacing unchanged;
+#   3. as nobody with CAP_SYS_NICE as an ambient capability: granted;
+#   4. as nobody with RLIMIT_RTPRIO 3 (prlimit): granted at 3, the most the limit allows; where
+#      the host cannot raise the hard limit (no CAP_SYS_RESOURCE even for root), that path alone
+#      is skipped, saying so;
+#   5. a busy thread on the pacer's core keeps most of it while the pacer runs raised at 1 kHz.
+# Paths 2-4 need root (setpriv changes the user); as another user they are skipped, saying so.
+#
+# usage: priority_os_test.sh PRIORITY_CHECK   (exit 0 ok, 1 failed, 77 nothing could run)
+set -u
+check=$1
+fail=0
+run() {  # title, then the command
+  local title=$1
+  shift
+  echo "== $title"
+  if "$@"; then echo "== $title: ok"; else echo "== $title: FAILED"; fail=1; fi
+}
+
+if [ "$(id -u)" = 0 ]; then
+  run "root: granted" "$check" granted "SCHED_FIFO 5"
+  # The program must be readable by nobody: a build tree under a private home is not.
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  cp "$check" "$tmp/priority_check"
+  chmod 755 "$tmp" "$tmp/priority_check"
+  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  # RLIMIT_RTPRIO 0 as a login session has it by default (root's shell may have inherited more).
+  run "nobody: refused" prlimit --rtprio=0:0 "${nobody[@]}" "$tmp/priority_check" refused "RLIMIT_RTPRIO is 0"
+  run "nobody with CAP_SYS_NICE: granted" prlimit --rtprio=0:0 "${nobody[@]}" --inh-caps=+sys_nice \
+    --ambient-caps=+sys_nice "$tmp/priority_check" granted "SCHED_FIFO 5"
+  if prlimit --rtprio=3:3 true 2>/dev/null; then
+    run "nobody with RLIMIT_RTPRIO 3: granted at 3" prlimit --rtprio=3:3 "${nobody[@]}" "$tmp/priority_check" \
+      granted "SCHED_FIFO 3"
+  else
+    echo "== nobody with RLIMIT_RTPRIO 3: skipped: this host does not let RLIMIT_RTPRIO be raised (no CAP_SYS_RESOURCE)"
+  fi
+  run "a busy thread beside the pacer raised at 1 kHz" "$check" share
+else
+  echo "== not root: the paths as other users are skipped (they need setpriv as root)"
+  if chrt -f 5 true 2>/dev/null; then
+    run "this user: granted" "$check" granted "SCHED_FIFO 5"
+    run "a busy thread beside the pacer raised at 1 kHz" "$check" share
+  else
+    run "this user: refused" "$check" refused "refused"
+    exit $((fail ? 1 : 77))
+  fi
+fi
+[ $fail = 0 ] && echo PASS
+exit $fail

@@ -1,0 +1,272 @@
+// The thread priority's rules in virtual time (pacer/priority.hpp): when the waiter raises and
+// puts back, what a refusal does, what a setting change and the owner's end put back, and that a
+// raised wake-up beats the competing threads' preemptions. tests/priority/ checks the real OS.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "pacer/pacer.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using pacer::ThreadPriority;
+
+pacer::PacerConfig config(ThreadPriority p, double hz = 144.0) {
+    pacer::PacerConfig c;
+    c.target_hz = hz;
+    c.waiter.priority.mode = p;
+    return c;
+}
+
+TEST(Priority, ValidationNamesTheFieldAndKeepsTheOldSetting) {
+    pacer::WaiterConfig c;
+    c.priority.realtime_priority = 0;
+    pacer::Status s = pacer::validate(c);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("waiter.priority.realtime_priority = 0"), std::string::npos) << s.message();
+    c.priority.realtime_priority = 100;
+    EXPECT_FALSE(pacer::validate(c));
+    c.priority.realtime_priority = 99;
+    EXPECT_TRUE(pacer::validate(c));
+    c.priority.mode = static_cast<ThreadPriority>(7);
+    s = pacer::validate(c);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("waiter.priority.mode = 7"), std::string::npos) << s.message();
+
+    pacer::SimulatedOs os;
+    pacer::FramePacer fp(config(ThreadPriority::wait), &os);
+    pacer::PacerConfig bad = config(ThreadPriority::thread);
+    bad.waiter.priority.realtime_priority = -3;
+    EXPECT_FALSE(fp.set_config(bad));
+    EXPECT_EQ(fp.config().waiter.priority.mode, ThreadPriority::wait);
+    EXPECT_THROW(pacer::FramePacer(bad, &os), pacer::ConfigError);
+    EXPECT_FALSE(pacer::set_sleep_priority({ThreadPriority::wait, 0}));
+}
+
+TEST(Priority, NamesRoundTrip) {
+    for (const auto& e : pacer::kThreadPriorityNames) {
+        ThreadPriority p{};
+        ASSERT_TRUE(pacer::parse_thread_priority(e.name, &p));
+        EXPECT_EQ(p, e.value);
+        EXPECT_STREQ(pacer::to_string(p), e.name);
+    }
+    ThreadPriority p = ThreadPriority::thread;
+    EXPECT_FALSE(pacer::parse_thread_priority("realtime", &p));
+    EXPECT_EQ(p, ThreadPriority::thread);
+}
+
+TEST(Priority, NormalNeverAsks) {
+    pacer::SimulatedOs os({.granularity = 1ms});
+    pacer::FramePacer fp(config(ThreadPriority::normal), &os);
+    for (int i = 0; i < 200; ++i) {
+        os.advance(2ms);
+        (void)fp.wait();
+    }
+    EXPECT_EQ(os.raises(), 0);
+    const pacer::PriorityStatus& p = fp.status().waiter.priority;
+    EXPECT_EQ(p.asked, ThreadPriority::normal);
+    EXPECT_FALSE(p.granted);
+    EXPECT_STREQ(p.in_force, "normal");
+}
+
+// wait: each OS sleep raised, put back before the wait returns: the frame's work is never raised.
+TEST(Priority, WaitRaisesEachSleepAndTheFrameRunsAtItsOwnClass) {
+    pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 20us});
+    pacer::FramePacer fp(config(ThreadPriority::wait), &os);
+    for (int i = 0; i < 500; ++i) {
+        ASSERT_FALSE(os.raised()) << "frame " << i << " runs raised";
+        os.advance(2ms);
+        (void)fp.wait();
+    }
+    EXPECT_FALSE(os.raised());
+    EXPECT_GT(os.sleeps(), 450);
+    EXPECT_EQ(os.raises(), os.sleeps());     // one raise a sleep
+    EXPECT_EQ(os.restores(), os.raises());  // each put back
+    const pacer::PriorityStatus& p = fp.status().waiter.priority;
+    EXPECT_EQ(p.asked, ThreadPriority::wait);
+    EXPECT_TRUE(p.granted);
+    EXPECT_FALSE(p.refused);
+    EXPECT_FALSE(p.raised_now);
+    EXPECT_EQ(p.raises, static_cast<std::uint64_t>(os.raises()));
+    EXPECT_STREQ(p.in_force, "simulated real-time 5");
+}
+
+// A wait spun whole (its margin covers it) makes no sleep, so no raise.
+TEST(Priority, WaitSpunWholeRaisesNothing) {
+    pacer::SimulatedOs os({.granularity = 0ns});
+    pacer::WaiterConfig c;
+    c.priority.mode = ThreadPriority::wait;
+    pacer::HybridWaiter w(c, &os);
+    (void)w.wait_until(os.now() + 100us, pacer::WaitMode::spin);
+    (void)w.wait_until(os.now() + 100us);  // under the 1 ms initial margin: spun
+    EXPECT_EQ(os.raises(), 0);
+    (void)w.wait_until(os.now() + 5ms);
+    EXPECT_EQ(os.raises(), 1);
+    EXPECT_EQ(os.restores(), 1);
+}
+
+// thread: raised at the first wait and kept; put back by end_pacing(), the destructor, a new
+// setting and a new time source; the same setting again changes nothing.
+TEST(Priority, ThreadStaysRaisedUntilPutBack) {
+    pacer::SimulatedOs os({.granularity = 1ms});
+    {
+        pacer::FramePacer fp(config(ThreadPriority::thread), &os);
+        EXPECT_FALSE(os.raised());  // nothing before the first wait
+        for (int i = 0; i < 100; ++i) {
+            os.advance(2ms);
+            (void)fp.wait();
+            ASSERT_TRUE(os.raised());
+        }
+        EXPECT_EQ(os.raises(), 1);
+        EXPECT_TRUE(fp.status().waiter.priority.raised_now);
+        ASSERT_TRUE(fp.set_config(fp.config()));  // the value in force: nothing happens
+        (void)fp.wait();
+        EXPECT_EQ(os.raises(), 1);
+        EXPECT_EQ(os.restores(), 0);
+
+        fp.end_pacing();
+        EXPECT_FALSE(os.raised());
+        EXPECT_FALSE(fp.status().waiter.priority.raised_now);
+        (void)fp.wait();  // pacing again: raised again
+        EXPECT_TRUE(os.raised());
+        EXPECT_EQ(os.raises(), 2);
+
+        ASSERT_TRUE(fp.set_config(config(ThreadPriority::wait)));  // another mode: put back at the
+        for (int i = 0; i < 20; ++i) {                               // next wait(), as every change
+            os.advance(2ms);
+            (void)fp.wait();
+            ASSERT_FALSE(os.raised());
+        }
+        ASSERT_TRUE(fp.set_config(config(ThreadPriority::thread)));
+        (void)fp.wait();
+        EXPECT_TRUE(os.raised());
+    }
+    EXPECT_FALSE(os.raised()) << "the destructor put it back";
+    EXPECT_EQ(os.restores(), os.raises());
+
+    pacer::SimulatedOs other({.granularity = 1ms});
+    pacer::FramePacer fp(config(ThreadPriority::thread), &os);
+    (void)fp.wait();
+    ASSERT_TRUE(os.raised());
+    fp.set_time_source(&other);  // put back through the old source, asked afresh of the new one
+    EXPECT_FALSE(os.raised());
+    (void)fp.wait();
+    EXPECT_TRUE(other.raised());
+}
+
+// Refused: pacing goes on, the reason is kept, and no raise is tried again (no system call a
+// frame) until the setting changes.
+TEST(Priority, RefusalIsReportedOnceAndNotRetried) {
+    pacer::SimModel m{.granularity = 1ms};
+    m.priority_refusal = "SCHED_FIFO 5 refused: RLIMIT_RTPRIO is 0 for this process";
+    pacer::SimulatedOs os(m);
+    pacer::FramePacer fp(config(ThreadPriority::wait), &os);
+    for (int i = 0; i < 200; ++i) {
+        os.advance(2ms);
+        (void)fp.wait();
+    }
+    EXPECT_EQ(os.raises(), 1);
+    pacer::PriorityStatus p = fp.status().waiter.priority;
+    EXPECT_TRUE(p.refused);
+    EXPECT_FALSE(p.granted);
+    EXPECT_STREQ(p.reason, m.priority_refusal);
+    EXPECT_STREQ(p.in_force, "normal");
+    EXPECT_EQ(fp.status().frames, 200u);
+
+    pacer::PacerConfig c = config(ThreadPriority::wait);
+    c.waiter.priority.realtime_priority = 2;  // a new setting: asked again
+    ASSERT_TRUE(fp.set_config(c));  // in force from the next wait()
+    for (int i = 0; i < 50; ++i) {
+        os.advance(2ms);
+        (void)fp.wait();
+    }
+    EXPECT_EQ(os.raises(), 2);
+    EXPECT_TRUE(fp.status().waiter.priority.refused);
+}
+
+// The default source of a custom TimeSource refuses, saying why.
+TEST(Priority, ATimeSourceOfItsOwnRefusesByDefault) {
+    struct Fixed final : pacer::TimeSource {
+        std::int64_t t = 1'000'000'000;
+        pacer::clock::time_point now() noexcept override { return pacer::clock::from_ns(t); }
+        void sleep_until(pacer::clock::time_point d) noexcept override { t = std::max(t, pacer::clock::to_ns(d)); }
+        void relax() noexcept override { t += 100; }
+        pacer::CpuTimes cpu_times() noexcept override { return {}; }
+        const char* sleep_primitive() const noexcept override { return "fixed"; }
+    } ts;
+    pacer::WaiterConfig c;
+    c.priority.mode = ThreadPriority::wait;
+    pacer::HybridWaiter w(c, &ts);
+    (void)w.wait_until(ts.now() + 5ms);
+    EXPECT_TRUE(w.status().priority.refused);
+    EXPECT_STREQ(w.status().priority.reason, "this time source does not set thread priorities");
+}
+
+// The spin after a raised sleep is still capped by max_spin, and a thread raised for good (whose
+// spins competing threads cannot preempt) still spins at most max_spin a wait.
+TEST(Priority, RaisedSpinsStayWithinMaxSpin) {
+    for (ThreadPriority p : {ThreadPriority::wait, ThreadPriority::thread}) {
+        pacer::SimulatedOs os({.granularity = 4ms, .spin_preempt_probability = 0.01, .spin_preempt_after = 200us});
+        pacer::WaiterConfig c;
+        c.priority.mode = p;
+        c.max_spin = 300us;
+        pacer::HybridWaiter w(c, &os);
+        for (int i = 0; i < 300; ++i) {
+            const pacer::WaitResult r = w.wait_until(os.now() + 7ms);
+            ASSERT_LE(r.margin, 300us) << pacer::to_string(p) << " wait " << i;
+            // Raised for good, nothing preempts the spin: its time is the spin itself. (In wait
+            // mode the spin runs at the thread's own class, and a preemption adds its slice.)
+            if (p == ThreadPriority::thread) {
+                ASSERT_LE(r.spun, 300us + 1us) << "wait " << i;
+            }
+        }
+    }
+}
+
+struct Tail {
+    double over_100us = 0;  // share of frames woken more than 100 us late
+    std::int64_t cpu_ns = 0;
+    std::chrono::nanoseconds p50{0};
+};
+
+// 144 Hz frames with 3 ms of work beside competing threads that preempt 2 % of the wake-ups by
+// a 3 ms time slice, and spins after 300 us (a loaded machine).
+Tail run(ThreadPriority p) {
+    pacer::SimModel m{.granularity = 0ns, .jitter_mean = 30us, .preempt_probability = 0.02,
+                      .preempt = 3ms, .spin_preempt_probability = 0.002, .spin_preempt_after = 300us};
+    pacer::SimulatedOs os(m, 7);
+    pacer::FramePacer fp(config(p), &os);
+    std::vector<std::int64_t> late;
+    for (int i = 0; i < 3000; ++i) {
+        os.advance(3ms);
+        const pacer::FrameTiming t = fp.wait();
+        if (i >= 200) late.push_back(t.lateness.count());
+    }
+    Tail out;
+    out.cpu_ns = os.cpu_times().thread.count() - std::int64_t{3000} * 3'000'000;  // the pacer's, without the work
+    out.over_100us = static_cast<double>(std::count_if(late.begin(), late.end(), [](std::int64_t l) {
+                         return l > 100'000;
+                     })) / static_cast<double>(late.size());
+    std::nth_element(late.begin(), late.begin() + static_cast<std::ptrdiff_t>(late.size() / 2), late.end());
+    out.p50 = std::chrono::nanoseconds(late[late.size() / 2]);
+    return out;
+}
+
+TEST(Priority, RaisedWakeUpsBeatTheCompetingThreadsAtTheSameMedian) {
+    const Tail normal = run(ThreadPriority::normal), wait = run(ThreadPriority::wait);
+    std::printf("over 100 us late: normal %.4f, wait %.4f; median lateness %lld / %lld ns; CPU %lld / %lld us\n",
+                normal.over_100us, wait.over_100us, static_cast<long long>(normal.p50.count()),
+                static_cast<long long>(wait.p50.count()), static_cast<long long>(normal.cpu_ns / 1000),
+                static_cast<long long>(wait.cpu_ns / 1000));
+    EXPECT_GT(normal.over_100us, 0.01);
+    EXPECT_LT(wait.over_100us, normal.over_100us / 5);
+    // The put-back is paid inside the margin, not after the deadline.
+    EXPECT_LE(wait.p50, normal.p50 + 200ns);
+    // The two system calls a sleep (1.5 us each here) cost little beside the spin.
+    EXPECT_LT(wait.cpu_ns, normal.cpu_ns * 11 / 10);
+}
+
+}  // namespace
