@@ -59,7 +59,7 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                 "missed=%llu stutters=%llu cpu_pct=%.1f frame_cost_ms=%.3f grid_fps=%.2f vsync_requested=%d vsync_detected=%d "
                 "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f sync=%s latency_p50_ms=%s "
                 "latency_p99_ms=%s late_share=%s display_state=%s cadence_hz=%.2f vblank_source=%s fitted_hz=%s "
-                "shown_fps=%s dropped=%s\n",
+                "shown_fps=%s dropped=%s priority=%s priority_in_force=\"%s\"\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, pacer::to_ms(m.interval.p50),
@@ -69,7 +69,8 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                 vs.in_use,
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
                 pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", late_known ? late : "NA",
-                pacer::to_string(st.display.state), s.timing().cadence_hz, vblank_source, fitted, shown, dropped);
+                pacer::to_string(st.display.state), s.timing().cadence_hz, vblank_source, fitted, shown, dropped,
+                pacer::to_string(st.waiter.priority.asked), st.waiter.priority.in_force);
     std::fflush(stdout);
 }
 

@@ -95,7 +95,7 @@ void waiter_controls(Session& s, UiState& ui) {
     ImGui::InputDouble("min margin us", &ui.min_us, 0, 0, "%.0f");
     ImGui::InputDouble("spin cap us", &ui.max_spin_us, 0, 0, "%.0f");
     if (ImGui::Button("Apply waiter settings")) {
-        pacer::WaiterConfig wc;
+        pacer::WaiterConfig wc = s.pacer().config().waiter;  // the priority set under Load stays
         const auto ns = [](double us) {
             return std::chrono::nanoseconds(std::isfinite(us) && std::fabs(us) < 1e12
                                                 ? static_cast<std::int64_t>(us * 1000.0)
@@ -126,6 +126,21 @@ void load_controls(Session& s, UiState& ui, float w) {
     const int max_threads = std::min(kMaxLoadThreads, 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     if (ImGui::SliderInt("busy threads", &ui.load, 0, max_threads))
         ui.report(s.set_load(ui.load), "busy threads: " + std::to_string(ui.load));
+    // The pacing thread's class beside the load it competes with, and what the OS granted.
+    const auto priority_name = [](void*, int i, const char** out) {
+        *out = pacer::kThreadPriorityNames[i].name;
+        return true;
+    };
+    ImGui::SetNextItemWidth(w * 0.3f);
+    if (ImGui::Combo("priority", &ui.priority, priority_name, nullptr, kPriorityCount))
+        ui.report(s.set_priority(pacer::kThreadPriorityNames[ui.priority].value),
+                  std::string("priority ") + pacer::kThreadPriorityNames[ui.priority].name);
+    ImGui::SameLine();
+    const pacer::PriorityStatus ps = s.pacer().status().waiter.priority;  // the Status panel says more
+    if (ps.refused) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "refused");
+    else if (ps.asked == pacer::ThreadPriority::normal) ImGui::TextDisabled("own class");
+    else if (ps.granted) ImGui::Text("%s", ps.in_force);
+    else ImGui::TextDisabled("not yet asked");
     bool coarse = ImGui::Checkbox("coarse scheduler", &ui.coarse);
     ImGui::SameLine();
     ImGui::PushItemWidth(w * 0.25f);

@@ -28,6 +28,17 @@ void status_panel(Session& s, const Presenter& p, float x, float y, float w, flo
         ImGui::TextColored(st.waiter.spin_cap < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
                            static_cast<long long>(st.waiter.preempted_spins));
     }
+    // The thread priority asked for and what the OS granted (pacer/priority.hpp).
+    const pacer::PriorityStatus& pr = st.waiter.priority;
+    if (pr.refused) {
+        ImGui::TextColored(kRed, "Priority %s refused:", pacer::to_string(pr.asked));
+        ImGui::TextWrapped("%s", pr.reason);
+    } else if (pr.asked == pacer::ThreadPriority::normal) {
+        ImGui::Text("Priority normal (the thread's own class)");
+    } else {
+        ImGui::Text("Priority %s: %s, %llu raises", pacer::to_string(pr.asked), pr.granted ? pr.in_force : "not yet asked",
+                    static_cast<unsigned long long>(pr.raises));
+    }
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", pacer::to_ms(t.slept), pacer::to_ms(t.spun),
                 pacer::to_ms(t.oversleep));
     const pacer::VsyncStatus vs = st.vsync;

@@ -88,6 +88,7 @@ Session::Session(const Options& o)
     cfg.display_lock = o.display_lock;
     cfg.match_display = o.match_display;
     cfg.cadence = o.cadence;
+    cfg.waiter.priority.mode = o.priority;
     coarse_on_ = o.coarse_ms > 0;
     // Throws pacer::ConfigError; options were validated before.
     pacer_ = std::make_unique<pacer::FramePacer>(cfg, coarse_on_ ? &coarse_ : nullptr);
@@ -289,6 +290,12 @@ pacer::Status Session::set_match_display(bool on) {
 pacer::Status Session::set_sync(pacer::SyncMode sync) {
     pacer::PacerConfig c = pacer_->config();
     c.sync = sync;
+    return pacer_->set_config(c);
+}
+
+pacer::Status Session::set_priority(pacer::ThreadPriority p) {
+    pacer::PacerConfig c = pacer_->config();
+    c.waiter.priority.mode = p;
     return pacer_->set_config(c);
 }
 

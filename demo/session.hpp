@@ -128,6 +128,7 @@ public:
     pacer::Status set_display_lock(bool on);
     pacer::Status set_match_display(bool on);
     pacer::Status set_cadence(pacer::CadenceMode mode);
+    pacer::Status set_priority(pacer::ThreadPriority p);  // the pacing thread's scheduling class
 
     // Each present's return (the time a blocking swap showed its frame): its offset from the
     // nearest vblank the pacer predicts goes into vblank_offset_ms, while the display is locked.

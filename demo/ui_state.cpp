@@ -17,6 +17,7 @@ UiState::UiState(const Options& o, Session& s) {
     display_lock = o.display_lock;
     match_display = o.match_display;
     cadence = std::max(0, pacer::index_of(pacer::kCadenceModeNames, o.cadence));
+    priority = std::max(0, pacer::index_of(pacer::kThreadPriorityNames, o.priority));
     sim_hz = o.sim_hz;
     work_ms = static_cast<float>(o.work_ms);
     jitter_ms = static_cast<float>(o.work_jitter_ms);

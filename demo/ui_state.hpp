@@ -20,6 +20,7 @@ inline constexpr int kModeCount = static_cast<int>(std::size(pacer::kWaitModeNam
 inline constexpr int kPolicyCount = static_cast<int>(std::size(pacer::kLatePolicyNames));
 inline constexpr int kSyncCount = static_cast<int>(std::size(pacer::kSyncModeNames));
 inline constexpr int kCadenceCount = static_cast<int>(std::size(pacer::kCadenceModeNames));
+inline constexpr int kPriorityCount = static_cast<int>(std::size(pacer::kThreadPriorityNames));
 
 // What the controls edit before it is applied; refused values stay here and the status line says
 // why, so the user sees both the value and the library's verdict.
@@ -33,6 +34,7 @@ struct UiState {
     bool display_lock = true;
     bool match_display = false;
     int cadence = 0;               // index in pacer::kCadenceModeNames
+    int priority = 0;              // index in pacer::kThreadPriorityNames
     bool follow_mouse = false;     // the motion-test box follows the mouse instead of the simulation
     double late_cost_ms = 10, half_life = 500, initial_us = 1000, min_us = 20, max_spin_us = 4000;
     double sim_hz = 60.0;

@@ -13,6 +13,9 @@
 // Ratios against the other strategies are printed under each table, and a summary with one row per
 // rate and load at the end.
 //
+// The raised pacers (thread priority, pacer/priority.hpp) run beside the others, and the hypervisor's
+// steal time is printed with each setting.
+//
 //   pacer compare [--hz 60,144] [--load 0,1] [--seconds 2] [--rounds 3] [--work-ms 0] [--tail-margin US]
 //                 [--csv FILE]
 #include <algorithm>
@@ -51,11 +54,20 @@ struct Options {
 // their interval-error p99s show how far that tail moves between two identical pacers.
 // tail (only with --tail-margin) is a hybrid FramePacer that spins at least that long before every
 // deadline (WaiterConfig::min_margin): what covering the OS's rare late wake-ups costs.
-enum Strategy { kSleep, kSpin, kPrecise, kSleepUntil, kHybrid, kHybrid2, kTail, kStrategies };
+// The raised ones (pacer/priority.hpp): a hybrid FramePacer raised for each OS sleep (priority
+// wait) and one raised for good (priority thread, its spins and the loop's work too), and
+// pacer::sleep_until with set_sleep_priority(wait). Where the OS refuses, they pace as the normal
+// ones and the header says why.
+enum Strategy {
+    kSleep, kSpin, kPrecise, kSleepUntil, kHybrid, kHybrid2, kTail, kRaised, kRaisedThread, kSleepUntilRaised,
+    kStrategies
+};
 const char* kNames[kStrategies] = {"sleep (absolute OS sleep)", "spin", "preciseSleep (Blatnik 2020)",
                                    "pacer::sleep_until", "pacer hybrid", "pacer hybrid, 2nd (control)",
-                                   "pacer hybrid, min_margin (--tail-margin)"};
-const char* kShort[kStrategies] = {"sleep", "spin", "precise", "sleep_until", "hybrid", "hybrid2", "tail"};
+                                   "pacer hybrid, min_margin (--tail-margin)", "pacer hybrid, priority wait",
+                                   "pacer hybrid, priority thread", "pacer::sleep_until, priority wait"};
+const char* kShort[kStrategies] = {"sleep",  "spin",          "precise",     "sleep_until",       "hybrid",
+                                   "hybrid2", "tail", "hybrid_wait", "hybrid_thread", "sleep_until_wait"};
 
 // An interval this far off the period is a visible hitch; the share of them is the tail's mass,
 // which moves less between runs than the p99 when it lies near 1 %.
@@ -100,7 +112,7 @@ void run_chunk(Strategy s, double hz, const Options& o, pacer::FramePacer& fp,
     const std::int64_t t0 = pacer::clock::to_ns(ts.now());
     double spun = 0;
     // Lateness is what the caller sees: its own clock read right after the wait returned.
-    if (s == kPrecise || s == kSleepUntil) {
+    if (s == kPrecise || s == kSleepUntil || s == kSleepUntilRaised) {
         // A loop of absolute deadlines, so that lateness means the same as for the pacer. The
         // preciseSleep article's loop is given the time left; pacer::sleep_until the deadline.
         std::int64_t deadline = pacer::clock::to_ns(ts.now());
@@ -207,7 +219,34 @@ pacer::PacerConfig tail_config(double hz, const Options& o) {
     return c;
 }
 
+pacer::PacerConfig raised_config(double hz, pacer::ThreadPriority p) {
+    pacer::PacerConfig c{.target_hz = hz, .mode = pacer::WaitMode::hybrid};
+    c.waiter.priority.mode = p;
+    return c;
+}
+
 bool runs(Strategy k, const Options& o) { return k != kTail || o.tail_margin_us > 0; }
+
+// The hypervisor's steal time over a setting, from /proc/stat (Linux): a real-time class inside
+// the guest cannot win back a vCPU the host took. -1 where unknown.
+struct Steal {
+    double total = 0, steal = 0;
+    static Steal read() {
+        Steal s;
+        std::ifstream f("/proc/stat");
+        std::string cpu;
+        double v[8] = {};
+        if (!(f >> cpu) || cpu != "cpu") return {-1, 0};
+        for (double& x : v) f >> x;
+        for (double x : v) s.total += x;
+        s.steal = v[7];
+        return s;
+    }
+    static double pct(const Steal& a, const Steal& b) {
+        if (a.total < 0 || b.total <= a.total) return -1;
+        return 100.0 * (b.steal - a.steal) / (b.total - a.total);
+    }
+};
 
 // One rate at one load: every strategy's chunks, round after round, in a shuffled order.
 void run_setting(double hz, const Options& o, AllSamples& s) {
@@ -218,9 +257,13 @@ void run_setting(double hz, const Options& o, AllSamples& s) {
         pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep}),  // unused
         pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
         pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::hybrid}),
-        pacer::FramePacer(tail_config(hz, o))};
+        pacer::FramePacer(tail_config(hz, o)),
+        pacer::FramePacer(raised_config(hz, pacer::ThreadPriority::wait)),
+        pacer::FramePacer(raised_config(hz, pacer::ThreadPriority::thread)),
+        pacer::FramePacer({.target_hz = hz, .mode = pacer::WaitMode::sleep})};  // unused
     bench::PreciseSleep seed;
-    Worker sleep_until_thread;
+    Worker sleep_until_thread, raised_sleep_until_thread;
+    raised_sleep_until_thread.run([] { (void)pacer::set_sleep_priority({pacer::ThreadPriority::wait}); });
     std::mt19937 order_rng(12345);
     Strategy order[kStrategies];
     for (int k = 0; k < kStrategies; ++k) order[k] = static_cast<Strategy>(k);
@@ -230,8 +273,11 @@ void run_setting(double hz, const Options& o, AllSamples& s) {
             if (!runs(st, o)) continue;
             if (st == kSleepUntil)
                 sleep_until_thread.run([&] { run_chunk(st, hz, o, fp[st], seed, s[st]); });
+            else if (st == kSleepUntilRaised)
+                raised_sleep_until_thread.run([&] { run_chunk(st, hz, o, fp[st], seed, s[st]); });
             else
                 run_chunk(st, hz, o, fp[st], seed, s[st]);
+            if (st == kRaisedThread) fp[st].end_pacing();  // the main thread back to its own class
         }
     }
 }
@@ -241,13 +287,17 @@ struct SummaryRow {
     int load;
     double cpu[kStrategies], p50[kStrategies], p99[kStrategies];
     double su_ratio[3], control_ratio[3];  // per-round CPU ratios to hybrid: p25, p50, p75
+    double interr_p99[kStrategies], hitch[kStrategies];
+    double steal_pct = -1;
 };
 
 // One setting's table, a row per strategy (and its CSV row); fills the row's per-strategy figures.
 void print_table(const Options& o, const AllSamples& s, SummaryRow& row, std::ofstream& csv) {
-    std::printf("\n%.0f Hz, %d busy thread%s (CPU: median and quartiles over %d chunks; lateness "
+    char steal[48] = "steal unknown";
+    if (row.steal_pct >= 0) std::snprintf(steal, sizeof steal, "steal %.1f %%", row.steal_pct);
+    std::printf("\n%.0f Hz, %d busy thread%s, %s (CPU: median and quartiles over %d chunks; lateness "
                 "as the caller sees it, over all frames)\n",
-                row.hz, row.load, row.load == 1 ? "" : "s", o.rounds);
+                row.hz, row.load, row.load == 1 ? "" : "s", steal, o.rounds);
     std::printf("| strategy | late p50 us | chunk p50 p25-p75 us | late p99 us | late p99.9 us | late max us | "
                 "interval err p99 us | intervals off > %.0f us %% | spin %% | thread CPU %% | CPU p25-p75 |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|\n",
@@ -258,6 +308,8 @@ void print_table(const Options& o, const AllSamples& s, SummaryRow& row, std::of
         row.p99[k] = q(x.late_us, 0.99);
         row.cpu[k] = q(x.cpu_pct, 0.5);
         row.p50[k] = q(x.late_us, 0.5);
+        row.interr_p99[k] = q(x.interr_us, 0.99);
+        row.hitch[k] = hitch_pct(x.interr_us);
         const double spin = 100.0 * x.spun_ns / x.wall_ns;
         const double late_max = *std::max_element(x.late_us.begin(), x.late_us.end());
         std::printf("| %s | %.2f | %.2f-%.2f | %.1f | %.1f | %.0f | %.1f | %.2f | %.2f | %.2f | %.2f-%.2f |\n",
@@ -305,11 +357,35 @@ void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
                 cpu[kHybrid2] / std::max(cpu[kHybrid], 1e-9), row.control_ratio[1], row.control_ratio[0],
                 row.control_ratio[2], interr_p99(kHybrid2), interr_p99(kHybrid), kHitchUs,
                 hitch_pct(s[kHybrid2].interr_us), hitch_pct(s[kHybrid].interr_us), hitch_pct(s[kPrecise].interr_us));
+    std::printf("raised (priority wait) vs preciseSleep: CPU %.2fx (goal <= 0.35x), interval err p99 %.1f us vs "
+                "%.1f us, intervals off > %.0f us %.2f %% vs %.2f %% (goal: at or below); vs hybrid: late p50 %.2f "
+                "us vs %.2f us, p99 %.1f us vs %.1f us; priority thread: interval err p99 %.1f us, off %.2f %%, "
+                "CPU %.2fx precise\n",
+                cpu[kRaised] / std::max(cpu[kPrecise], 1e-9), interr_p99(kRaised), interr_p99(kPrecise), kHitchUs,
+                hitch_pct(s[kRaised].interr_us), hitch_pct(s[kPrecise].interr_us), row.p50[kRaised], row.p50[kHybrid],
+                p99[kRaised], p99[kHybrid], interr_p99(kRaisedThread), hitch_pct(s[kRaisedThread].interr_us),
+                cpu[kRaisedThread] / std::max(cpu[kPrecise], 1e-9));
     if (runs(kTail, o))
         std::printf("min_margin %.0f us vs preciseSleep: CPU %.2fx, interval err p99 %.1f us vs %.1f us, intervals "
                     "off > %.0f us %.2f %% vs %.2f %%\n",
                     o.tail_margin_us, cpu[kTail] / std::max(cpu[kPrecise], 1e-9), interr_p99(kTail),
                     interr_p99(kPrecise), kHitchUs, hitch_pct(s[kTail].interr_us), hitch_pct(s[kPrecise].interr_us));
+}
+
+// The raised pacers against preciseSleep and spin: the README's table of thread priority.
+void print_priority_summary(const std::vector<SummaryRow>& summary) {
+    std::printf("\nThread priority. Goal beside busy threads: the raised hybrid's (priority wait) interval error\n"
+                "p99 and share of intervals off by more than %.0f us at or below preciseSleep's, at <= 0.35x its\n"
+                "CPU; idle no worse than the normal hybrid. Lateness as the caller sees it.\n"
+                "| Hz | busy | steal %% | strategy | late p50 us | late p99 us | interval err p99 us | off > %.0f us %% "
+                "| CPU %% | CPU / precise |\n|---|---|---|---|---|---|---|---|---|---|\n",
+                kHitchUs, kHitchUs);
+    const Strategy shown[] = {kHybrid, kRaised, kRaisedThread, kSleepUntil, kSleepUntilRaised, kPrecise, kSpin};
+    for (const SummaryRow& r : summary)
+        for (const Strategy k : shown)
+            std::printf("| %.0f | %d | %.1f | %s | %.2f | %.1f | %.1f | %.2f | %.2f | %.2f |\n", r.hz, r.load,
+                        r.steal_pct, kShort[k], r.p50[k], r.p99[k], r.interr_p99[k], r.hitch[k], r.cpu[k],
+                        r.cpu[k] / std::max(r.cpu[kPrecise], 1e-9));
 }
 
 void print_summary(const std::vector<SummaryRow>& summary) {
@@ -345,17 +421,22 @@ int compare_main(int argc, char** argv, const char* prog) {
         csv << "hz,busy_threads,strategy,frames,late_p50_us,late_p99_us,late_p999_us,late_max_us,"
                "interval_err_p50_us,interval_err_p99_us,spin_share_pct,thread_cpu_pct,interval_err_over_100us_pct\n";
     }
+    const pacer::PriorityGrant grant = pacer::probe_priority();
     std::printf("%s: %d rounds x %.1f s per strategy, work %.2f ms/frame, %u hardware threads,\n"
-                "sleep primitive: %s\n",
+                "sleep primitive: %s\nthread priority: %s\n",
                 prog, o.rounds, o.seconds, o.work_ms, std::thread::hardware_concurrency(),
-                pacer::system_time_source().sleep_primitive());
+                pacer::system_time_source().sleep_primitive(),
+                grant.granted ? grant.in_force : (std::string("refused, the raised strategies pace as the normal ones: ") +
+                                                  grant.reason).c_str());
     std::vector<SummaryRow> summary;
     for (int load : o.load) {
         const BusyLoad busy(load);
         for (double hz : o.hz) {
             Samples s[kStrategies];
+            const Steal before = Steal::read();
             run_setting(hz, o, s);
-            SummaryRow row{hz, load, {}, {}, {}, {}, {}};
+            SummaryRow row{hz, load, {}, {}, {}, {}, {}, {}, {}};
+            row.steal_pct = Steal::pct(before, Steal::read());
             print_table(o, s, row, csv);
             print_ratios(o, s, row);
             summary.push_back(row);
@@ -363,6 +444,7 @@ int compare_main(int argc, char** argv, const char* prog) {
         }
     }
     print_summary(summary);
+    print_priority_summary(summary);
     return 0;
 }
 

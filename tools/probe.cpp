@@ -3,6 +3,7 @@
 // primitive, each requested time and each number of busy background threads, N timed calls:
 // mean, stddev, min, p50, p99, max of the real duration, and the calling thread's CPU %.
 // Total time is bounded by --budget: cells that would not fit are skipped and listed as such.
+// First it says what thread priority this machine grants a pacing thread (pacer/priority.hpp).
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -213,6 +214,11 @@ public:
     void run() {
         std::printf("pacer probe: %lld calls per cell, %u hardware threads, budget %.1f s\n", o_.iterations,
                     std::thread::hardware_concurrency(), o_.budget);
+        // What this machine grants a pacing thread that asks for a real-time class
+        // (WaiterConfig::priority, pacer/priority.hpp), asked once and put back.
+        const pacer::PriorityGrant g = pacer::probe_priority();
+        if (g.granted) std::printf("thread priority: %s granted (priority wait and thread)\n", g.in_force);
+        else std::printf("thread priority: refused: %s\n", g.reason);
         PacingScope scope;  // the hybrid waits and the absolute sleeps get the lowered timer slack
         for (int load : o_.loads) {
             const BusyLoad busy(load);

@@ -189,11 +189,12 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
     if (priority_.raised_now && mode == WaitMode::hybrid && est_.count() < kWarmup && m >= deadline - now)
         m = (deadline - now) / 2;
     const std::int64_t wake_target = deadline - m;
+    // wait: raised for the sleep and the spin, put back just before the deadline (the header says
+    // why there).
+    bool lower = false;
     if (mode != WaitMode::spin && wake_target > now) {
-        // wait: raised for the sleep alone, put back at the wake-up (the header says why here).
-        const bool raised = prio == ThreadPriority::wait && raise(nanoseconds(deadline - now));
+        lower = prio == ThreadPriority::wait && raise(nanoseconds(deadline - now));
         ts.sleep_until(clock::from_ns(wake_target));
-        if (raised) ts.restore_priority(grant_);
         const std::int64_t woke = clock::to_ns(ts.now());
         r.os_slept = true;
         r.slept = nanoseconds(woke - now);
@@ -203,7 +204,8 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
     }
     if (mode != WaitMode::sleep) {
         const std::int64_t spin_start = now;
-        const std::int64_t spin_end = deadline - kHandoff.count();  // the caller's finish_wait() spins the rest
+        // The caller's finish_wait() spins the rest: kHandoff, or what putting the priority back takes.
+        const std::int64_t spin_end = deadline - (lower ? restore_ns_ : kHandoff.count());
         std::int64_t prev = now;
         while (now < spin_end) {
             ts.relax();
@@ -213,6 +215,13 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
         }
         r.spun = nanoseconds(now - spin_start);
         if (mode == WaitMode::hybrid && r.spun.count() > 0) note_spin(r.spin_preempted);
+    }
+    if (lower) {  // the call's cost learned: up at once, down slowly
+        const std::int64_t before = now;
+        ts.restore_priority(grant_);
+        now = clock::to_ns(ts.now());
+        const std::int64_t cost = std::min(now - before, kHandoff.count());
+        restore_ns_ = cost > restore_ns_ ? cost : restore_ns_ - (restore_ns_ - cost) / 16;
     }
     r.lateness = nanoseconds(std::max<std::int64_t>(0, now - deadline));
     r.end = clock::from_ns(now);

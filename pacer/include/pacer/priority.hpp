@@ -27,20 +27,27 @@
 //
 // The modes:
 //   normal  the thread's own class, never changed (default).
-//   wait    raised for the OS sleep of each wait and put back the moment it wakes, before the
-//           spin to the deadline: the frame's work always runs at the thread's own class, and the
-//           two system calls (about 1-2 us each) are paid inside the margin the spin covers, not
-//           on the caller's deadline. The wake-up is what the raise buys; the spin that follows is
-//           short (the learned margin, tens of us on a quiet machine) and runs with the credit a
-//           thread that just slept has under CFS. Nothing is raised for a wait that is spun whole.
+//   wait    raised right before the OS sleep of each wait, put back just before the deadline, at
+//           the end of the spin: as far ahead of it as the put-back's system call takes (learned,
+//           about 4.5 us on a 2-core virtual machine), so that the caller's median is not moved.
+//           The frame's work always runs at the thread's own class. Nothing is raised for a wait
+//           that is spun whole. Why there: Linux reschedules a thread the moment it leaves a
+//           real-time class, and while it then spins at its own class the busy threads take the
+//           CPU back. Measured at 144 Hz beside two busy threads in the same process, lateness as
+//           the caller sees it, 1,400 frames a run, 6 runs of each placement interleaved: put back
+//           at the wake-up (before a spin of 50-100 us), p99 2.1-3.7 ms, no better than normal
+//           (2.9-3.3 ms); 20 us before the deadline, p99 6-816 us; after the deadline, p99 6-15 us
+//           but the median 4.2-4.5 us instead of 0.1 us; as done here, p50 0.1 us and p99
+//           1.6-32 us.
 //   thread  raised at the first wait and kept (the host's choice, e.g. a dedicated render or
 //           pacing thread), until the setting changes, the time source changes, or the owner
 //           ends: FramePacer::end_pacing() and its destructor put the thread back. Its spins, and
 //           the frame's work, run raised: a frame that computes long beside a busy system takes
-//           the CPU from normal threads; on Linux RLIMIT_RTTIME (RealtimeKit sets one: 200 ms
-//           by default) makes the kernel kill a real-time thread that runs that long without
-//           blocking, and the kernel's real-time throttling (sched_rt_runtime_us, 95 % by default)
-//           leaves the rest of each second to normal threads.
+//           the CPU from normal threads (the kernel's real-time throttling did not help a busy
+//           thread pinned to the same core: it got 0 % of the core while a raised waiter spun
+//           whole waits, 90 % once the waiter slept; tests/priority/priority_check.cpp). On Linux
+//           RLIMIT_RTTIME (RealtimeKit sets one: 200 ms by default) makes the kernel kill a
+//           real-time thread that runs that long without blocking.
 //
 // Per OS (pacer/src/platform/<os>/platform.cpp):
 //   Linux    sched_setscheduler(SCHED_FIFO, or SCHED_RR with round_robin, at realtime_priority,
@@ -51,8 +58,8 @@
 //            either can get SCHED_RR from RealtimeKit over D-Bus, as SDL's
 //            SDL_SetThreadPriority(SDL_THREAD_PRIORITY_TIME_CRITICAL) does: call it on the
 //            pacing thread before pacing, and ThreadPriority::normal keeps what it granted.
-//   Windows  wait: SetThreadPriority(THREAD_PRIORITY_TIME_CRITICAL) for the sleep, then the old
-//            priority back. thread: the thread joins MMCSS's "Games" task (avrt.dll, loaded at run
+//   Windows  wait: SetThreadPriority(THREAD_PRIORITY_TIME_CRITICAL) for the sleep and the spin,
+//            then the old priority back. thread: the thread joins MMCSS's "Games" task (avrt.dll, loaded at run
 //            time; AvSetMmThreadCharacteristicsW) and runs at THREAD_PRIORITY_TIME_CRITICAL
 //            until put back (AvRevertMmThreadCharacteristics, the old priority). No privilege is
 //            needed for either.
