@@ -48,12 +48,82 @@
 // SDL_GL_SwapWindow does. Thread safety: a presenter is used by the thread that calls the
 // pacer's wait(), like the FramePacer itself.
 //
+// Real-time from RealtimeKit (Linux): request_realtime(). A desktop user may not put a thread in
+// a real-time class itself (RLIMIT_RTPRIO 0 and no CAP_SYS_NICE: pacer's ThreadPriority::wait
+// and thread are refused, pacer/priority.hpp), but RealtimeKit (rtkit-daemon, on the system bus)
+// hands out SCHED_RR to whom polkit allows: on a desktop, the user of the active local session.
+// SDL asks it; this asks SDL, on the pacing thread, before pacing:
+//
+//   SDL_Init(0);                                                     // SDL connects to D-Bus here
+//   const pacer::PriorityGrant rt = pacer::sdl2::request_realtime();  // on the pacing thread
+//   if (!rt.granted) log(rt.reason);  // pacing goes on at the thread's own class
+//
+// It calls SDL_SetThreadPriority(SDL_THREAD_PRIORITY_TIME_CRITICAL) with
+// SDL_HINT_THREAD_FORCE_REALTIME_TIME_CRITICAL "1" and SDL_HINT_THREAD_PRIORITY_POLICY "rr" for
+// that call only, then puts both hints back as they were (SDL's audio thread asks TIME_CRITICAL
+// too: with the hint left set it would ask RealtimeKit as well), and reads the class the thread
+// really runs at (sched_getscheduler): granted for SCHED_RR or SCHED_FIFO, level the priority,
+// in_force e.g. "SCHED_RR 20 (RealtimeKit, RLIMIT_RTTIME 100 ms)" (the soft limit); refused with
+// SDL's error and the remedy in reason. saved[] is unused: see "Giving it back" below.
+// What SDL 2 does on Linux (2.26.5's src/core/linux/SDL_threadprio.c, the same to 2.32):
+//   - it never sets a real-time class itself: it always asks RealtimeKit (MakeThreadRealtimeWithPID
+//     on the system bus, or the desktop portal's Realtime interface when the session bus has one),
+//     even for root. A grant through SDL is RealtimeKit's; a process that may raise itself (root,
+//     CAP_SYS_NICE, RLIMIT_RTPRIO) is refused where no RealtimeKit answers, and the reason then
+//     says that ThreadPriority::wait and thread serve it without D-Bus.
+//   - it asks for the most RealtimeKit hands out, MaxRealtimePriority: 20 with rtkit 0.13's
+//     defaults (pacer's own realtime_priority is 5).
+//   - it uses D-Bus only when a session bus exists, though RealtimeKit is on the system bus: a game
+//     started without one (over ssh, from a service) is refused. The reason says so when the
+//     process surely has none: no DBUS_SESSION_BUS_ADDRESS, no $XDG_RUNTIME_DIR/bus, no DISPLAY.
+//   - before asking it sets RLIMIT_RTTIME for the whole process (RealtimeKit refuses a process
+//     without one): hard RealtimeKit's RTTimeUSecMax, 200 ms, soft half of it, 100 ms; also when
+//     refused. The thread gets SCHED_RESET_ON_FORK: a child process starts at SCHED_OTHER.
+//   - it waits 300 ms for the answer (SDL_dbus.c; the call took 2-8 ms in the test, grant or
+//     refusal). RealtimeKit asks polkit before it answers and does not learn that SDL gave up: a
+//     later answer is reported as a refusal, yet may raise the thread afterwards (read in the
+//     sources, not seen); a second call then reports the grant.
+//   - its error says nothing of why: "setpriority() failed" for every refusal. RealtimeKit's own
+//     answer (org.freedesktop.DBus.Error.AccessDenied, "Operation not permitted", when polkit says
+//     no) stays inside SDL, so the remedy names the usual causes.
+//
+// The budget. The kernel counts the CPU time a real-time thread runs without sleeping or blocking:
+// at the soft RLIMIT_RTTIME it sends SIGXCPU, which ends the process unless handled, at the hard
+// one SIGKILL. Measured (tests/priority/realtimekit_check.cpp: nobody, granted SCHED_RR 20 by
+// rtkit 0.13 through SDL 2.26.5; Linux 6.18 at HZ 250 on a 2-core virtual machine; 15 runs): a
+// thread that spun without a system call got SIGXCPU after 101-121 ms of CPU and SIGKILL after
+// 200-248 ms (timed in 14). A frame that computes 100 ms without a pause (a level load, shader
+// compilation) ends the game: keep such work off the raised thread, or give the class back first.
+// The limit is the whole process's: it covers any thread raised later, pacer's
+// ThreadPriority::thread too.
+//
+// With pacer: ThreadPriority::normal (the default) keeps what RealtimeKit granted: pacer never
+// lowers a thread's class (tested: 60 frames at 240 Hz all read SCHED_RR 20). wait and thread ask
+// the kernel directly, for SCHED_FIFO at PriorityConfig::realtime_priority (5): a desktop user is
+// refused (RLIMIT_RTPRIO 0) and the thread keeps RealtimeKit's SCHED_RR 20 (tested); a process
+// that may do so gets SCHED_FIFO 5 instead, below what RealtimeKit gave, for the sleeps (wait) or
+// for good (thread). So with RealtimeKit, keep normal.
+//
+// Giving it back: sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &zero) on that thread
+// (an unprivileged thread may not clear the flag; tested). SDL_SetThreadPriority(
+// SDL_THREAD_PRIORITY_NORMAL) does not (tested): SDL 2 then only changes the nice level.
+// Other OSes: a refused grant, "RealtimeKit is Linux only".
+//
 // Header-only on purpose: it compiles in the game's own build against the game's own SDL2, so the
 // pacer library never depends on SDL. Requires SDL 2.0.18 or later (SDL_RenderSetVSync).
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+
+#if defined(__linux__)
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#endif
 
 #if __has_include(<SDL.h>)
 #include <SDL.h>  // SDL2::SDL2 and `sdl2-config --cflags` put SDL2's own directory on the path
@@ -68,6 +138,7 @@
 #include "pacer/clock.hpp"
 #include "pacer/frame_pacer.hpp"
 #include "pacer/present.hpp"
+#include "pacer/priority.hpp"
 
 namespace pacer::sdl2 {
 
@@ -228,5 +299,110 @@ public:
 private:
     SDL_Renderer* renderer_;
 };
+
+#if defined(__linux__)
+namespace detail {
+
+// True when this process surely has no D-Bus session bus, where libdbus 1.14 looks for one: no
+// DBUS_SESSION_BUS_ADDRESS, no $XDG_RUNTIME_DIR/bus socket (systemd's user bus), and no X display
+// it could start one for (autolaunch). SDL 2 then uses no D-Bus at all, the system bus included.
+inline bool surely_no_session_bus() noexcept {
+    if (std::getenv("DBUS_SESSION_BUS_ADDRESS") != nullptr || std::getenv("DISPLAY") != nullptr) return false;
+    const char* run = std::getenv("XDG_RUNTIME_DIR");
+    if (run == nullptr) return true;
+    char path[256];
+    struct stat st {};
+    const int n = std::snprintf(path, sizeof path, "%s/bus", run);
+    return n > 0 && n < static_cast<int>(sizeof path) && !(stat(path, &st) == 0 && S_ISSOCK(st.st_mode));
+}
+
+// An SDL hint set to a value while it lives, then as it was: the game's own value, the
+// environment's, or none.
+class ScopedHint {
+public:
+    ScopedHint(const char* name, const char* value) noexcept : name_(name) {
+        const char* old = SDL_GetHint(name);
+        had_ = old != nullptr;
+        if (had_) std::snprintf(old_, sizeof old_, "%s", old);
+        const char* env = SDL_getenv(name);
+        // The environment's value (or none) comes back with SDL_ResetHint; the game's own, set
+        // back at the priority that always takes (it outranked the environment before, too).
+        from_env_ = had_ ? env != nullptr && std::strcmp(env, old_) == 0 : env == nullptr;
+        SDL_SetHintWithPriority(name, value, SDL_HINT_OVERRIDE);
+    }
+    ~ScopedHint() {
+#if SDL_VERSION_ATLEAST(2, 24, 0)
+        if (from_env_) {
+            SDL_ResetHint(name_);
+            return;
+        }
+#endif
+        SDL_SetHintWithPriority(name_, had_ ? old_ : nullptr, SDL_HINT_OVERRIDE);
+    }
+    ScopedHint(const ScopedHint&) = delete;
+    ScopedHint& operator=(const ScopedHint&) = delete;
+
+private:
+    const char* name_;
+    char old_[32] = "";
+    bool had_ = false;
+    bool from_env_ = false;
+};
+
+}  // namespace detail
+#endif
+
+// The calling thread made real-time by RealtimeKit through SDL (SDL_Init must have been called):
+// granted, with the class in force, or refused with why and the remedy. Manual: "Real-time from
+// RealtimeKit" above.
+inline PriorityGrant request_realtime() noexcept {
+    PriorityGrant g;
+#if defined(__linux__)
+    int asked;
+    char sdl_error[64];  // SDL's text, e.g. "setpriority() failed": the reason keeps room for the remedy
+    {
+        // For this call only: SDL's audio thread asks TIME_CRITICAL too. The policy hint, in case
+        // the game set it to "current" or "other" (SDL then only changes the nice level).
+        detail::ScopedHint realtime_hint(SDL_HINT_THREAD_FORCE_REALTIME_TIME_CRITICAL, "1");
+        detail::ScopedHint policy_hint(SDL_HINT_THREAD_PRIORITY_POLICY, "rr");
+        asked = SDL_SetThreadPriority(SDL_THREAD_PRIORITY_TIME_CRITICAL);
+        std::snprintf(sdl_error, sizeof sdl_error, "%s", SDL_GetError());
+    }
+    const int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+    sched_param param{};
+    if ((policy == SCHED_RR || policy == SCHED_FIFO) && sched_getparam(0, &param) == 0) {
+        g.granted = true;
+        g.level = param.sched_priority;
+        const char* name = policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO";
+        // SDL 2 has no real-time class of its own on Linux: when its call succeeded, RealtimeKit
+        // granted it. Otherwise the thread already ran real-time (raised by someone else).
+        const char* by = asked == 0 ? "RealtimeKit, " : "";
+        rlimit rt{};
+        if (getrlimit(RLIMIT_RTTIME, &rt) == 0 && rt.rlim_cur != RLIM_INFINITY)
+            std::snprintf(g.in_force, sizeof g.in_force, "%s %d (%sRLIMIT_RTTIME %lld ms)", name, g.level, by,
+                          static_cast<long long>(rt.rlim_cur / 1000));
+        else if (asked == 0)
+            std::snprintf(g.in_force, sizeof g.in_force, "%s %d (RealtimeKit)", name, g.level);
+        else
+            std::snprintf(g.in_force, sizeof g.in_force, "%s %d", name, g.level);
+        return g;
+    }
+    const char* remedy =
+        "install and run rtkit-daemon, and allow org.freedesktop.RealtimeKit1 for this user in polkit";
+    if (probe_priority().granted)  // raises and puts back: may this process do it itself?
+        remedy = "this process may raise itself: ThreadPriority::wait or thread need no RealtimeKit";
+    else if (detail::surely_no_session_bus())
+        remedy = "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS): SDL 2 asks RealtimeKit only with one; start the "
+                 "game in the desktop session";
+    if (asked == 0)
+        std::snprintf(g.reason, sizeof g.reason, "SCHED_RR not granted (SDL said yes, the thread is not real-time); %s",
+                      remedy);
+    else
+        std::snprintf(g.reason, sizeof g.reason, "SCHED_RR not granted (SDL: %s); %s", sdl_error, remedy);
+#else
+    std::snprintf(g.reason, sizeof g.reason, "RealtimeKit is Linux only");
+#endif
+    return g;
+}
 
 }  // namespace pacer::sdl2

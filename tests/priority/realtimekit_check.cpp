@@ -1,0 +1,264 @@
+// pacer::sdl2::request_realtime() against a real RealtimeKit: run by
+// tests/priority/realtimekit_test.sh, which starts the buses, polkitd and rtkit-daemon and says
+// who runs this and with which polkit rule.
+//
+//   realtimekit_check granted IN_FORCE   granted, in force exactly IN_FORCE; then what pacer does
+//                                        with the thread, and the class given back
+//   realtimekit_check refused TEXT       refused, the reason containing TEXT, the thread unchanged
+//   realtimekit_check budget FILE        granted, then spins without a system call: RLIMIT_RTTIME
+//                                        must end it (SIGXCPU at the soft limit, reported on
+//                                        stdout, then SIGKILL at the hard one); exit 1 if it
+//                                        survives 2 s of CPU. A normal thread writes the
+//                                        spinner's CPU time into FILE every millisecond: its
+//                                        last value is when SIGKILL came.
+//
+// granted checks, on the thread that asked (the main thread, after SDL_Init(0)):
+//   * the grant: granted, level, in_force; sched_getscheduler reads SCHED_RR with
+//     SCHED_RESET_ON_FORK; RLIMIT_RTTIME is what SDL set (100 ms soft, 200 ms hard) when the
+//     process had none lower; the SDL hints are back as they were (the game's own policy hint
+//     "current", set before, which alone would keep SDL from asking for a real-time class);
+//   * FramePacer with ThreadPriority::normal, 240 Hz, 60 frames: every frame reads the class
+//     RealtimeKit gave, and so does the thread afterwards (pacer never lowers it);
+//   * ThreadPriority::thread: where the process may not raise itself (nobody, RLIMIT_RTPRIO 0) it
+//     is refused and the thread keeps RealtimeKit's class; where it may, granted, and end_pacing()
+//     puts RealtimeKit's class back;
+//   * SDL_SetThreadPriority(SDL_THREAD_PRIORITY_NORMAL) does not give the class back (SDL 2 then
+//     only changes the nice level); sched_setscheduler(SCHED_OTHER | SCHED_RESET_ON_FORK) does,
+//     unprivileged.
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "pacer/pacer.hpp"
+#include "pacer/sdl2.hpp"
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const std::string& what) {
+    std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+    if (!ok) ++failures;
+}
+
+int policy() { return sched_getscheduler(0) & ~SCHED_RESET_ON_FORK; }
+bool reset_on_fork() { return (sched_getscheduler(0) & SCHED_RESET_ON_FORK) != 0; }
+int rt_priority() {
+    sched_param p{};
+    return sched_getparam(0, &p) == 0 ? p.sched_priority : -1;
+}
+const char* policy_name(int p) {
+    return p == SCHED_OTHER ? "SCHED_OTHER" : p == SCHED_FIFO ? "SCHED_FIFO" : p == SCHED_RR ? "SCHED_RR" : "other";
+}
+std::string class_now() { return std::string(policy_name(policy())) + " " + std::to_string(rt_priority()); }
+
+double thread_cpu_ms() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+pacer::PriorityGrant request(rlimit* rttime_before) {
+    getrlimit(RLIMIT_RTTIME, rttime_before);
+    const pacer::clock::time_point t0 = pacer::clock::now();
+    const pacer::PriorityGrant g = pacer::sdl2::request_realtime();
+    const double ms = std::chrono::duration<double, std::milli>(pacer::clock::now() - t0).count();
+    std::printf("     request_realtime(): %.1f ms, granted %d, level %d, in force \"%s\", reason \"%s\"\n", ms,
+                g.granted, g.level, g.in_force, g.reason);
+    return g;
+}
+
+int granted(const char* in_force) {
+    const std::string rk = in_force;
+    // The game's own policy hint: alone it would keep SDL from asking for a real-time class.
+    SDL_SetHint(SDL_HINT_THREAD_PRIORITY_POLICY, "current");
+    rlimit before{};
+    const pacer::PriorityGrant g = request(&before);
+    check(g.granted, "granted");
+    check(rk == g.in_force, "in force \"" + rk + "\"");
+    check(policy() == SCHED_RR && rt_priority() == g.level,
+          "the thread runs at SCHED_RR " + std::to_string(g.level) + " (reads " + class_now() + ")");
+    check(reset_on_fork(), "with SCHED_RESET_ON_FORK");
+    rlimit after{};
+    getrlimit(RLIMIT_RTTIME, &after);
+    std::printf("     RLIMIT_RTTIME before %lld/%lld us, after %lld/%lld us (soft/hard; -1 unlimited)\n",
+                static_cast<long long>(before.rlim_cur), static_cast<long long>(before.rlim_max),
+                static_cast<long long>(after.rlim_cur), static_cast<long long>(after.rlim_max));
+    if (before.rlim_max == RLIM_INFINITY || before.rlim_max >= 200000)
+        check(after.rlim_cur == 100000 && after.rlim_max == 200000, "SDL set RLIMIT_RTTIME 100 ms soft, 200 ms hard");
+    const char* policy_hint = SDL_GetHint(SDL_HINT_THREAD_PRIORITY_POLICY);
+    check(SDL_GetHint(SDL_HINT_THREAD_FORCE_REALTIME_TIME_CRITICAL) == nullptr && policy_hint != nullptr &&
+              std::strcmp(policy_hint, "current") == 0,
+          "the SDL hints are back: force-realtime unset, the game's policy \"current\"");
+    if (!g.granted) return 1;
+    const int level = g.level;
+    const auto is_rk = [level] { return policy() == SCHED_RR && rt_priority() == level; };
+
+    {  // normal: pacer leaves the class alone
+        pacer::PacerConfig c;
+        c.target_hz = 240;
+        pacer::FramePacer fp(c);
+        int kept = 0;
+        for (int i = 0; i < 60; ++i) {
+            fp.wait();
+            kept += is_rk() ? 1 : 0;
+        }
+        const pacer::PriorityStatus p = fp.status().waiter.priority;
+        check(kept == 60, "ThreadPriority::normal: " + std::to_string(kept) + " of 60 frames read RealtimeKit's class");
+        check(p.raises == 0 && !p.refused, "ThreadPriority::normal: nothing raised or refused");
+    }
+    check(is_rk(), "after the pacer with normal: still RealtimeKit's class (" + class_now() + ")");
+
+    const bool may_raise_itself = pacer::probe_priority().granted;
+    check(is_rk(), "after probe_priority(): still RealtimeKit's class (" + class_now() + ")");
+    {  // thread: the kernel, directly
+        pacer::PacerConfig c;
+        c.target_hz = 240;
+        c.waiter.priority.mode = pacer::ThreadPriority::thread;
+        pacer::FramePacer fp(c);
+        for (int i = 0; i < 10; ++i) fp.wait();
+        const pacer::PriorityStatus p = fp.status().waiter.priority;
+        std::printf("     thread: granted %d, refused %d, in force \"%s\", reason \"%s\" (now %s)\n", p.granted,
+                    p.refused, p.in_force, p.reason, class_now().c_str());
+        if (may_raise_itself) {
+            check(p.granted && policy() == SCHED_FIFO, "ThreadPriority::thread: granted, SCHED_FIFO");
+        } else {
+            check(p.refused && std::strstr(p.reason, "RLIMIT_RTPRIO is 0") != nullptr,
+                  "ThreadPriority::thread: refused, \"RLIMIT_RTPRIO is 0\"");
+            check(is_rk(), "ThreadPriority::thread refused: the thread keeps RealtimeKit's class");
+        }
+        fp.end_pacing();
+        check(is_rk(), "after end_pacing(): RealtimeKit's class (" + class_now() + ")");
+    }
+
+    SDL_SetThreadPriority(SDL_THREAD_PRIORITY_NORMAL);
+    check(is_rk(), "SDL_SetThreadPriority(NORMAL) leaves the class alone (" + class_now() + ")");
+    sched_param zero{};
+    const bool back = sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &zero) == 0 && policy() == SCHED_OTHER;
+    check(back, "given back: sched_setscheduler(SCHED_OTHER | SCHED_RESET_ON_FORK) (now " + class_now() + ")");
+    return failures == 0 ? 0 : 1;
+}
+
+int refused(const char* text) {
+    const std::string t = text;
+    rlimit before{};
+    const pacer::PriorityGrant g = request(&before);
+    check(!g.granted, "refused");
+    check(std::strstr(g.reason, text) != nullptr, "the reason says \"" + t + "\"");
+    check(std::strcmp(g.in_force, "normal") == 0, "in force \"normal\"");
+    check(policy() == SCHED_OTHER, "the thread is still SCHED_OTHER (" + class_now() + ")");
+    check(SDL_GetHint(SDL_HINT_THREAD_FORCE_REALTIME_TIME_CRITICAL) == nullptr &&
+              SDL_GetHint(SDL_HINT_THREAD_PRIORITY_POLICY) == nullptr,
+          "the SDL hints are unset again");
+    return failures == 0 ? 0 : 1;
+}
+
+// Written from the SIGXCPU handler with write(2) only.
+volatile sig_atomic_t xcpu_ms = -1;
+double spin_start_ms = 0;
+
+void on_xcpu(int) {
+    const long ms = static_cast<long>(thread_cpu_ms() - spin_start_ms);  // clock_gettime: async-signal-safe
+    xcpu_ms = static_cast<sig_atomic_t>(ms);
+    char line[64] = "     SIGXCPU after ";
+    char digits[24];
+    int n = 0;
+    long v = ms < 0 ? 0 : ms;
+    do {
+        digits[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v > 0 && n < 20);
+    std::size_t len = std::strlen(line);
+    while (n > 0) line[len++] = digits[--n];
+    std::memcpy(line + len, " ms of CPU\n", 12);
+    len += 11;
+    if (write(1, line, len) < 0) _exit(3);
+}
+
+// The spinner's CPU time since it began to spin, in FILE, every millisecond: from a normal
+// thread on another core, so the last value written is when the kernel's SIGKILL came (+- 1 ms).
+std::atomic<long long> spin_start_us{-1};
+
+long long cpu_us(clockid_t c) {
+    timespec t{};
+    clock_gettime(c, &t);
+    return static_cast<long long>(t.tv_sec) * 1000000 + t.tv_nsec / 1000;
+}
+
+void record_spin(int fd, clockid_t spinner) {
+    for (;;) {
+        const long long start = spin_start_us.load();
+        if (start >= 0) {
+            char line[32];
+            const int n = std::snprintf(line, sizeof line, "%lld\n", (cpu_us(spinner) - start) / 1000);
+            if (pwrite(fd, line, static_cast<std::size_t>(n), 0) != n) return;
+        }
+        timespec ms{0, 1000000};
+        nanosleep(&ms, nullptr);
+    }
+}
+
+int budget(const char* file) {
+    const int fd = open(file, O_WRONLY | O_TRUNC);
+    clockid_t spinner{};
+    if (fd < 0 || pthread_getcpuclockid(pthread_self(), &spinner) != 0) {
+        std::printf("FAIL cannot write %s\n", file);
+        return 1;
+    }
+    std::thread(record_spin, fd, spinner).detach();  // before the grant: it stays SCHED_OTHER
+    rlimit before{};
+    const pacer::PriorityGrant g = request(&before);
+    check(g.granted, "granted");
+    if (!g.granted) return 1;
+    rlimit rt{};
+    getrlimit(RLIMIT_RTTIME, &rt);
+    std::printf("     spinning at %s, RLIMIT_RTTIME %lld/%lld us: the kernel must end this\n", class_now().c_str(),
+                static_cast<long long>(rt.rlim_cur), static_cast<long long>(rt.rlim_max));
+    struct sigaction sa {};
+    sa.sa_handler = on_xcpu;
+    sigaction(SIGXCPU, &sa, nullptr);
+    spin_start_ms = thread_cpu_ms();
+    spin_start_us.store(cpu_us(spinner));
+    volatile unsigned long sink = 0;
+    while (thread_cpu_ms() - spin_start_ms < 2000) {  // clock_gettime is the vDSO: no system call
+        for (int i = 0; i < 1000; ++i) sink = sink + static_cast<unsigned long>(i);
+    }
+    std::printf("FAIL still alive after 2 s of CPU at %s (SIGXCPU %d ms)\n", class_now().c_str(),
+                static_cast<int>(xcpu_ms));
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);  // the budget run ends by SIGKILL: nothing may wait in a buffer
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (SDL_Init(0) != 0) {
+        std::printf("FAIL SDL_Init(0): %s\n", SDL_GetError());
+        return 1;
+    }
+    std::printf("     pid %d, uid %d, %s, SDL %d.%d.%d\n", static_cast<int>(getpid()), static_cast<int>(getuid()),
+                class_now().c_str(), SDL_MAJOR_VERSION, SDL_MINOR_VERSION, SDL_PATCHLEVEL);
+    int rc = 2;
+    if (mode == "granted" && argc == 3)
+        rc = granted(argv[2]);
+    else if (mode == "refused" && argc == 3)
+        rc = refused(argv[2]);
+    else if (mode == "budget" && argc == 3)
+        rc = budget(argv[2]);
+    else
+        std::fprintf(stderr, "usage: realtimekit_check granted IN_FORCE | refused TEXT | budget FILE\n");
+    SDL_Quit();
+    return rc;
+}

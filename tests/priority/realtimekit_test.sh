@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# pacer::sdl2::request_realtime() against the real RealtimeKit, as a desktop user would meet it,
+# without touching the machine's own D-Bus or /etc. The script starts, all its own:
+#   - a system bus, dbus-daemon on $tmp/system_bus_socket, with the policies of
+#     /usr/share/dbus-1/system.d (rtkit's and polkit's bus names) and no service activation;
+#   - polkitd on it, inside a mount namespace of its own where $tmp/rules.d is bind-mounted over
+#     /etc/polkit-1/rules.d and an empty directory over /usr/share/polkit-1/rules.d: the only rule
+#     is the test's (polkitd reads rules from those two directories only);
+#   - rtkit-daemon on it (--no-canary --no-limit-resources; it starts as root and drops to the
+#     rtkit user, as systemd starts it), logging to $tmp/rtkit.log;
+#   - a session bus for nobody: SDL 2 uses D-Bus only when it can reach a session bus.
+# realtimekit_check.cpp says what each run checks. The runs:
+#   1. root, no RealtimeKit reachable: refused, and the reason says the process may raise itself
+#      (SDL 2 asks RealtimeKit even for root);
+#   2. nobody (RLIMIT_RTPRIO 0, as a login session has it), polkit rule allowing
+#      org.freedesktop.RealtimeKit1.*: granted SCHED_RR 20 with SCHED_RESET_ON_FORK, what rtkit
+#      logged agrees; pacer with normal keeps it, thread is refused and keeps it;
+#   3. the same, spinning: RLIMIT_RTTIME ends the process (SIGXCPU, then SIGKILL);
+#   4. nobody without a session bus: refused, the reason says so;
+#   5. nobody with polkitd restarted without the rule: refused; the bus shows RealtimeKit's
+#      answer, org.freedesktop.DBus.Error.AccessDenied (SDL drops it: its error text is generic).
+#
+# usage: realtimekit_test.sh REALTIMEKIT_CHECK   (exit 0 ok, 1 failed, 77 skipped, saying why)
+set -u
+check=$1
+skip() {
+  echo "skipped: $*"
+  exit 77
+}
+
+[ "$(id -u)" = 0 ] || skip "not root (the private buses, polkitd, rtkit-daemon and the runs as nobody need root)"
+rtkit=""
+for f in /usr/libexec/rtkit-daemon /usr/lib/rtkit/rtkit-daemon; do [ -x "$f" ] && rtkit=$f && break; done
+[ -n "$rtkit" ] || skip "rtkit-daemon is not installed (Debian: apt-get install rtkit)"
+polkitd=""
+for f in /usr/lib/polkit-1/polkitd /usr/libexec/polkitd /usr/libexec/polkit-1/polkitd; do
+  [ -x "$f" ] && polkitd=$f && break
+done
+[ -n "$polkitd" ] || skip "polkitd is not installed (Debian: apt-get install polkitd)"
+for tool in dbus-daemon dbus-send dbus-monitor unshare setpriv prlimit; do
+  command -v $tool >/dev/null || skip "$tool is not installed"
+done
+[ -d /etc/polkit-1/rules.d ] && [ -d /usr/share/polkit-1/rules.d ] ||
+  skip "no /etc/polkit-1/rules.d or /usr/share/polkit-1/rules.d to bind-mount over"
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+chmod 755 "$tmp"  # nobody runs the program from here and connects to the sockets
+mkdir -m 755 "$tmp/rules.d" "$tmp/no-rules.d" "$tmp/empty"
+mkdir -m 700 "$tmp/session" && chown 65534:65534 "$tmp/session"
+cp "$check" "$tmp/realtimekit_check"  # nobody cannot read a build tree under a private home
+chmod 755 "$tmp/realtimekit_check"
+cat >"$tmp/rules.d/50-realtimekit.rules" <<'EOF'
+// The test's only rule: RealtimeKit for anyone.
+polkit.addRule(function(action, subject) {
+    if (action.id.indexOf("org.freedesktop.RealtimeKit1.") == 0) return polkit.Result.YES;
+});
+EOF
+chmod 644 "$tmp/rules.d/50-realtimekit.rules"
+
+# The mount namespace polkitd will run in: allowed here?
+if ! err=$(unshare -m --propagation private sh -c 'mount --bind "$1" /etc/polkit-1/rules.d' sh "$tmp/rules.d" 2>&1); then
+  skip "no private mount namespace here (unshare -m; mount --bind: $err)"
+fi
+
+# /usr/share/dbus-1/system.conf's default policy, on a socket of the test's own.
+cat >"$tmp/system.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <auth>EXTERNAL</auth>
+  <listen>unix:path=$tmp/system_bus_socket</listen>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
+          send_member="UpdateActivationEnvironment"/>
+  </policy>
+  <policy user="root">
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
+  </policy>
+  <includedir>/usr/share/dbus-1/system.d</includedir>
+</busconfig>
+EOF
+# A user's session bus: its own user only, no services to start.
+cat >"$tmp/session.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <auth>EXTERNAL</auth>
+  <listen>unix:path=$tmp/session/session_bus_socket</listen>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+EOF
+
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/system_bus_socket
+session=unix:path=$tmp/session/session_bus_socket
+unset DBUS_SESSION_BUS_ADDRESS
+
+wait_for() {  # seconds, then a command that succeeds once it is ready
+  local tries=$(($1 * 10))
+  shift
+  while ! "$@" >/dev/null 2>&1; do
+    tries=$((tries - 1))
+    [ $tries -gt 0 ] || return 1
+    sleep 0.1
+  done
+}
+has_owner() {
+  dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    org.freedesktop.DBus.NameHasOwner "string:$1" | grep -q "boolean true"
+}
+name_owner() {
+  dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    org.freedesktop.DBus.GetNameOwner "string:$1" | tr -d ' '
+}
+fail() {
+  echo "FAILED: $*"
+  for log in dbus-system dbus-session polkitd rtkit; do
+    [ -s "$tmp/$log.log" ] && { echo "---- $log.log"; cat "$tmp/$log.log"; }
+  done
+  exit 1
+}
+
+# umask 000: the socket must be writable (connectable) by nobody.
+(umask 000 && exec dbus-daemon --config-file="$tmp/system.conf" --nofork --nopidfile) >"$tmp/dbus-system.log" 2>&1 &
+pids+=($!)
+wait_for 10 test -S "$tmp/system_bus_socket" || fail "the private system bus did not start"
+setpriv --reuid=65534 --regid=65534 --clear-groups dbus-daemon --config-file="$tmp/session.conf" --nofork \
+  --nopidfile >"$tmp/dbus-session.log" 2>&1 &
+pids+=($!)
+wait_for 10 test -S "$tmp/session/session_bus_socket" || fail "the session bus did not start"
+
+# polkitd with the rules of $1 only. Not --no-debug: its log (rules loaded, errors) is the
+# test's evidence when something fails.
+polkitd_pid=""
+start_polkitd() {
+  unshare -m --propagation private sh -c \
+    'mount --bind "$1" /etc/polkit-1/rules.d && mount --bind "$2" /usr/share/polkit-1/rules.d && exec "$3"' \
+    sh "$1" "$tmp/empty" "$polkitd" >>"$tmp/polkitd.log" 2>&1 &
+  polkitd_pid=$!
+  pids+=($polkitd_pid)
+  wait_for 20 has_owner org.freedesktop.PolicyKit1 || fail "polkitd did not take org.freedesktop.PolicyKit1"
+}
+stop_polkitd() {
+  kill "$polkitd_pid" && wait "$polkitd_pid" 2>/dev/null
+  wait_for 10 sh -c '! dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+    org.freedesktop.DBus.NameHasOwner string:org.freedesktop.PolicyKit1 | grep -q "boolean true"' ||
+    fail "polkitd did not leave the bus"
+}
+start_polkitd "$tmp/rules.d"
+"$rtkit" --no-canary --no-limit-resources --stderr >"$tmp/rtkit.log" 2>&1 &
+pids+=($!)
+wait_for 20 has_owner org.freedesktop.RealtimeKit1 || fail "rtkit-daemon did not take org.freedesktop.RealtimeKit1"
+rtkit_name=$(name_owner org.freedesktop.RealtimeKit1)
+echo "== private system bus $DBUS_SYSTEM_BUS_ADDRESS: polkitd $polkitd, $rtkit ($rtkit_name)"
+
+failed=0
+run() {  # title, expected exit status, then the command
+  local title=$1 want=$2 rc
+  shift 2
+  echo "== $title"
+  "$@"
+  rc=$?
+  if [ "$rc" = "$want" ]; then
+    echo "== $title: ok"
+  else
+    echo "== $title: FAILED (exit $rc, expected $want)"
+    failed=1
+  fi
+}
+# A login session's environment, nothing inherited from the test's: RLIMIT_RTPRIO 0, no display.
+as_nobody() {  # session bus address or "", then the command
+  local bus=$1
+  shift
+  prlimit --rtprio=0:0 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" ${bus:+DBUS_SESSION_BUS_ADDRESS=$bus} \
+    ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "$@"
+}
+# rtkit-daemon names the user by uid: it looks names up after its chroot into /proc.
+successes() { grep -Ec "Successfully made thread .* owned by '(nobody|65534)' RT at priority" "$tmp/rtkit.log"; }
+
+run "root, no RealtimeKit reachable: refused, may raise itself" 0 \
+  env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no_bus "$tmp/realtimekit_check" refused \
+  "this process may raise itself"
+
+before=$(successes)
+run "nobody, polkit allows RealtimeKit: granted" 0 \
+  as_nobody "$session" "$tmp/realtimekit_check" granted "SCHED_RR 20 (RealtimeKit, RLIMIT_RTTIME 100 ms)"
+if [ "$(successes)" = $((before + 1)) ]; then
+  echo "ok   rtkit-daemon logged the grant: $(grep "Successfully made thread" "$tmp/rtkit.log" | tail -1)"
+else
+  echo "FAIL rtkit-daemon did not log one grant to nobody"
+  failed=1
+fi
+
+# SIGXCPU at the soft limit (100 ms), SIGKILL at the hard one (200 ms): exit 128 + 9.
+title="nobody granted, spinning: RLIMIT_RTTIME ends it"
+echo "== $title"
+install -m 644 -o 65534 -g 65534 /dev/null "$tmp/budget.cpu"
+as_nobody "$session" "$tmp/realtimekit_check" budget "$tmp/budget.cpu" | tee "$tmp/budget.log"
+rc=${PIPESTATUS[0]}
+xcpu=$(sed -n 's/.*SIGXCPU after \([0-9]*\) ms.*/\1/p' "$tmp/budget.log")
+killed=$(tr -d '\n' <"$tmp/budget.cpu")
+if [ "$rc" = 137 ] && [ -n "$xcpu" ] && [ "$xcpu" -ge 95 ] && [ "$xcpu" -lt 200 ] && [ -n "$killed" ] &&
+  [ "$killed" -ge 195 ] && [ "$killed" -lt 400 ]; then
+  echo "== $title: ok (SIGXCPU after $xcpu ms of CPU, SIGKILL after $killed ms)"
+else
+  echo "== $title: FAILED (exit $rc, expected 137 for SIGKILL; SIGXCPU after ${xcpu:-no} ms, expected 95-199;" \
+    "SIGKILL after ${killed:-no} ms, expected 195-399)"
+  failed=1
+fi
+
+run "nobody without a session bus: refused, says so" 0 \
+  as_nobody "" "$tmp/realtimekit_check" refused "no D-Bus session bus"
+
+stop_polkitd
+start_polkitd "$tmp/no-rules.d"
+dbus-monitor --address "$DBUS_SYSTEM_BUS_ADDRESS" "type='error'" >"$tmp/monitor.log" 2>&1 &
+monitor=$!
+pids+=($monitor)
+sleep 0.5  # dbus-monitor becomes a monitor (BecomeMonitor) before anything is asked
+before=$(successes)
+run "nobody, polkitd without the rule: refused" 0 \
+  as_nobody "$session" "$tmp/realtimekit_check" refused \
+  "install and run rtkit-daemon, and allow org.freedesktop.RealtimeKit1 for this user in polkit"
+sleep 0.2
+kill "$monitor"
+wait "$monitor" 2>/dev/null
+denied=$(grep -A1 "^error .*sender=$rtkit_name .*error_name=org.freedesktop.DBus.Error.AccessDenied" "$tmp/monitor.log")
+if [ -n "$denied" ]; then
+  echo "ok   RealtimeKit answered: $(echo "$denied" | tr -s ' \n' ' ')"
+else
+  echo "FAIL no AccessDenied from RealtimeKit ($rtkit_name) on the bus:"
+  cat "$tmp/monitor.log"
+  failed=1
+fi
+[ "$(successes)" = "$before" ] || { echo "FAIL rtkit-daemon logged a grant"; failed=1; }
+
+if [ $failed != 0 ]; then
+  fail "see above"
+fi
+echo PASS
