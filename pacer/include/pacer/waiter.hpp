@@ -89,6 +89,7 @@
 // Thread safety: a HybridWaiter is used by one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -269,8 +270,26 @@ inline WaitResult sleep_until(clock::time_point deadline) noexcept {
     finish_wait(ts, r, deadline);
     return r;
 }
+// On a steady_clock deadline the last microseconds are spun on steady_clock itself, so that the
+// caller's own next steady_clock::now() runs warm code: spun on pacer's clock, that first read
+// came 1.1-1.3 us after the deadline at the median, spun on steady_clock 0.06 us (300 waits at
+// 60 Hz each, two runs of each interleaved, a 2-core virtual machine).
 inline WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
-    return sleep_until(clock::from_steady(deadline));
+    TimeSource& ts = system_time_source();
+    WaitResult r = detail::sleep_until_handoff(clock::from_steady(deadline));
+    auto now = std::chrono::steady_clock::now();
+    const auto from = now;
+    auto prev = now;
+    while (now < deadline) {
+        ts.relax();
+        now = std::chrono::steady_clock::now();
+        if (now - prev > HybridWaiter::kPreemptGap) r.spin_preempted = true;
+        prev = now;
+    }
+    r.spun += std::chrono::duration_cast<std::chrono::nanoseconds>(now - from);
+    r.lateness = std::max(std::chrono::nanoseconds(0), std::chrono::duration_cast<std::chrono::nanoseconds>(now - deadline));
+    r.end = clock::from_steady(now);
+    return r;
 }
 // The priority of the calling thread's free sleeps (pacer/priority.hpp): e.g.
 // set_sleep_priority({ThreadPriority::wait}) raises each OS sleep of sleep_until/sleep_for on this
