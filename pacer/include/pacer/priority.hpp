@@ -28,21 +28,27 @@
 // The modes:
 //   normal  the thread's own class, never changed (default).
 //   wait    raised right before the OS sleep of each wait, put back just before the deadline, at
-//           the end of the spin: as far ahead of it as the put-back's system call takes (learned,
-//           about 4.5 us on a 2-core virtual machine), so that the caller's median is not moved.
-//           The frame's work always runs at the thread's own class. Nothing is raised for a wait
-//           that is spun whole. Why there: Linux reschedules a thread the moment it leaves a
-//           real-time class, and while it then spins at its own class the busy threads take the
-//           CPU back. Measured at 144 Hz beside two busy threads in the same process, lateness as
-//           the caller sees it, 1,400 frames a run, 6 runs of each placement interleaved: put back
-//           at the wake-up (before a spin of 50-100 us), p99 2.1-3.7 ms, no better than normal
-//           (2.9-3.3 ms); 20 us before the deadline, p99 6-816 us; after the deadline, p99 6-15 us
-//           but the median 4.2-4.5 us instead of 0.1 us; as done here, p50 0.1 us and p99
-//           1.6-32 us.
+//           the end of the spin: as far ahead of it as the put-back's system call takes (learned),
+//           so that the caller's median is not moved. The frame's work always runs at the
+//           thread's own class. Nothing is raised for a wait that is spun whole. Why there: Linux
+//           reschedules a thread the moment it leaves a real-time class, and while it then spins
+//           at its own class the busy threads take the CPU back. Measured at 144 Hz beside two
+//           busy threads in the same process, lateness as the caller sees it, 1,400 frames a run,
+//           6 runs of each placement interleaved: put back at the wake-up (before a spin of 50-100
+//           us), p99 2.1-3.7 ms, no better than normal (2.9-3.3 ms); 20 us before the deadline,
+//           p99 6-816 us; after the deadline, p99 6-15 us but the median 4.2-4.5 us instead of
+//           0.1 us; as done here, p50 0.1 us and p99 1.6-32 us. Its limit is the put-back itself:
+//           5-17 us at the median and up to 0.1-5 ms (bench/bench_priority_calls.cpp), paid on
+//           every frame just before its deadline. In the README's interleaved run it cut the
+//           lateness p99 beside two busy threads from 3.3-3.5 ms to 0.03-0.7 ms, but on an idle
+//           machine it was worse than normal (p99 47-213 us against 0.2-9 us).
 //   thread  raised at the first wait and kept (the host's choice, e.g. a dedicated render or
 //           pacing thread), until the setting changes, the time source changes, or the owner
-//           ends: FramePacer::end_pacing() and its destructor put the thread back. Its spins, and
-//           the frame's work, run raised: a frame that computes long beside a busy system takes
+//           ends: FramePacer::end_pacing() and its destructor put the thread back. No call per
+//           frame: in the README's run its interval error p99 was 0.1-21 us beside one and two
+//           busy threads (preciseSleep's 237-4,005 us) at 0.05-0.20x preciseSleep's CPU, and
+//           4.5-10 us idle (the normal pacer's 10-26 us). Its spins, and the frame's work, run
+//           raised: a frame that computes long beside a busy system takes
 //           the CPU from normal threads (the kernel's real-time throttling did not help a busy
 //           thread pinned to the same core: it got 0 % of the core while a raised waiter spun
 //           whole waits, 90 % once the waiter slept; tests/priority/priority_check.cpp). On Linux
@@ -67,6 +73,13 @@
 //            length, computation = min(period / 2, 2 ms), constraint = period, preemptible; put back with
 //            THREAD_STANDARD_POLICY. No privilege is needed. Written to Apple's documented contract
 //            and compiled where a macOS toolchain exists; this project's CI has none.
+//
+// Which to pick. normal stays the default: raising a thread is the host's decision about its
+// whole process (the class outranks every normal thread of the machine), and wait, the mode that
+// leaves the frame's work alone, costs an idle machine more than it gains (above). Pick thread
+// for a thread that paces and whose frames are short next to the period (a render or pacing
+// thread of its own): the tail beside busy threads drops from milliseconds to microseconds. Pick
+// wait where the frame's work must stay at the thread's own class and the machine is loaded.
 //
 // Never an error for the game: a refused raise leaves the thread as it was, pacing goes on as
 // with normal, the reason is logged once (pacer/log.hpp) and kept in PriorityStatus; the waiter
