@@ -32,19 +32,15 @@
 #include <string>
 #include <thread>
 
+#include "check.hpp"
 #include "pacer/pacer.hpp"
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-    std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok) ++failures;
-}
-
-int policy() { return sched_getscheduler(0) & ~SCHED_RESET_ON_FORK; }
-bool reset_on_fork() { return (sched_getscheduler(0) & SCHED_RESET_ON_FORK) != 0; }
+using priority_test::check;
+using priority_test::failures;
+using priority_test::policy;
+using priority_test::reset_on_fork;
 
 const char* policy_name(int p) {
     return p == SCHED_OTHER ? "SCHED_OTHER" : p == SCHED_FIFO ? "SCHED_FIFO" : p == SCHED_RR ? "SCHED_RR" : "other";

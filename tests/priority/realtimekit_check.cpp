@@ -40,20 +40,16 @@
 #include <string>
 #include <thread>
 
+#include "check.hpp"
 #include "pacer/pacer.hpp"
 #include "pacer/sdl2.hpp"
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what) {
-    std::printf("%s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok) ++failures;
-}
-
-int policy() { return sched_getscheduler(0) & ~SCHED_RESET_ON_FORK; }
-bool reset_on_fork() { return (sched_getscheduler(0) & SCHED_RESET_ON_FORK) != 0; }
+using priority_test::check;
+using priority_test::failures;
+using priority_test::policy;
+using priority_test::reset_on_fork;
 int rt_priority() {
     sched_param p{};
     return sched_getparam(0, &p) == 0 ? p.sched_priority : -1;
