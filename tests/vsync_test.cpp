@@ -293,7 +293,16 @@ TEST(Vsync, DriverIgnoringTheIntervalFallsBackToHybridAtTheTargetRate) {
     pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
     SimPresenter pr(os, 60.0);
     pr.honours = false;
+    pacer_test::LogCapture log(pacer::LogLevel::info);
     const auto f = run(os, fp, pr, 500, constant(4'000'000));  // 8.3 s: before the re-probe
+    // The fall-back says what it saw: the swap returned at once (its median call well under a
+    // quarter of the time between presents).
+    bool evidence = false;
+    for (const std::string& line : log.lines)
+        if (line.find("does not wait for vblank") != std::string::npos &&
+            line.find("presents the median swap took 0.") != std::string::npos)
+            evidence = true;
+    EXPECT_TRUE(evidence) << (log.lines.empty() ? std::string("no log") : log.lines.back());
     const int from = holds_from(f, hybrid_paced);
     ASSERT_GE(from, 0);
     // 48 presents for a FIFO of up to 3 to fill at 1/16 fast, then 4 unlocked ones.

@@ -127,13 +127,24 @@ std::int64_t median_of(std::int64_t* v, int n) noexcept {
 }
 }  // namespace
 
-bool VsyncDetector::swap_waits() const noexcept {
+clock::duration VsyncDetector::median_swap() const noexcept {
     const int n = ring_count_;
-    if (n < 2) return false;
-    std::int64_t iv[kCadenceWindow], sw[kCadenceWindow];
-    std::copy(intervals_, intervals_ + n, iv);
+    if (n < 2) return clock::duration(0);
+    std::int64_t sw[kCadenceWindow];
     std::copy(swaps_, swaps_ + n, sw);
-    return median_of(sw, n) >= median_of(iv, n) / 4;
+    return clock::duration(median_of(sw, n));
+}
+
+clock::duration VsyncDetector::median_interval() const noexcept {
+    const int n = ring_count_;
+    if (n < 2) return clock::duration(0);
+    std::int64_t iv[kCadenceWindow];
+    std::copy(intervals_, intervals_ + n, iv);
+    return clock::duration(median_of(iv, n));
+}
+
+bool VsyncDetector::swap_waits() const noexcept {
+    return ring_count_ >= 2 && median_swap() >= median_interval() / 4;
 }
 
 clock::duration VsyncDetector::mean_interval() const noexcept {
@@ -201,6 +212,11 @@ void VsyncController::set(State state, int interval, VsyncReason reason) noexcep
         if (vs_.swap_hz > 0)
             detail::log(level, "%s (refresh %g Hz, swap cadence %.2f Hz, target %g Hz, swap interval %d)",
                         vs_.reason, refresh_hz_, vs_.swap_hz, target_hz_, interval);
+        else if (reason == VsyncReason::auto_not_blocking)  // the evidence: did the swap wait?
+            detail::log(level, "%s (refresh %g Hz, target %g Hz, swap interval %d; over the last %d presents the "
+                        "median swap took %.2f ms of the %.2f ms between them)", vs_.reason, refresh_hz_,
+                        target_hz_, interval, detector_.intervals_seen(), to_ms(detector_.median_swap()),
+                        to_ms(detector_.median_interval()));
         else
             detail::log(level, "%s (refresh %g Hz, target %g Hz, swap interval %d)", vs_.reason,
                         refresh_hz_, target_hz_, interval);

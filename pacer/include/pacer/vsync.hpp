@@ -167,6 +167,8 @@ public:
     // The median swap call of the recent presents took at least a quarter of the median interval
     // between them: the swap, not the loop around it, set their pace.
     bool swap_waits() const noexcept;
+    clock::duration median_swap() const noexcept;      // of the recent presents' swap calls (0: < 2)
+    clock::duration median_interval() const noexcept;  // between the recent presents (0: < 2)
     int intervals_seen() const noexcept { return ring_count_; }  // in the window, since reset()
 
 private:
