@@ -121,26 +121,20 @@ VsyncDetector::Evidence VsyncDetector::judge(const PresentInfo& p, clock::time_p
 }
 
 namespace {
-std::int64_t median_of(std::int64_t* v, int n) noexcept {
+// The median of the first n values of a ring (left as it is), 0 for fewer than 2.
+std::int64_t median_of(const std::int64_t* ring, int n) noexcept {
+    if (n < 2) return 0;
+    std::int64_t v[VsyncDetector::kCadenceWindow];
+    std::copy(ring, ring + n, v);
     std::nth_element(v, v + n / 2, v + n);
     return v[n / 2];
 }
 }  // namespace
 
-clock::duration VsyncDetector::median_swap() const noexcept {
-    const int n = ring_count_;
-    if (n < 2) return clock::duration(0);
-    std::int64_t sw[kCadenceWindow];
-    std::copy(swaps_, swaps_ + n, sw);
-    return clock::duration(median_of(sw, n));
-}
+clock::duration VsyncDetector::median_swap() const noexcept { return clock::duration(median_of(swaps_, ring_count_)); }
 
 clock::duration VsyncDetector::median_interval() const noexcept {
-    const int n = ring_count_;
-    if (n < 2) return clock::duration(0);
-    std::int64_t iv[kCadenceWindow];
-    std::copy(intervals_, intervals_ + n, iv);
-    return clock::duration(median_of(iv, n));
+    return clock::duration(median_of(intervals_, ring_count_));
 }
 
 bool VsyncDetector::swap_waits() const noexcept {
@@ -150,9 +144,7 @@ bool VsyncDetector::swap_waits() const noexcept {
 clock::duration VsyncDetector::mean_interval() const noexcept {
     const int n = ring_count_;
     if (n < kCadenceMin) return clock::duration(0);
-    std::int64_t iv[kCadenceWindow];
-    std::copy(intervals_, intervals_ + n, iv);
-    const double m = static_cast<double>(median_of(iv, n));
+    const double m = static_cast<double>(median_of(intervals_, n));
     double sum = 0;
     int near = 0;
     for (int i = 0; i < n; ++i) {

@@ -65,12 +65,7 @@ void copy_text(char (&to)[N], const char* from) noexcept {
 
 Status HybridWaiter::set_config(const WaiterConfig& config) {
     if (Status s = validate(config); !s) return s;
-    if (config.priority != cfg_.priority) {  // a new priority: put back, ask afresh
-        release_priority();
-        priority_ = PriorityStatus{};
-        priority_.asked = config.priority.mode;
-        level_ = 0;
-    }
+    if (config.priority != cfg_.priority) forget_priority(config.priority.mode);  // put back, ask afresh
     if (config.max_spin != cfg_.max_spin) {  // a new ceiling: start there, as at construction
         cap_ns_ = config.max_spin.count();
         calm_spins_ = 0;
@@ -83,10 +78,14 @@ Status HybridWaiter::set_config(const WaiterConfig& config) {
 void HybridWaiter::set_time_source(TimeSource* ts) noexcept {
     TimeSource* next = ts ? ts : &system_time_source();
     if (next == ts_) return;
-    release_priority();
+    forget_priority(cfg_.priority.mode);  // through the old source; the new OS is asked afresh
     ts_ = next;
-    priority_ = PriorityStatus{};  // another OS: ask it afresh
-    priority_.asked = cfg_.priority.mode;
+}
+
+void HybridWaiter::forget_priority(ThreadPriority asked) noexcept {
+    release_priority();
+    priority_ = PriorityStatus{};
+    priority_.asked = asked;
     level_ = 0;
 }
 

@@ -215,6 +215,7 @@ public:
 private:
     void note_spin(bool preempted) noexcept;
     bool raise(std::chrono::nanoseconds period) noexcept;
+    void forget_priority(ThreadPriority asked) noexcept;  // put back, and ask afresh next time
 
     WaiterConfig cfg_;
     TimeSource* ts_;
