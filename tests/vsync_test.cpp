@@ -25,6 +25,9 @@ public:
     bool accepts = true;        // false: SetSwapInterval fails for anything but 0
     bool fails = false;         // the swap call reports failure
     std::optional<double> reported_hz;  // what the host reports as refresh, if not the real one
+    // Non-empty: a compositor repainting on its own clock, these gaps (ns) apart in turn; a swap
+    // with an interval blocks until its next repaint, whatever the refresh.
+    std::vector<std::int64_t> repaint_gaps;
 
     // What the host's SDL_GL_SetSwapInterval would do; returns the interval in effect.
     int set_interval(int n) {
@@ -36,7 +39,10 @@ public:
     pacer::PresentInfo present(int in_effect) {
         const std::int64_t b = pacer::clock::to_ns(os_.now());
         const double t = 1e9 / refresh_hz_;
-        if (honours && interval_ > 0) {
+        if (honours && interval_ > 0 && !repaint_gaps.empty()) {
+            while (next_repaint_ <= b) next_repaint_ += repaint_gaps[gap_++ % repaint_gaps.size()];
+            os_.jump(std::chrono::nanoseconds(next_repaint_ - b));
+        } else if (honours && interval_ > 0) {
             auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(b) / t));
             if (last_flip_ >= 0) idx = std::max(idx, last_flip_ + interval_);
             last_flip_ = idx;
@@ -54,6 +60,8 @@ private:
     double refresh_hz_;
     int interval_ = 0;
     std::int64_t last_flip_ = -1;
+    std::int64_t next_repaint_ = 0;
+    std::size_t gap_ = 0;
 };
 
 struct Frame {
@@ -241,6 +249,31 @@ TEST(Vsync, ASwapPacedAtAnotherRateIsMeasuredAndNamed) {
     EXPECT_FALSE(f.back().vs.detected);
     // After the fallback the pacer holds the 60 Hz target.
     EXPECT_NEAR(static_cast<double>(f.back().t.interval.count()), 16'666'667.0, 2.0);
+}
+
+// A compositor whose repaints keep no pace (a loaded machine stalling weston's software repaint:
+// gaps of 2-60 ms): the swap still waits, for most of each frame, but its presents show no
+// cadence to judge. Auto mode falls back naming that (auto_irregular, with the evidence logged),
+// never "the swap does not wait for vblank", which would send a user looking for a driver
+// setting that is not there.
+TEST(Vsync, ASwapThatWaitsWithoutAPaceIsNamedIrregularNotNonBlocking) {
+    pacer::SimulatedOs os(quiet());
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
+    SimPresenter pr(os, 60.0);
+    std::uint64_t x = 7;
+    for (int i = 0; i < 256; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        pr.repaint_gaps.push_back(2'000'000 + static_cast<std::int64_t>((x >> 33) % 58'000'000));
+    }
+    pacer_test::LogCapture log(pacer::LogLevel::info);
+    const auto f = run(os, fp, pr, 300, constant(1'000'000));
+    const int from = holds_from(f, hybrid_paced);
+    ASSERT_GE(from, 0) << f.back().vs.reason;
+    EXPECT_EQ(f.back().vs.code, pacer::VsyncReason::auto_irregular) << f.back().vs.reason;
+    EXPECT_EQ(f.back().vs.swap_hz, 0.0);  // no cadence measured
+    EXPECT_FALSE(f.back().vs.detected);
+    EXPECT_EQ(log.count("too irregular"), 1) << log.text();
+    EXPECT_EQ(log.count("median swap took"), 1) << "the fall-back logs its evidence:\n" << log.text();
 }
 
 // A swap that returns at once has no cadence of its own, however regular the loop around it (the

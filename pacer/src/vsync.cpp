@@ -204,7 +204,8 @@ void VsyncController::set(State state, int interval, VsyncReason reason) noexcep
         if (vs_.swap_hz > 0)
             detail::log(level, "%s (refresh %g Hz, swap cadence %.2f Hz, target %g Hz, swap interval %d)",
                         vs_.reason, refresh_hz_, vs_.swap_hz, target_hz_, interval);
-        else if (reason == VsyncReason::auto_not_blocking)  // the evidence: did the swap wait?
+        else if (reason == VsyncReason::auto_not_blocking || reason == VsyncReason::auto_irregular)
+            // The evidence: did the swap wait, and how long between the presents?
             detail::log(level, "%s (refresh %g Hz, target %g Hz, swap interval %d; over the last %d presents the "
                         "median swap took %.2f ms of the %.2f ms between them)", vs_.reason, refresh_hz_,
                         target_hz_, interval, detector_.intervals_seen(), to_ms(detector_.median_swap()),
@@ -293,10 +294,13 @@ void VsyncController::decide_probing(int n, clock::time_point now) noexcept {
                 // the queue has had time to fill.
                 (detector_.swap_waits() ? detector_.intervals_seen() >= VsyncDetector::kCadenceMin
                                         : probe_presents_ >= kFillPresents))) {
-        // The swap blocked at a steady cadence of its own: say so, with the rate.
-        fall_back(vs_.swap_hz <= 0                                ? VsyncReason::auto_not_blocking
-                  : cadence_is_refresh(refresh_hz_, vs_.swap_hz) ? VsyncReason::auto_irregular
-                                                                 : VsyncReason::auto_other_rate,
+        // The swap blocked at a steady cadence of its own: say so, with the rate. One that
+        // waited without a steady pace (weston's repaint on a stalling machine) is irregular,
+        // not one that does not wait.
+        fall_back(vs_.swap_hz > 0 ? (cadence_is_refresh(refresh_hz_, vs_.swap_hz) ? VsyncReason::auto_irregular
+                                                                                  : VsyncReason::auto_other_rate)
+                  : detector_.swap_waits() ? VsyncReason::auto_irregular
+                                           : VsyncReason::auto_not_blocking,
                   true, now);
     }
 }

@@ -212,7 +212,7 @@ typedef enum pacer_vsync_reason {
     PACER_VSYNC_AUTO_REFUSED = 8,      /* auto: the driver refused the swap interval */
     PACER_VSYNC_AUTO_NOT_BLOCKING = 9, /* auto: the swap does not wait for vblank */
     PACER_VSYNC_AUTO_OTHER_RATE = 10,  /* auto: the swap waits, at a rate the refresh does not explain */
-    PACER_VSYNC_AUTO_IRREGULAR = 11,   /* auto: waits at the refresh, too irregular to verify */
+    PACER_VSYNC_AUTO_IRREGULAR = 11,   /* auto: the swap waits, too irregular to verify */
     PACER_VSYNC_AUTO_VERIFIED = 12,    /* auto: vsync verified, the swap paces */
     PACER_VSYNC_AUTO_LOST = 13,        /* auto: vsync was verified and stopped showing */
     PACER_VSYNC_AUTO_MISSING = 14      /* auto: more than 10 % of refreshes missed */

@@ -97,7 +97,10 @@
 // it after 4 unlocked ones or when more than 10 % of the last 64 presents missed a vblank, and
 // then paces with hybrid sleep, vsync off. A swap that does block, but at a steady cadence the
 // reported refresh does not explain (a compositor repainting at 50 Hz while the mode says 60 Hz),
-// is measured and named: VsyncStatus::swap_hz, reason auto_other_rate. Vsync is probed again 10 s after a fallback (doubling
+// is measured and named: VsyncStatus::swap_hz, reason auto_other_rate. One that blocks without a
+// steady pace (a compositor's repaint on a stalling machine), or at the refresh's rate but too
+// irregularly to verify, is auto_irregular; auto_not_blocking says that the median swap call took
+// under a quarter of the median time between presents (both log those two medians). Vsync is probed again 10 s after a fallback (doubling
 // up to 160 s while it keeps failing; at once when the target changes by more than 0.5 %, as a
 // cadence switch or a matched display rate does). A probe does not show in the frame times: the loop runs
 // at most 1/16 faster than the target (FramePacer's floor), enough for a FIFO of up to 3 frames to
@@ -203,7 +206,7 @@ enum class VsyncReason {
     auto_refused,        // auto: the driver refused the swap interval
     auto_not_blocking,   // auto: the swap does not wait for vblank
     auto_other_rate,     // auto: the swap waits, at a cadence (swap_hz) the refresh does not explain
-    auto_irregular,      // auto: the swap waits at the refresh rate, presents too irregular to verify
+    auto_irregular,      // auto: the swap waits (at the refresh rate, or at no steady pace), too irregular to verify
     auto_verified,       // auto: vsync verified, the swap paces
     auto_lost,           // auto: vsync was verified and stopped showing
     auto_missing,        // auto: more than 10 % of refreshes missed
@@ -226,7 +229,7 @@ inline constexpr EnumName<VsyncReason> kVsyncReasonNames[] = {
      "auto: the swap waits, but at another rate than the reported refresh (a compositor or driver "
      "pacing it), hybrid sleep with vsync off"},
     {VsyncReason::auto_irregular,
-     "auto: the swap waits at the refresh rate, but its presents were too irregular to verify vsync, "
+     "auto: the swap waits, but its presents were too irregular to verify vsync, "
      "hybrid sleep with vsync off"},
     {VsyncReason::auto_verified, "auto: vsync verified at the target rate, the swap paces the frames"},
     {VsyncReason::auto_lost, "auto: vsync lost, hybrid sleep with vsync off"},
