@@ -6,8 +6,10 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <thread>
 
 #include "pacer/pacer.hpp"
 
@@ -54,6 +56,84 @@ void BM_WaitBookkeeping_RealClock(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_WaitBookkeeping_RealClock);
+
+// Thread roles (pacer/frame_pacer.hpp): a pacing thread waits in a loop on DueRealClock (every
+// wait returns at once, so it drains the present thread's ring as fast as it can), while the
+// benchmark's thread is the present thread or a status reader.
+class PacingThread {
+public:
+    PacingThread() : thread_([this] { run(); }) {
+        while (!started_.load()) std::this_thread::yield();
+    }
+    ~PacingThread() {
+        stop_.store(true);
+        thread_.join();
+    }
+    pacer::FramePacer& pacer() { return *fp_; }
+
+private:
+    void run() {
+        DueRealClock clock;
+        pacer::FramePacer fp({.target_hz = 10'000.0, .max_catch_up = 1000}, &clock);
+        fp_ = &fp;
+        fp.wait();
+        started_.store(true);
+        while (!stop_.load()) {
+            clock.skew += std::chrono::nanoseconds(100'000);
+            benchmark::DoNotOptimize(fp.wait());
+        }
+        fp_ = nullptr;
+    }
+    std::atomic<bool> started_{false}, stop_{false};
+    pacer::FramePacer* fp_ = nullptr;
+    std::thread thread_;
+};
+
+// The present thread's report_present(): a clock read, a copy into the ring (dropped and counted
+// when full: the pacing thread drains it at every wait here).
+void BM_PresentThread_ReportPresent(benchmark::State& state) {
+    pacer::set_log_function(nullptr);
+    PacingThread pacing;
+    pacer::PresentInfo p;
+    p.begin = p.end = pacer::clock::now();
+    for (auto _ : state) {
+        ++p.frame;
+        pacing.pacer().report_present(p);
+    }
+    state.counters["lost"] = static_cast<double>(pacing.pacer().status().reports_lost);
+}
+BENCHMARK(BM_PresentThread_ReportPresent);
+
+void BM_PresentThread_BeforePresent(benchmark::State& state) {
+    pacer::set_log_function(nullptr);
+    PacingThread pacing;
+    std::uint64_t frame = 0;
+    for (auto _ : state) pacing.pacer().before_present(++frame);
+}
+BENCHMARK(BM_PresentThread_BeforePresent);
+
+// status() from another thread: the copy the pacing thread made at its last wait(), under a lock
+// the pacing thread only tries.
+void BM_StatusFromAnotherThread(benchmark::State& state) {
+    pacer::set_log_function(nullptr);
+    PacingThread pacing;
+    for (auto _ : state) benchmark::DoNotOptimize(pacing.pacer().status());
+}
+BENCHMARK(BM_StatusFromAnotherThread);
+
+// wait() once another thread reads status(): each wait() makes the copy too.
+void BM_WaitBookkeeping_StatusCopies(benchmark::State& state) {
+    pacer::set_log_function(nullptr);
+    DueRealClock clock;
+    pacer::FramePacer fp({.target_hz = 10'000.0, .max_catch_up = 1000}, &clock);
+    fp.wait();
+    std::thread([&] { benchmark::DoNotOptimize(fp.status()); }).join();
+    for (auto _ : state) {
+        clock.skew += std::chrono::nanoseconds(100'000);
+        benchmark::DoNotOptimize(fp.wait());
+    }
+}
+BENCHMARK(BM_WaitBookkeeping_StatusCopies);
 
 void BM_MarginQuery(benchmark::State& state) {
     pacer::SimulatedOs os({.granularity = 1ms, .jitter_mean = 30us});

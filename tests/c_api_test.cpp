@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -111,6 +112,57 @@ void expect_refused(Set set, const char* message) {
     set(config);
     EXPECT_EQ(pacer_create(&config), nullptr);
     EXPECT_STREQ(pacer_last_error(), message);
+}
+
+// The C API's two-thread loop: the pacing thread waits; a render thread presents the frame it
+// was handed with pacer_before_present_frame and pacer_report_present (present.frame), and the
+// figures come back named by frame.
+TEST(CApi, TwoThreadLoopReportsFramesInFlight) {
+    pacer_config c = pacer_config_default();
+    c.target_hz = 500.0;
+    c.mode = PACER_MODE_SLEEP;
+    pacer_frame_pacer* p = pacer_create(&c);
+    ASSERT_NE(p, nullptr);
+    std::atomic<std::uint64_t> handed{0};
+    std::atomic<bool> done{false};
+    std::thread render([&] {
+        std::uint64_t last = 0;
+        while (!done.load()) {
+            const std::uint64_t f = handed.load();
+            if (f == last) {
+                std::this_thread::yield();
+                continue;
+            }
+            last = f;
+            pacer_before_present_frame(p, f);
+            pacer_present present = {};
+            present.begin_ns = pacer_now_ns();
+            present.end_ns = pacer_now_ns();
+            present.ok = 1;
+            present.frame = f;
+            pacer_report_present(p, &present);
+        }
+    });
+    int named = 0;
+    for (int i = 0; i < 200; ++i) {
+        pacer_frame_timing t;
+        ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+        EXPECT_EQ(t.frame, static_cast<std::uint64_t>(i + 1));
+        if (t.latency_frame != 0) {
+            ++named;
+            EXPECT_LT(t.latency_frame, t.frame);
+        }
+        handed.store(t.frame);
+    }
+    done.store(true);
+    render.join();
+    pacer_status s;
+    ASSERT_EQ(pacer_get_status(p, &s), PACER_OK);
+    EXPECT_EQ(s.reports_lost, 0u);
+    EXPECT_GE(s.frames_in_flight, 0);
+    EXPECT_LE(s.frames_in_flight, 3);
+    EXPECT_GT(named, 0);
+    pacer_destroy(p);
 }
 
 TEST(CApi, CreateRefusesBadConfigsWithTheMessage) {
@@ -361,11 +413,11 @@ TEST(CApi, OddPresentsAndTimesDoNotCrash) {
     const std::int64_t now = pacer_now_ns();
     const std::int64_t day = 86'400'000'000'000;
     const pacer_present odd[] = {
-        {now + day, now - day, -5, std::nan(""), 0, now, 0, 0, 0, 0, 0},
-        {-day, 0, 1000, -1.0, 1, -2 * day, 0, 0, 0, 0, 0},  // displayed before the call: ignored
-        {now, now, 1, std::numeric_limits<double>::infinity(), 1, now + day, 0, 0, 0, 0, 0},  // a day later
-        {now, now, 1, 60.0, 1, 0, 7, 99, ~0ULL, 5, ~0U},  // an outcome out of range: unknown; every flag
-        {now, now, 1, 60.0, 1, 0, 7, -1, 3, 1, 0},        // feedback for id 7, outcome out of range
+        {now + day, now - day, -5, std::nan(""), 0, now, 0, 0, 0, 0, 0, 0},
+        {-day, 0, 1000, -1.0, 1, -2 * day, 0, 0, 0, 0, 0, 0},  // displayed before the call: ignored
+        {now, now, 1, std::numeric_limits<double>::infinity(), 1, now + day, 0, 0, 0, 0, 0, 0},  // a day later
+        {now, now, 1, 60.0, 1, 0, 7, 99, ~0ULL, 5, ~0U, 0},  // an outcome out of range: unknown; every flag
+        {now, now, 1, 60.0, 1, 0, 7, -1, 3, 1, 0, 0},      // feedback for id 7, outcome out of range
     };
     for (const pacer_present& present : odd) {
         EXPECT_EQ(pacer_report_present(p, &present), PACER_OK);

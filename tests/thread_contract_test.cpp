@@ -1,9 +1,13 @@
-// FramePacer's one-pacing-thread contract (pacer/frame_pacer.hpp): a hand-over after
-// end_pacing() works in every build; a second thread's wait() while the first one paces aborts
-// in debug builds (the asan preset is Debug, so CI runs the death test there).
+// FramePacer's thread roles (pacer/frame_pacer.hpp): one pacing thread at a time (a hand-over
+// after end_pacing() works in every build; a second thread's wait() while the first one paces
+// aborts in debug builds: the asan preset is Debug, so CI runs the death test there), one present
+// thread beside it, status() from any thread. Real threads on the real clock, run under
+// ThreadSanitizer in CI (.ci/sanitizers.sh): what they assert holds however the threads interleave.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
+#include <vector>
 
 #include "pacer/pacer.hpp"
 
@@ -27,6 +31,72 @@ TEST(FramePacerThreads, AnotherThreadTakesOverAfterEndPacing) {
     other.join();
     EXPECT_EQ(last, 4u);  // the grid went on: one thread after the other is still one at a time
     EXPECT_EQ(fp.wait().index, 5u);
+}
+
+// A render thread presents each frame the game thread hands it (a frame behind, as an engine's
+// render thread does), while a third thread reads status() all along. Every report reaches the
+// pacer (at the pacing thread's next wait()), none is lost, and the figures name the frames
+// presented.
+TEST(FramePacerThreads, APresentThreadReportsWhileThePacingThreadWaits) {
+    pacer::FramePacer fp({.target_hz = 500.0, .mode = pacer::WaitMode::sleep});
+    constexpr int kFrames = 300;
+    std::atomic<std::uint64_t> handed{0};  // the frame the game thread finished
+    std::atomic<bool> done{false};
+    std::atomic<int> presented{0};
+    std::thread render([&] {
+        std::uint64_t last = 0;
+        while (!done.load()) {
+            const std::uint64_t f = handed.load();
+            if (f == last) {
+                std::this_thread::yield();
+                continue;
+            }
+            last = f;
+            fp.before_present(f);
+            pacer::PresentInfo p;
+            p.begin = fp.now();
+            p.end = fp.now();
+            p.swap_interval = 0;
+            p.frame = f;
+            fp.report_present(p);
+            presented.fetch_add(1);
+        }
+    });
+    std::uint64_t seen_frames = 0;
+    bool monotonic = true;
+    std::thread reader([&] {
+        while (!done.load()) {
+            const pacer::PacerStatus s = fp.status();
+            monotonic = monotonic && s.frames >= seen_frames;
+            seen_frames = s.frames;
+        }
+    });
+    // A frame is named once, after it started. (Not in order: a render thread that fell behind
+    // skips frames, which close unpresented after newer ones closed presented.)
+    int named = 0;
+    std::vector<int> times_named(kFrames + 2, 0);
+    bool ordered = true;
+    for (int i = 0; i < kFrames; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        if (t.latency_frame != 0) {
+            ++named;
+            ordered = ordered && t.latency_frame < t.frame && ++times_named[t.latency_frame] == 1;
+        }
+        handed.store(t.frame);
+    }
+    done.store(true);
+    render.join();
+    reader.join();
+    fp.wait();  // drains the last reports
+    const pacer::PacerStatus s = fp.status();
+    EXPECT_EQ(s.reports_lost, 0u);
+    EXPECT_EQ(s.presents.submitted, static_cast<std::uint64_t>(presented.load()));
+    EXPECT_GT(presented.load(), 0);
+    EXPECT_GT(named, 0);
+    EXPECT_TRUE(ordered) << "latency figures for a frame not yet presented, or twice";
+    EXPECT_TRUE(monotonic);
+    EXPECT_GT(seen_frames, 0u) << "the reader saw the pacing thread's copies";
+    EXPECT_LE(s.frames_in_flight, 3);
 }
 
 #ifndef NDEBUG

@@ -183,6 +183,12 @@ int pacer_before_present(pacer_frame_pacer* fp) {
     return PACER_OK;
 }
 
+int pacer_before_present_frame(pacer_frame_pacer* fp, uint64_t frame) {
+    if (!fp) return null_argument("pacer_before_present_frame", "the pacer");
+    fp->impl.before_present(frame);
+    return PACER_OK;
+}
+
 int pacer_report_present(pacer_frame_pacer* fp, const pacer_present* present) {
     if (!fp) return null_argument("pacer_report_present", "the pacer");
     if (!present) return null_argument("pacer_report_present", "the present");
@@ -229,6 +235,8 @@ int pacer_get_status(const pacer_frame_pacer* fp, pacer_status* out) {
     fill(out->vsync, s.vsync);
     fill(out->display, s.display);
     fill(out->cadence, s.cadence);
+    out->frames_in_flight = s.frames_in_flight;
+    out->reports_lost = s.reports_lost;
     return PACER_OK;
 }
 

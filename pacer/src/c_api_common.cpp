@@ -208,6 +208,8 @@ pacer_frame_timing to_c(const FrameTiming& t) noexcept {
     c.presents_shown = t.presents_shown;
     c.presents_dropped = t.presents_dropped;
     c.present_feedback = t.present_feedback ? 1 : 0;
+    c.frame = t.frame;
+    c.latency_frame = t.latency_frame;
     return c;
 }
 
@@ -245,6 +247,8 @@ FrameTiming to_cpp(const pacer_frame_timing& c) noexcept {
     t.presents_shown = c.presents_shown;
     t.presents_dropped = c.presents_dropped;
     t.present_feedback = c.present_feedback != 0;
+    t.frame = c.frame;
+    t.latency_frame = c.latency_frame;
     return t;
 }
 
@@ -267,6 +271,7 @@ PresentInfo to_cpp(const pacer_present& p) noexcept {
     info.flags.hw_clock = (p.flags & PACER_PRESENT_FLAG_HW_CLOCK) != 0;
     info.flags.hw_completion = (p.flags & PACER_PRESENT_FLAG_HW_COMPLETION) != 0;
     info.flags.zero_copy = (p.flags & PACER_PRESENT_FLAG_ZERO_COPY) != 0;
+    info.frame = p.frame;
     return info;
 }
 

@@ -69,15 +69,35 @@ void FramePacer::mark_input() noexcept {
     impl_->settle(handoff_);
     impl_->mark_input();
 }
-void FramePacer::before_present() noexcept {
+// The present side: on the pacing thread at once; from the present thread through the queue,
+// drained at the pacing thread's next wait().
+void FramePacer::before_present(std::uint64_t frame) noexcept {
+    if (!impl_->owns()) {
+        detail::PresentEvent e;
+        e.kind = detail::PresentEvent::Kind::before_present;
+        e.frame = frame;
+        return impl_->post(e);
+    }
     impl_->settle(handoff_);
-    impl_->before_present();
+    impl_->before_present(frame);
 }
 void FramePacer::report_present(const PresentInfo& present) noexcept {
+    if (!impl_->owns()) {
+        detail::PresentEvent e;
+        e.kind = detail::PresentEvent::Kind::present;
+        e.present = present;
+        return impl_->post(e);
+    }
     impl_->settle(handoff_);
     impl_->report_present(present);
 }
 void FramePacer::report_vblank(const VblankInfo& vblank) noexcept {
+    if (!impl_->owns()) {
+        detail::PresentEvent e;
+        e.kind = detail::PresentEvent::Kind::vblank;
+        e.vblank = vblank;
+        return impl_->post(e);
+    }
     impl_->settle(handoff_);
     impl_->report_vblank(vblank);
 }
@@ -97,6 +117,7 @@ void FramePacer::set_background(bool on) noexcept {
 }
 const PacerConfig& FramePacer::config() const noexcept { return impl_->config(); }
 PacerStatus FramePacer::status() const noexcept {
+    if (!impl_->owns()) return impl_->snapshot();
     PacerStatus s = impl_->status();
     if (handoff_.pending && handoff_.missed) ++s.missed;  // settled at the next call
     return s;
@@ -147,6 +168,8 @@ FramePacer::Impl::Impl(const PacerConfig& config, TimeSource* ts)
     vblanks_.set_lock(cfg_.display_lock);
     rate_.configure(rate_config());
     apply_config();
+    owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);  // until the first wait()
+    snapshot_ = status();
 }
 
 RateConfig FramePacer::Impl::rate_config() const noexcept {
@@ -214,7 +237,63 @@ PacerStatus FramePacer::Impl::status() const noexcept {
     s.lead.learned = lead_.learned();
     s.presents = presents_;
     if (vblanks_.tracker().locked()) s.next_vblank = vblanks_.tracker().next_vblank(now());
+    if (depth_count_ > 0) {
+        std::array<std::uint8_t, 15> d = depths_;
+        std::nth_element(d.begin(), d.begin() + depth_count_ / 2, d.begin() + depth_count_);
+        s.frames_in_flight = d[static_cast<std::size_t>(depth_count_ / 2)];
+    }
+    s.reports_lost = reports_lost_.load(std::memory_order_relaxed);
     return s;
+}
+
+// ---- The present thread ----------------------------------------------------------------------------
+
+void FramePacer::Impl::post(detail::PresentEvent e) noexcept {
+#ifndef NDEBUG
+    // The queue has one producer: a second present thread would race on it.
+    std::thread::id none{}, me = std::this_thread::get_id();
+    if (!present_thread_.compare_exchange_strong(none, me) && none != me) {
+        detail::log(LogLevel::error, "FramePacer: present-side calls from a second thread besides the pacing thread "
+                                     "(one present thread; see frame_pacer.hpp)");
+        std::abort();
+    }
+#endif
+    e.newest = newest_.load(std::memory_order_acquire);
+    if (e.kind == detail::PresentEvent::Kind::before_present) e.call = ts_->now();
+    if (!queue_.push(e)) reports_lost_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void FramePacer::Impl::drain() noexcept {
+    queue_.drain([this](const detail::PresentEvent& e) {
+        switch (e.kind) {
+        case detail::PresentEvent::Kind::before_present:
+            if (grid_.started()) mark_present(e.frame ? e.frame : e.newest, clock::to_ns(e.call));
+            break;
+        case detail::PresentEvent::Kind::present: {
+            PresentInfo p = e.present;
+            if (p.frame == 0) p.frame = e.newest;  // the newest frame at the call
+            report_present(p, e.newest);
+            break;
+        }
+        case detail::PresentEvent::Kind::vblank: report_vblank(e.vblank); break;
+        }
+    });
+}
+
+// Another thread reads a copy the pacing thread makes at each wait() once one asked: the pacing
+// thread never waits for a reader (try_lock), and a reader waits only for a copy in progress.
+void FramePacer::Impl::publish() noexcept {
+    swap_interval_.store(vsync_.desired_swap_interval(), std::memory_order_relaxed);
+    if (!status_wanted_.load(std::memory_order_relaxed)) return;
+    const PacerStatus s = status();
+    std::unique_lock<std::mutex> lock(snapshot_mutex_, std::try_to_lock);
+    if (lock.owns_lock()) snapshot_ = s;
+}
+
+PacerStatus FramePacer::Impl::snapshot() const noexcept {
+    const_cast<std::atomic<bool>&>(status_wanted_).store(true, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(snapshot_mutex_);
+    return snapshot_;
 }
 
 // ---- Threads and clocks --------------------------------------------------------------------------
@@ -241,6 +320,7 @@ void FramePacer::Impl::enter_thread() noexcept {
     ts_->begin_pacing();
     pacing_ = true;
     pacing_thread_ = std::this_thread::get_id();
+    owner_.store(pacing_thread_, std::memory_order_relaxed);
 }
 
 void FramePacer::Impl::set_time_source(TimeSource* ts) noexcept {
@@ -265,12 +345,14 @@ void FramePacer::Impl::settle(detail::Handoff& h) noexcept {
 FrameTiming FramePacer::Impl::wait(detail::Handoff& handoff) noexcept {
     enter_thread();
     settle(handoff);
+    drain();
     const std::int64_t now = start_frame();
     std::optional<std::chrono::nanoseconds> cost;
-    const LatencyFigures previous = close_frame(now, &cost);
+    const ClosedFrame previous = close_frame(now, &cost);
     const bool swap_paces = plan_frame(now, cost);
     FrameTiming t = pace(now, swap_paces, handoff);
     describe(t, previous);
+    publish();
     return t;  // FramePacer::wait() finishes a handed-off spin
 }
 
@@ -282,19 +364,27 @@ std::int64_t FramePacer::Impl::start_frame() noexcept {
     const std::int64_t now = clock::to_ns(ts_->now());
     vblanks_.on_frame(clock::from_ns(now));
     ++frames_;
+    newest_.store(frames_, std::memory_order_release);
     return now;
 }
 
-// The previous frame's cost and latency figures; the lead learns from it.
-LatencyFigures FramePacer::Impl::close_frame(std::int64_t now, std::optional<std::chrono::nanoseconds>* cost) noexcept {
+// The cost of the frame the caller just finished; the frames due close (the previous one in a
+// single-thread loop, those presented since in flight) and the lead learns from each. Returns the
+// newest one closed: its figures go to this frame's FrameTiming.
+ClosedFrame FramePacer::Impl::close_frame(std::int64_t now, std::optional<std::chrono::nanoseconds>* cost) noexcept {
     *cost = latency_.cost(clock::from_ns(now));
-    std::optional<LeadSample> sample;
-    const LatencyFigures figures = latency_.close(clock::from_ns(now), std::chrono::nanoseconds(vblank_period() / 2),
-                                                  cfg_.miss_tolerance, &sample);
-    if (sample) lead_.learn(sample->work, sample->lead, sample->shown_late, grid_.period(), cfg_.max_late_share);
+    ClosedFrame closed[LatencyTracker::kMaxInFlight];
+    const int n = latency_.close_due(clock::from_ns(now), std::chrono::nanoseconds(vblank_period() / 2),
+                                     cfg_.miss_tolerance, closed);
+    ClosedFrame last;
+    for (int i = 0; i < n; ++i) {
+        const ClosedFrame& c = closed[i];
+        if (c.sample) lead_.learn(c.sample->work, c.sample->lead, c.sample->shown_late, grid_.period(), cfg_.max_late_share);
+        if (c.presented || !last.presented) last = c;
+    }
     host_presents_ = second_call_;
     second_call_ = false;
-    return figures;
+    return last;
 }
 
 // Does the swap pace this frame; its sync mode; the rate in force; the grid after the swap paced.
@@ -302,7 +392,7 @@ bool FramePacer::Impl::plan_frame(std::int64_t now, std::optional<std::chrono::n
     const bool swap_paces = vsync_.on_frame();
     swap_paces_ = swap_paces;
     sync_ = rate_.background() ? SyncMode::frame_start : cfg_.sync;
-    latency_.begin(sync_);
+    latency_.begin(sync_, frames_);
     govern(now, cost);
     if (sync_ == SyncMode::just_in_time || align_torn_frames(swap_paces, now)) lead_.prime(grid_.period());
     // The swap paced the frames until now: start a grid one period after the last wake, so the
@@ -356,7 +446,10 @@ FrameTiming FramePacer::Impl::pace(std::int64_t now, bool swap_paces, detail::Ha
     return grid_wait(now, swap_paces, handoff);
 }
 
-void FramePacer::Impl::describe(FrameTiming& t, const LatencyFigures& previous) noexcept {
+void FramePacer::Impl::describe(FrameTiming& t, const ClosedFrame& closed) noexcept {
+    const LatencyFigures& previous = closed.figures;
+    t.frame = frames_;
+    t.latency_frame = closed.frame;
     latency_.open();
     // A record of a wait made before a present belongs to present sync in progress; a later
     // switch back to present sync starts without one.
@@ -530,7 +623,8 @@ void FramePacer::Impl::aim_display(FrameTiming& t, const PaceSlot& slot) noexcep
     t.display_target = clock::from_ns(display_target(slot));
     t.has_display_target_msc =
         vblanks_.use_fit() && vblanks_.tracker().msc_at(t.display_target, &t.display_target_msc);
-    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};
+    aims_[static_cast<std::size_t>(frames_ % aims_.size())] = {
+        frames_, {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc}};
 }
 
 std::int64_t FramePacer::Impl::vblank_after(std::int64_t t) const noexcept {

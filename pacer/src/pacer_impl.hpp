@@ -11,8 +11,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -24,6 +26,7 @@
 #include "pacer/vblanks.hpp"
 #include "pacer/vsync.hpp"
 #include "pacer/waiter.hpp"
+#include "present_queue.hpp"
 
 namespace pacer {
 
@@ -34,10 +37,17 @@ public:
     FrameTiming wait(detail::Handoff& handoff) noexcept;
     void settle(detail::Handoff& handoff) noexcept;  // what an inline finished spin changed
     void mark_input() noexcept;
-    void before_present() noexcept;
-    void report_present(const PresentInfo& present) noexcept;
+    void before_present(std::uint64_t frame) noexcept;
+    void report_present(const PresentInfo& present) noexcept { report_present(present, frames_); }
     void report_vblank(const VblankInfo& vblank) noexcept;
-    int desired_swap_interval() const noexcept { return vsync_.desired_swap_interval(); }
+    // Thread roles (frame_pacer.hpp): the calling thread is the pacing thread (or, before the
+    // first wait(), the one that made the pacer). A present thread's calls go to the queue.
+    bool owns() const noexcept { return owner_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }
+    void post(detail::PresentEvent e) noexcept;
+    PacerStatus snapshot() const noexcept;  // status() from another thread
+    int desired_swap_interval() const noexcept {
+        return owns() ? vsync_.desired_swap_interval() : swap_interval_.load(std::memory_order_relaxed);
+    }
     Status set_config(const PacerConfig& config);
     void set_background(bool on) noexcept;
     const PacerConfig& config() const noexcept { return cfg_; }
@@ -74,11 +84,13 @@ private:
 
     // The steps of wait(), in order.
     void enter_thread() noexcept;
+    void drain() noexcept;      // the present thread's reports, in the order they were made
+    void publish() noexcept;    // a copy of status() for other threads, when one asked
     std::int64_t start_frame() noexcept;
-    LatencyFigures close_frame(std::int64_t now, std::optional<std::chrono::nanoseconds>* cost) noexcept;
+    ClosedFrame close_frame(std::int64_t now, std::optional<std::chrono::nanoseconds>* cost) noexcept;
     bool plan_frame(std::int64_t now, std::optional<std::chrono::nanoseconds> cost) noexcept;
     FrameTiming pace(std::int64_t now, bool swap_paces, detail::Handoff& handoff) noexcept;
-    void describe(FrameTiming& t, const LatencyFigures& previous) noexcept;
+    void describe(FrameTiming& t, const ClosedFrame& closed) noexcept;
 
     // The waits of pace() and before_present().
     FrameTiming first_frame(std::int64_t now) noexcept;
@@ -95,6 +107,9 @@ private:
     std::int64_t display_target(const PaceSlot& slot) const noexcept;
     void aim_display(FrameTiming& t, const PaceSlot& slot) noexcept;
     void judge_late(Sent& s) noexcept;
+    void report_present(const PresentInfo& present, std::uint64_t newest) noexcept;
+    void mark_present(std::uint64_t frame, std::int64_t call) noexcept;  // before_present's marks
+    const Aim& aim_of(std::uint64_t frame) const noexcept;  // a frame's display target (0: newest)
 
     // Presents and their feedback (pacer_present.cpp).
     Sent* sent(std::uint64_t id) noexcept;
@@ -146,7 +161,26 @@ private:
     // Presentation feedback.
     std::array<Sent, kSentKept> sent_{};
     int sent_next_ = 0;
-    Aim aimed_{};  // the last frame's display target (aim_display): its presents are for it
+    // The display targets of the newest frames (aim_display), by frame id: a present is for the
+    // frame it names, else the newest.
+    struct FrameAim {
+        std::uint64_t frame = 0;
+        Aim aim{};
+    };
+    std::array<FrameAim, LatencyTracker::kMaxInFlight> aims_{};
+    // Frames in flight: how far behind the newest frame each of the last presents was.
+    std::array<std::uint8_t, 15> depths_{};
+    int depth_count_ = 0, depth_next_ = 0;
+    // The present thread's side (frame_pacer.hpp, thread roles).
+    std::atomic<std::thread::id> owner_;
+    std::atomic<std::uint64_t> newest_{0};       // frames_, for the present thread's reports
+    std::atomic<std::uint64_t> reports_lost_{0};  // the queue was full
+    std::atomic<std::thread::id> present_thread_{};
+    std::atomic<bool> status_wanted_{false};
+    std::atomic<int> swap_interval_{0};  // desired_swap_interval() at the last wait(), for the present thread
+    mutable std::mutex snapshot_mutex_;  // the pacing thread only try_locks it
+    PacerStatus snapshot_{};
+    detail::PresentQueue queue_;
     PresentCounts presents_{};
     std::uint32_t shown_since_ = 0, dropped_since_ = 0;  // since the last wait()
 };

@@ -9,10 +9,14 @@ namespace pacer {
 
 void FramePacer::Impl::mark_input() noexcept { latency_.mark_input(now()); }
 
-void FramePacer::Impl::before_present() noexcept {
-    if (!grid_.started() || !latency_.is_open()) return;
-    second_call_ = true;
+// On the pacing thread. A frame other than the newest is presented a frame behind: its marks
+// only (present sync waits for the newest frame's present).
+void FramePacer::Impl::before_present(std::uint64_t frame) noexcept {
+    if (frame == frames_) frame = 0;
+    if (!grid_.started() || !latency_.is_open(frame)) return;
     const std::int64_t t = clock::to_ns(ts_->now());
+    if (frame != 0) return mark_present(frame, t);
+    second_call_ = true;
     latency_.mark_work_end(clock::from_ns(t));
     if (sync_ != SyncMode::present) {
         latency_.mark_present_call(clock::from_ns(t));
@@ -20,6 +24,13 @@ void FramePacer::Impl::before_present() noexcept {
     }
     present_record_ = present_wait(t);
     latency_.mark_present_call(present_record_.wake);
+}
+
+// A frame's work ended and its present call comes, at `call`: from the present thread (drained),
+// or a frame behind on the pacing thread.
+void FramePacer::Impl::mark_present(std::uint64_t frame, std::int64_t call) noexcept {
+    latency_.mark_work_end(clock::from_ns(call), frame);
+    latency_.mark_present_call(clock::from_ns(call), frame);
 }
 
 // present sync: waits for the frame's present deadline, the grid deadline or, when the swap
@@ -52,9 +63,14 @@ FrameTiming FramePacer::Impl::present_wait(std::int64_t now) noexcept {
 
 // One present: vsync's evidence, the display's fit, and the frame's latency marks. A present with
 // the id of one reported before is its feedback.
-void FramePacer::Impl::report_present(const PresentInfo& in) noexcept {
+void FramePacer::Impl::report_present(const PresentInfo& in, std::uint64_t newest) noexcept {
     if (in.id != 0) {
         if (Sent* s = sent(in.id)) return feedback(*s, in);
+    }
+    if (in.frame != 0 && in.frame <= newest) {  // frames in flight: how far behind it was
+        depths_[static_cast<std::size_t>(depth_next_)] = static_cast<std::uint8_t>(std::min<std::uint64_t>(newest - in.frame, 255));
+        depth_next_ = (depth_next_ + 1) % static_cast<int>(depths_.size());
+        depth_count_ = std::min(depth_count_ + 1, static_cast<int>(depths_.size()));
     }
     bool moved = false;
     const PresentInfo present = rate_.as_reported(in, &moved);
@@ -65,8 +81,8 @@ void FramePacer::Impl::report_present(const PresentInfo& in) noexcept {
     const PresentVerdict v = PresentClassifier::classify(present, vs.in_use, vblanks_, vs.detected);
     vblanks_.observe(present, v);
     remember(present);
-    if (!grid_.started() || !latency_.is_open()) return;
-    latency_.on_present(present.begin, present.end, v.displayed, v.shown, v.shown_known);
+    if (!grid_.started()) return;
+    latency_.on_present(present.begin, present.end, v.displayed, v.shown, v.shown_known, present.frame);
 }
 
 FramePacer::Impl::Sent* FramePacer::Impl::sent(std::uint64_t id) noexcept {
@@ -82,8 +98,8 @@ void FramePacer::Impl::remember(const PresentInfo& present) noexcept {
     s.info = present;
     s.settled = false;
     s.judged = false;
-    s.aim = aimed_;
-    s.lead_used = sync_ == SyncMode::just_in_time || latency_.aligned();
+    s.aim = aim_of(present.frame);
+    s.lead_used = latency_.lead_used(present.frame);
     if (present.outcome != PresentOutcome::unknown) count_outcome(s, present.outcome);
 }
 
@@ -122,8 +138,15 @@ void FramePacer::Impl::feedback(Sent& s, const PresentInfo& in) noexcept {
     vblanks_.set_reported_hz(p.refresh_hz);
     const PresentVerdict v = PresentClassifier::classify_feedback(p, vsync_.status().in_use);
     vblanks_.observe(p, v);
-    if (!grid_.started() || !latency_.is_open()) return;
-    latency_.on_present(p.begin, p.end, v.displayed, v.shown, v.shown_known);
+    if (!grid_.started()) return;
+    latency_.on_present(p.begin, p.end, v.displayed, v.shown, v.shown_known, p.frame);
+}
+
+const FramePacer::Impl::Aim& FramePacer::Impl::aim_of(std::uint64_t frame) const noexcept {
+    static const Aim none{};
+    if (frame == 0) frame = frames_;
+    const auto& a = aims_[static_cast<std::size_t>(frame % aims_.size())];
+    return a.frame == frame ? a.aim : none;
 }
 
 // A frame started a learned lead before its display target, shown after it by the feedback that

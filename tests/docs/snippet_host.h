@@ -16,5 +16,10 @@ void update(double dt_seconds);
 void update_and_render(void);
 void draw_and_present(void);
 void swap_and_report_present(void);
+void render(void);
+void swap(void);
+/* An engine with a render thread: the game thread hands each simulated frame over. */
+void hand_to_render_thread(uint64_t frame);
+uint64_t next_frame_to_render(void); /* blocks until a frame is handed over */
 
 #endif

@@ -32,6 +32,9 @@ void draw_and_present();
 void swap();                                // the host's present (swap call)
 void swap_buffers();
 void swap_and_report_present();
+// An engine with a render thread: the game thread hands each simulated frame over.
+void hand_to_render_thread(std::uint64_t frame);
+std::uint64_t next_frame_to_render();       // blocks until a frame is handed over
 
 // The simulated world of the fixed-step examples.
 struct State {};

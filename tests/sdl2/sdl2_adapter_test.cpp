@@ -9,8 +9,10 @@
 
 #include <pacer/sdl2.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <thread>
 
 #include "pacer/frame_pacer.hpp"
 
@@ -245,6 +247,58 @@ TEST(Sdl2GlPresenter, RefusedSwapIntervalFallsBackToHybrid) {
     EXPECT_EQ(run.refused_one, run.asked_one);
     EXPECT_TRUE(run.saw_refused);
     EXPECT_EQ(fp.desired_swap_interval(), 0);
+}
+
+// The GL presenter driven from a render thread (the context current there), a frame behind the
+// pacing thread: its presents reach the pacer named by frame, and the pacer decides vsync on them
+// as in a single-thread loop (Xvfb: no vsync, so auto mode falls back and says why).
+TEST(Sdl2GlPresenter, ARenderThreadPresentsFramesBehindThePacingThread) {
+    GlWindow w;
+    ASSERT_NE(w.context, nullptr) << SDL_GetError();
+    ASSERT_EQ(SDL_GL_MakeCurrent(w.window.get(), nullptr), 0) << SDL_GetError();
+    pacer::FramePacer fp(auto_config(60.0));
+    pacer::sdl2::GlPresenter p(w.window.get());
+    std::atomic<std::uint64_t> handed{0};
+    std::atomic<bool> done{false};
+    std::atomic<int> presented{0};
+    std::thread render([&] {
+        if (SDL_GL_MakeCurrent(w.window.get(), w.context) != 0) return;
+        std::uint64_t last = 0;
+        while (!done.load()) {
+            const std::uint64_t f = handed.load();
+            if (f == last) {
+                SDL_Delay(1);
+                continue;
+            }
+            last = f;
+            fp.before_present(f);
+            const pacer::PresentInfo info = p.present_frame(fp, f);
+            EXPECT_EQ(info.frame, f);
+            presented.fetch_add(1);
+        }
+        SDL_GL_MakeCurrent(w.window.get(), nullptr);
+    });
+    int named = 0;
+    for (int i = 0; i < 150; ++i) {
+        SDL_Event e;
+        while (SDL_PollEvent(&e)) {
+        }
+        const pacer::FrameTiming t = fp.wait();
+        named += t.latency_frame != 0 && t.latency.count() > 0 ? 1 : 0;
+        handed.store(t.frame);
+    }
+    done.store(true);
+    render.join();
+    ASSERT_EQ(SDL_GL_MakeCurrent(w.window.get(), w.context), 0) << SDL_GetError();
+    fp.wait();  // the last reports
+    const pacer::PacerStatus s = fp.status();
+    EXPECT_GT(presented.load(), 100);
+    EXPECT_EQ(s.presents.submitted, static_cast<std::uint64_t>(presented.load()));
+    EXPECT_EQ(s.reports_lost, 0u);
+    EXPECT_GT(named, 100) << "latency figures for the frames the render thread presented";
+    EXPECT_GE(s.frames_in_flight, 0);
+    EXPECT_LE(s.frames_in_flight, 2);
+    EXPECT_TRUE(hybrid_fallback(s.vsync.code) || s.vsync.code == pacer::VsyncReason::auto_probing) << s.vsync.reason;
 }
 
 TEST(Sdl2Adapter, NoWindowHasNoRefreshRate) {

@@ -6,19 +6,23 @@
 //       update(t.display_dt); draw_and_present();
 //   }
 //
-// The door (every member; units in ns on pacer::clock unless said; one pacing thread calls all):
+// The door (every member; units in ns on pacer::clock unless said; [P] the pacing thread, [R] the
+// pacing thread or one present thread, [A] any thread; "Thread roles" below):
 //   FramePacer(config, ts)   throws ConfigError for an invalid config; ts nullptr: the real OS
-//   wait()                   blocks until the frame's deadline; returns what the frame looked like
-//   mark_input()             the input is sampled now (optional: latency runs from here)
-//   before_present()         the present call comes next (sync present waits here)
-//   report_present(p)        how a present went (vsync, vblanks, latency; pacer/present.hpp)
-//   report_vblank(v)         a vblank the host saw by other means (X11 Present, a vblank event)
-//   desired_swap_interval()  the swap interval to set: 0 vsync off, N every N-th vblank
+//   wait()                   [P] blocks until the frame's deadline; returns what the frame looked like
+//   mark_input()             [P] the input is sampled now (optional: latency runs from here)
+//   before_present(frame)    [R] the present call of `frame` comes next (sync present waits here,
+//                            on the pacing thread); frame 0: the frame last waited for
+//   report_present(p)        [R] how a present went (vsync, vblanks, latency; pacer/present.hpp);
+//                            p.frame: the frame it shows
+//   report_vblank(v)         [R] a vblank the host saw by other means (X11 Present, a vblank event)
+//   desired_swap_interval()  [R] the swap interval to set: 0 vsync off, N every N-th vblank (on
+//                            the present thread: as of the pacing thread's last wait())
 //   set_config(c)            new settings, effective at the next wait(); same config: no-op
 //   set_target_hz(hz)        set_config with a new target_hz
 //   set_background(on)       minimized or unfocused: background_hz, OS sleep only, vsync off
 //   config()                 the settings, pending changes included
-//   status()                 PacerStatus: the rate in force and why, waiter, vsync, display, ...
+//   status()                 [A] PacerStatus: the rate in force and why, waiter, vsync, display, ...
 //   now()                    the pacer's clock (time presents with it)
 //   reset()                  forget the grid: the next wait() returns at once and anchors anew
 //   end_pacing()             give the thread's OS timer settings and priority back now (not at
@@ -146,16 +150,71 @@
 // the previous deadline. What the waiter and the lead learned is kept. A config equal to the one
 // in force changes nothing (a game may push its settings every frame).
 //
-// Cost. wait() does a few clock reads and integer operations besides sleeping and spinning
-// (bench/bench_bookkeeping: well under 1 us) and never allocates. status() costs about 0.5 us.
+// Thread roles. One pacing thread calls wait(), mark_input() and the settings (every member not
+// marked otherwise above). Debug builds (NDEBUG not defined) check it: a wait() from another
+// thread while the first one paces logs an error and aborts; after end_pacing() another thread may
+// take over. Before the first wait() the thread that made the pacer counts as the pacing thread.
+// The thread's OS timer settings (Linux timer slack, Windows timer resolution;
+// TimeSource::begin_pacing) are taken at its first wait() and given back when the pacer is
+// destroyed on that thread or end_pacing() is called; so is a priority raised for good
+// (PacerConfig::waiter.priority, ThreadPriority::thread; pacer/priority.hpp).
 //
-// Thread safety: one thread calls wait() and every other member. Debug builds (NDEBUG not
-// defined) check it: a wait() from another thread while the first one paces logs an error and
-// aborts; after end_pacing() another thread may take over. The thread's OS timer settings (Linux
-// timer slack, Windows timer resolution; TimeSource::begin_pacing) are taken at its first wait()
-// and given back when the pacer is destroyed on that thread or end_pacing() is called; so is a
-// priority raised for good (PacerConfig::waiter.priority, ThreadPriority::thread;
-// pacer/priority.hpp).
+// One present thread (a render or RHI thread) may call before_present(), report_present() and
+// report_vblank() beside it, and so may the present adapters driven from it (pacer/sdl2.hpp,
+// pacer/x11_present.hpp, pacer/wayland_presentation.hpp). Its calls never block, take no lock and
+// allocate nothing: each goes into a fixed ring of 64 reports (its clock read for before_present),
+// and the pacing thread applies them, in order, at its next wait(). A report that finds the ring
+// full (the pacing thread has not waited for 64 reports) is dropped and counted
+// (PacerStatus::reports_lost). Debug builds abort on a second present thread. Calls on the pacing
+// thread itself take effect at once, as in a single-thread loop.
+//
+// status() from any other thread returns a copy the pacing thread makes at the end of each wait()
+// once some other thread has asked (the first such call sees the copy made at construction);
+// the pacing thread only tries the copy's lock, so a reader never holds it up. The copy's
+// next_vblank is the one after that wait().
+//
+// Frames in flight. Each wait() starts a frame with an id (FrameTiming::frame: 1, 2, 3, ...). A
+// render thread a frame or two behind names the frame it presents: before_present(frame) and
+// PresentInfo::frame. Latency (its input mark to its showing), input to present, shown late and
+// the just-in-time lead's sample (its wake-up target to its present call, so the lead covers the
+// game thread's and the render thread's work together) are judged per frame, and reach the
+// FrameTiming of the wait() after its present (FrameTiming::latency_frame says which frame). A
+// frame whose present never comes is closed without figures when 3 newer frames have started.
+// A present from the present thread that names no frame is taken for the newest frame when it
+// was made. PacerStatus::frames_in_flight is the measured depth.
+//
+//   // The game thread paces:
+//   while (running) {
+//       pacer::FrameTiming t = fp.wait();
+//       fp.mark_input();
+//       read_input();
+//       update(t.display_dt);
+//       hand_to_render_thread(t.frame);         // the engine's own queue
+//   }
+//   // The render thread presents each frame it is handed, a frame behind:
+//   while (running) {
+//       std::uint64_t frame = next_frame_to_render();  // blocks until one is handed over
+//       render();
+//       fp.before_present(frame);
+//       pacer::PresentInfo p{fp.now(), {}, in_effect, refresh_hz};
+//       swap();
+//       p.end = fp.now();
+//       p.frame = frame;
+//       fp.report_present(p);
+//   }
+//
+// Sync modes with a render thread. frame_start: the game thread waits in wait() as in a
+// single-thread loop; the render thread follows, so presents come a frame later (the latency adds
+// one period). just_in_time: the game
+// thread wakes the learned lead before the frame's display target, the lead learned over the whole
+// pipeline; the way to take the extra frame of latency back. present: its wait is the pacing
+// thread's (a before_present() for the newest frame on the pacing thread); a render thread's
+// before_present() only marks the call, so pick frame_start or just_in_time for an engine with a
+// render thread, present for a single-thread loop whose work jitters.
+//
+// Cost. wait() does a few clock reads and integer operations besides sleeping and spinning
+// (bench/bench_bookkeeping: well under 1 us) and never allocates. status() costs about 0.5 us on
+// the pacing thread; once another thread reads it, each wait() makes the copy too.
 #pragma once
 
 #include <chrono>
@@ -198,6 +257,11 @@ struct PacerStatus {
     CadenceStatus cadence{};             // the cadence in force (pacer/cadence.hpp)
     LeadStatus lead{};                   // just_in_time's lead (pacer/lead.hpp)
     PresentCounts presents{};            // submitted, shown, dropped
+    int frames_in_flight = 0;            // the median, over the last 15 presents, of how many
+                                         // frames the pacing thread had started past the one
+                                         // presented: 0 single-thread, 1 for a render thread a
+                                         // frame behind (presents that name their frame)
+    std::uint64_t reports_lost = 0;      // present-thread reports dropped: the queue was full
     clock::time_point next_vblank{};     // the first vblank after the call, while the display is
                                          // locked (epoch otherwise)
 };
@@ -225,7 +289,7 @@ public:
 
     FrameTiming wait() noexcept;                            // the frame loop's wait
     void mark_input() noexcept;                             // input sampled now
-    void before_present() noexcept;                         // the present comes next
+    void before_present(std::uint64_t frame = 0) noexcept;  // the present of `frame` comes next
     void report_present(const PresentInfo& present) noexcept;
     void report_vblank(const VblankInfo& vblank) noexcept;
     int desired_swap_interval() const noexcept;             // 0 off, N every N-th vblank

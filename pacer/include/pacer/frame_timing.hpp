@@ -20,6 +20,9 @@ namespace pacer {
 // One frame, as FramePacer::wait() returns it. Time points are on the pacer's TimeSource clock
 // (pacer/clock.hpp): the real OS clock unless a TimeSource was injected.
 struct FrameTiming {
+    std::uint64_t frame = 0;             // this frame's id: 1, 2, 3, ... one per wait(); a present
+                                         // thread names the frame it presents with it
+                                         // (PresentInfo::frame, FramePacer::before_present)
     std::uint64_t index = 0;             // grid slot of this frame (skipped slots count)
     clock::time_point deadline{};        // when this frame was due
     clock::time_point wake{};            // when wait() returned
@@ -38,13 +41,19 @@ struct FrameTiming {
     bool background = false;                // paced at PacerConfig::background_hz (set_background)
     SyncMode sync = SyncMode::frame_start;  // the sync mode in force for this frame
 
-    // The previous frame, the one whose present came before this wait():
+    // latency_frame: the frame the figures below describe, 0 when none. In a single-thread loop
+    // the previous frame, the one whose present came before this wait(). With a present thread
+    // (presents that name their frame, PresentInfo::frame) the newest frame whose present was
+    // reported since the previous wait(), one or two frames back; a frame closed without one
+    // (lost, or never presented) gives zero figures like the single-thread case below.
+    std::uint64_t latency_frame = 0;
+    // That frame:
     // latency = its input sample (FramePacer::mark_input(), else the wake that started it) to
     // the moment it was shown: the displayed time the host reported (PresentInfo::displayed),
     // else the vblank predicted after the present call's return when the swap is synchronised,
     // else the present call's return (it tears). latency_measured says the first case.
     // No present reported, no latency: when no present of that frame reached
-    // FramePacer::report_present() before this wait() (a headless loop, a host that does not
+    // FramePacer::report_present() in time (a headless loop, a host that does not
     // report), latency and input_to_present are 0 and latency_measured and shown_late false;
     // FrameStats leaves the frame out of its latency and a capture writes MsPCLatency NA.
     std::chrono::nanoseconds latency{0};

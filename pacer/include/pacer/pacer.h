@@ -94,8 +94,10 @@
  * a fixed per-thread buffer.
  *
  * Thread safety. Each function's comment ends with the threads it may be called from:
- *   [pacing thread]  the thread that calls pacer_wait() on that pacer; the pacer's other
- *                    functions must be called there too (pacer::FramePacer is not thread-safe);
+ *   [pacing thread]  the thread that calls pacer_wait() on that pacer;
+ *   [present thread] one other thread that presents (a render thread): its calls wait for
+ *                    nothing and reach the pacer at the next pacer_wait() (pacer/frame_pacer.hpp,
+ *                    thread roles);
  *   [owner thread]   one thread at a time per object (capture, stats): the pacing thread, or any
  *                    thread that guards the object itself;
  *   [any thread]     any thread, at any time.
@@ -325,6 +327,11 @@ typedef struct pacer_frame_timing {
     uint32_t presents_shown;
     uint32_t presents_dropped;
     int present_feedback;
+    /* Frames in flight (pacer/frame_pacer.hpp, thread roles): this frame's id (1, 2, 3, ... one
+     * per pacer_wait(); a present thread names the frame it presents with it), and the frame the
+     * latency fields describe (0: none; the previous frame in a single-thread loop). */
+    uint64_t frame;
+    uint64_t latency_frame;
 } pacer_frame_timing;
 
 /* One present, as the host saw it (pacer::PresentInfo; see pacer/vsync.hpp). Zero it first
@@ -345,6 +352,9 @@ typedef struct pacer_present {
     uint64_t msc;
     int has_msc;
     unsigned flags;
+    /* The frame it shows (pacer_frame_timing.frame); 0: the frame last waited for. A present
+     * thread a frame or more behind pacer_wait() names it. */
+    uint64_t frame;
 } pacer_present;
 
 /* What became of a present (pacer::PresentOutcome). */
@@ -396,20 +406,24 @@ int pacer_set_sync(pacer_frame_pacer* pacer, int sync);
  * nothing. [pacing thread] */
 int pacer_set_background(pacer_frame_pacer* pacer, int on);
 
-/* Frame markers, once per frame: the input is sampled now; the present call comes next (waits in
- * PACER_SYNC_PRESENT). [pacing thread] */
+/* Frame markers, once per frame: the input is sampled now [pacing thread]; the present call
+ * comes next (waits in PACER_SYNC_PRESENT on the pacing thread) [pacing or present thread].
+ * pacer_before_present_frame names the frame presented (pacer_frame_timing.frame), for a present
+ * thread a frame or more behind; 0 is the frame last waited for. */
 int pacer_mark_input(pacer_frame_pacer* pacer);
 int pacer_before_present(pacer_frame_pacer* pacer);
+int pacer_before_present_frame(pacer_frame_pacer* pacer, uint64_t frame);
 
 /* Vsync: report each present right after the swap call (modes PACER_MODE_VSYNC and
- * PACER_MODE_AUTO need them). [pacing thread] */
+ * PACER_MODE_AUTO need them). From a present thread, the report reaches the pacer at the pacing
+ * thread's next pacer_wait() (pacer/frame_pacer.hpp, thread roles). [pacing or present thread] */
 int pacer_report_present(pacer_frame_pacer* pacer, const pacer_present* present);
 /* The swap interval to set before the next present: >= 0 (0 = vsync off), or an error code for
  * a NULL pacer. [pacing thread] */
 int pacer_desired_swap_interval(const pacer_frame_pacer* pacer);
 /* A vblank the host saw by other means (a vblank event, DXGI frame statistics), in pacer's clock
  * (ns): with vsync off it is what lets the pacer place frames against the display
- * (pacer/display.hpp). [pacing thread] */
+ * (pacer/display.hpp). [pacing or present thread] */
 int pacer_report_vblank(pacer_frame_pacer* pacer, int64_t vblank_ns);
 
 /* Forget the grid: the next pacer_wait() returns at once and anchors a new one (after a loading
@@ -490,10 +504,14 @@ typedef struct pacer_status {
     pacer_vsync_status vsync;
     pacer_display_status display;
     pacer_cadence_status cadence;
+    int frames_in_flight;   /* how far behind the newest frame presents come (median): 0 single
+                             * thread, 1 for a render thread a frame behind */
+    uint64_t reports_lost;  /* present-thread reports dropped: the queue was full */
 } pacer_status;
 
-/* Fills *out; cheap enough for every frame, allocates nothing. PACER_OK, or an error for a NULL
- * pacer or out. [pacing thread] */
+/* Fills *out; cheap enough for every frame, allocates nothing. From another thread than the
+ * pacing thread: a copy made at the pacing thread's last pacer_wait() (pacer/frame_pacer.hpp).
+ * PACER_OK, or an error for a NULL pacer or out. [any thread] */
 int pacer_get_status(const pacer_frame_pacer* pacer, pacer_status* out);
 
 /* ---- Capture files (pacer::CaptureWriter, pacer/capture.hpp) -------------------------------- */

@@ -79,6 +79,10 @@ struct PresentInfo {
     bool has_msc = false;
     PresentFlags flags{};
     CompletionMode completion = CompletionMode::unknown;
+    // The frame this present shows: its FrameTiming::frame. 0: the frame last waited for (a
+    // single-thread loop). A present thread a frame or more behind the pacing thread names it, so
+    // that latency, the lead and late judgements go to the right frame (FramePacer's manual).
+    std::uint64_t frame = 0;
 };
 
 // A vblank the host knows by other means than its presents: X11 PresentNotifyMSC's CompleteNotify

@@ -209,7 +209,8 @@ protected:
 
     // set(n) asks SDL for interval n and returns what is in effect (n or -1); swap() presents.
     template <class Set, class Swap>
-    PresentInfo present_with(FramePacer& pacer, int interval, Set&& set, Swap&& swap) noexcept {
+    PresentInfo present_with(FramePacer& pacer, int interval, Set&& set, Swap&& swap,
+                             std::uint64_t frame = 0) noexcept {
         if (interval < 0) interval = 0;
         if (interval != requested_) {
             requested_ = interval;
@@ -226,6 +227,7 @@ protected:
         const clock::time_point end = pacer.now();
         last_ = PresentInfo{begin, end, in_effect_, refresh_hz_, true};  // SDL2's presents return nothing
         last_.id = ++presents_;
+        last_.frame = frame;
         pacer.report_present(last_);
         return last_;
     }
@@ -255,10 +257,20 @@ public:
     // Presents with the game's own interval (sleep, spin and hybrid modes; in vsync and auto modes
     // the pacer's choice is the one that works).
     PresentInfo present(FramePacer& pacer, int swap_interval) noexcept {
+        return present_frame_with(pacer, swap_interval, 0);
+    }
+    // From a render thread (the GL context current there): the present of `frame`
+    // (FrameTiming::frame), with the interval the pacer asks for.
+    PresentInfo present_frame(FramePacer& pacer, std::uint64_t frame) noexcept {
+        return present_frame_with(pacer, pacer.desired_swap_interval(), frame);
+    }
+
+private:
+    PresentInfo present_frame_with(FramePacer& pacer, int swap_interval, std::uint64_t frame) noexcept {
         SDL_Window* w = window_;
         return present_with(
             pacer, swap_interval, [](int n) noexcept { return SDL_GL_SetSwapInterval(n) == 0 ? n : -1; },
-            [w]() noexcept { SDL_GL_SwapWindow(w); });
+            [w]() noexcept { SDL_GL_SwapWindow(w); }, frame);
     }
 };
 
@@ -272,12 +284,22 @@ public:
 
     PresentInfo present(FramePacer& pacer) noexcept { return present(pacer, pacer.desired_swap_interval()); }
     PresentInfo present(FramePacer& pacer, int swap_interval) noexcept {
+        return present_frame_with(pacer, swap_interval, 0);
+    }
+    // From a render thread: the present of `frame` (FrameTiming::frame).
+    PresentInfo present_frame(FramePacer& pacer, std::uint64_t frame) noexcept {
+        return present_frame_with(pacer, pacer.desired_swap_interval(), frame);
+    }
+
+private:
+    PresentInfo present_frame_with(FramePacer& pacer, int swap_interval, std::uint64_t frame) noexcept {
         SDL_Renderer* r = renderer_;
         return present_with(
             pacer, swap_interval, [r](int n) noexcept { return set_vsync(r, n); },
-            [r]() noexcept { SDL_RenderPresent(r); });
+            [r]() noexcept { SDL_RenderPresent(r); }, frame);
     }
 
+public:
     // SDL_RenderSetVSync(renderer, n), then what really is in effect: n, or -1 when SDL refused
     // it or only simulates it with a timer (which is then switched off again).
     static int set_vsync(SDL_Renderer* renderer, int n) noexcept {
