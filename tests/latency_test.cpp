@@ -82,6 +82,25 @@ INSTANTIATE_TEST_SUITE_P(Rates, JustInTime,
                          ::testing::Combine(::testing::Values(60.0, 144.0), ::testing::Values(0.2, 0.5, 0.8),
                                             ::testing::Values(0.25, 0.5)));
 
+// A render thread a frame behind (tools/latency_sim.hpp): frame_start lets the vsync'd pipeline
+// fill (hand-over queue and swap chain: 4 periods), just_in_time learns the lead over both threads'
+// work by frame id and keeps the queues empty, within its budget; the pacer's own figures, per
+// frame id, agree with the display's.
+TEST(JustInTimeRenderThread, TakesThePipelinesExtraFramesBack) {
+    Quiet quiet;
+    for (double hz : {60.0, 144.0}) {
+        LatencySimConfig c = lognormal(hz, 0.5, 0.5);
+        c.render_thread = true;
+        const auto jit = run_latency_sim(c, SyncMode::just_in_time);
+        const auto start = run_latency_sim(c, SyncMode::frame_start);
+        ASSERT_GT(jit.frames, static_cast<std::size_t>(50 * hz));
+        EXPECT_NEAR(start.latency_p50_ms, 4000.0 / hz, 0.1) << hz << " Hz";
+        EXPECT_LE(jit.latency_p50_ms, 0.6 * start.latency_p50_ms) << hz << " Hz";
+        EXPECT_LE(static_cast<double>(jit.late), late_bound(jit.frames, 0.01)) << hz << " Hz";
+        EXPECT_NEAR(jit.pacer_latency_p50_ms, jit.latency_p50_ms, 0.05) << hz << " Hz";
+    }
+}
+
 TEST(JustInTimeStep, HeavierSceneFollowedWithin30Frames) {
     Quiet quiet;
     for (double hz : {60.0, 144.0}) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
@@ -146,6 +147,7 @@ public:
 private:
     // wait(); input; work (stepped); present; report the present; record.
     void frame(std::size_t i) {
+        if (cfg_.render_thread) return render_thread_frame(i);
         const FrameTiming t = fp_.wait();
         fp_.mark_input();
         const std::int64_t input = pacer::clock::to_ns(os_.now());
@@ -170,17 +172,75 @@ private:
     }
 
     void record(const PresentResult& r, std::int64_t input, bool stepped) {
-        latency_.push_back(static_cast<double>(pacer::clock::to_ns(r.displayed) - input) / 1e6);
+        record(pacer::clock::to_ns(r.begin), pacer::clock::to_ns(r.displayed), input, stepped);
+    }
+    void record(std::int64_t begin, std::int64_t shown, std::int64_t input, bool stepped) {
+        latency_.push_back(static_cast<double>(shown - input) / 1e6);
         if (prev_begin_ != 0)
-            interval_err_.push_back(std::fabs(static_cast<double>(pacer::clock::to_ns(r.begin) - prev_begin_) - period_ns_) / 1e6);
-        const bool is_late = prev_shown_ != 0 && static_cast<double>(pacer::clock::to_ns(r.displayed) - prev_shown_) > 1.5 * period_ns_;
+            interval_err_.push_back(std::fabs(static_cast<double>(begin - prev_begin_) - period_ns_) / 1e6);
+        const bool is_late = prev_shown_ != 0 && static_cast<double>(shown - prev_shown_) > 1.5 * period_ns_;
         late_ += is_late ? 1 : 0;
         if (stepped) late_after_step_.push_back(is_late ? 1 : 0);
+    }
+
+    // The game thread's frame with a render thread: wait(); input; its share of the work; hand
+    // the frame over (waiting while the render thread has not picked up the one before). The
+    // render thread's side is computed at once on the same virtual clock (it never waits for the
+    // game thread but for the hand-over), and each present is reported once virtual time has
+    // passed its return: the pacer learns of it no earlier than a render thread's report.
+    void render_thread_frame(std::size_t i) {
+        report_presents_done();
+        const FrameTiming t = fp_.wait();
+        report_presents_done();
+        fp_.mark_input();
+        const std::int64_t input = pacer::clock::to_ns(os_.now());
+        if (!counting_ && input >= warm_) {
+            counting_ = true;
+            cpu0_ = os_.cpu_times().thread.count();
+            wall0_ = input;
+        }
+        if (counting_ && t.latency.count() > 0) pacer_latency_.push_back(to_ms(t.latency));
+        double w = trace_[i];
+        const bool stepped = step_at_ >= 0 && input >= step_at_;
+        if (stepped) w *= cfg_.step_factor;
+        const auto ns = [](double ms) { return static_cast<std::int64_t>(ms * 1e6); };
+        os_.advance(std::chrono::nanoseconds(ns(w * (1.0 - cfg_.render_share))));
+        std::int64_t now = pacer::clock::to_ns(os_.now());
+        if (render_picked_ > now) {  // the one-slot hand-over is full: blocked until it is taken
+            os_.jump(std::chrono::nanoseconds(render_picked_ - now));
+            now = render_picked_;
+        }
+        // The render thread: picks the frame up when free, renders, presents.
+        render_picked_ = std::max(now, render_free_);
+        const std::int64_t begin = render_picked_ + ns(w * cfg_.render_share);
+        const std::int64_t queued = begin + 100'000;  // the present call's own work
+        const std::int64_t end = std::max(queued, shown_last_);  // one buffer may wait: for it to show
+        const std::int64_t p = static_cast<std::int64_t>(std::llround(period_ns_));
+        const std::int64_t after = std::max(queued, shown_last_ + 1) - t0_;
+        const std::int64_t shown = t0_ + (after + p - 1) / p * p;  // the first vblank at or after
+        shown_last_ = shown;
+        render_free_ = end;
+        PresentInfo info{pacer::clock::from_ns(begin), pacer::clock::from_ns(end), 1, cfg_.hz, true,
+                         cfg_.report_displayed ? pacer::clock::from_ns(shown) : pacer::clock::time_point{}};
+        info.frame = t.frame;
+        in_flight_.push_back(info);
+        if (counting_) record(begin, shown, input, stepped);
+        prev_begin_ = begin;
+        prev_shown_ = shown;
+    }
+
+    void report_presents_done() {
+        const auto now = os_.now();
+        while (!in_flight_.empty() && in_flight_.front().end <= now) {
+            fp_.report_present(in_flight_.front());
+            in_flight_.pop_front();
+        }
     }
 
     LatencySimResult figures() {
         LatencySimResult res;
         res.sync = sync_;
+        res.render_thread = cfg_.render_thread;
         res.frames = latency_.size();
         res.latency_p50_ms = pct(latency_, 0.5);
         res.latency_p99_ms = pct(latency_, 0.99);
@@ -206,6 +266,9 @@ private:
 
     std::vector<double> latency_, interval_err_, pacer_latency_;
     std::vector<char> late_after_step_;
+    // The render thread (LatencySimConfig::render_thread).
+    std::deque<PresentInfo> in_flight_;  // presented, not yet reported (their call had not returned)
+    std::int64_t render_picked_ = 0, render_free_ = 0, shown_last_ = 0;
     std::size_t late_ = 0;
     std::int64_t prev_begin_ = 0, prev_shown_ = 0, cpu0_ = 0, wall0_ = 0;
     bool counting_ = false;  // after the warm-up

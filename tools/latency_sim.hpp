@@ -4,7 +4,8 @@
 // The host: wait(); mark_input(); work; before_present(); present on a SimulatedDisplay (fixed
 // refresh, vsync on, one present may wait in the queue: a present that finds one waiting blocks
 // until it is shown, as a double-buffered FIFO swap does); report_present() with the displayed
-// time. Figures are ground truth from the simulation, not the pacer's own bookkeeping:
+// time. With a render thread (LatencySimConfig::render_thread) the present is the render
+// thread's, a frame behind, on the same display model. Figures are ground truth from the simulation, not the pacer's own bookkeeping:
 //   latency        input sample (right after wait()) -> displayed time (the vblank);
 //   late frame     shown more than 1.5 target periods after the frame before it (the display
 //                  repeated the previous image: a frame missed the vblank it was meant for);
@@ -40,10 +41,19 @@ struct LatencySimConfig {
     std::uint64_t seed = 1;
     bool report_displayed = true;  // false: the host knows only when its present calls returned
     double clock_ppm = 0;          // the display clock's skew against the CPU's
+    // A render thread: the pacing (game) thread does (1 - render_share) of each frame's work and
+    // hands the frame over; the render thread does the rest and presents it, reporting it with
+    // its frame id (a frame behind, as an engine's render thread is). The hand-over is a one-slot
+    // queue: the game thread waits while the render thread has not yet picked up the frame
+    // before. Its presents go to a FIFO of one buffer: the call returns once the frame queued
+    // before it was shown.
+    bool render_thread = false;
+    double render_share = 0.5;
 };
 
 struct LatencySimResult {
     SyncMode sync = SyncMode::frame_start;
+    bool render_thread = false;       // LatencySimConfig::render_thread
     std::size_t frames = 0;           // counted (after the warm-up)
     double latency_p50_ms = 0, latency_p99_ms = 0;
     double late_share = 0;
