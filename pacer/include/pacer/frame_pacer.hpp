@@ -204,13 +204,16 @@
 //   }
 //
 // Sync modes with a render thread. frame_start: the game thread waits in wait() as in a
-// single-thread loop; the render thread follows, so presents come a frame later (the latency adds
-// one period). just_in_time: the game
-// thread wakes the learned lead before the frame's display target, the lead learned over the whole
-// pipeline; the way to take the extra frame of latency back. present: its wait is the pacing
-// thread's (a before_present() for the newest frame on the pacing thread); a render thread's
-// before_present() only marks the call, so pick frame_start or just_in_time for an engine with a
-// render thread, present for a single-thread loop whose work jitters.
+// single-thread loop, but while vsync paces, wait() only enforces its floor (15/16 of a period),
+// so the game thread runs ahead until the engine's hand-over queue and the swap chain are full:
+// each frame then waits its turn in both (4 periods from input to screen at 60 Hz in `pacer
+// simulate latency --render-thread`, twice one thread's). just_in_time: the game thread wakes the
+// learned lead before the frame's display target, the lead learned from the game thread's wake to
+// the render thread's present call, so the queues stay empty: 0.45x frame_start's latency at
+// 60 Hz, 0.57x at 144 Hz, within its late budget (docs/latency.md). The one to pick with a render
+// thread. present: its wait is the pacing thread's (a before_present() for the newest frame on the
+// pacing thread); a render thread's before_present() only marks the call, so present sync is for
+// a single-thread loop whose work jitters.
 //
 // Cost. wait() does a few clock reads and integer operations besides sleeping and spinning
 // (bench/bench_bookkeeping: well under 1 us) and never allocates. status() costs about 0.5 us on
