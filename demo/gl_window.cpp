@@ -106,4 +106,37 @@ void GlWindow::draw() {
 
 void GlWindow::drawable_size(int* w, int* h) const { SDL_GL_GetDrawableSize(win_, w, h); }
 
+GlWindow::DrawCopy::DrawCopy(const ImDrawData* d) {
+    const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    background[0] = bg.x;
+    background[1] = bg.y;
+    background[2] = bg.z;
+    if (d == nullptr || !d->Valid) return;
+    data = new ImDrawData(*d);
+    data->CmdLists = d->CmdListsCount > 0 ? new ImDrawList*[static_cast<std::size_t>(d->CmdListsCount)] : nullptr;
+    for (int i = 0; i < d->CmdListsCount; ++i) data->CmdLists[i] = d->CmdLists[i]->CloneOutput();
+}
+
+GlWindow::DrawCopy::~DrawCopy() {
+    if (data == nullptr) return;
+    for (int i = 0; i < data->CmdListsCount; ++i) IM_DELETE(data->CmdLists[i]);
+    delete[] data->CmdLists;
+    data->CmdLists = nullptr;
+    delete data;
+}
+
+void GlWindow::draw(const DrawCopy& copy) {
+    int fw = 0, fh = 0;
+    if (copy.data != nullptr) {
+        fw = static_cast<int>(copy.data->DisplaySize.x);
+        fh = static_cast<int>(copy.data->DisplaySize.y);
+    }
+    glViewport(0, 0, fw, fh);
+    glClearColor(copy.background[0], copy.background[1], copy.background[2], 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (copy.data != nullptr) ImGui_ImplOpenGL3_RenderDrawData(copy.data);
+}
+
+bool GlWindow::make_current(bool on) { return SDL_GL_MakeCurrent(win_, on ? gl_ : nullptr) == 0; }
+
 }  // namespace pacer_demo

@@ -14,6 +14,7 @@
 #include <string>
 
 struct SDL_Window;
+struct ImDrawData;
 
 namespace pacer_demo {
 
@@ -32,6 +33,19 @@ public:
     bool in_background() const noexcept { return minimized_ || unfocused_; }
     void new_frame();  // the backends' and ImGui's NewFrame
     void draw();       // clears to the panels' background and draws ImGui's last Render()
+    // --render-thread: draws a copy of a Render()'s output on whichever thread has the context
+    // current (make_current), cleared to `background`. The copy, as ImGui's own draw data is
+    // rebuilt by the next frame's NewFrame on the game thread.
+    struct DrawCopy {
+        explicit DrawCopy(const ImDrawData* d);
+        ~DrawCopy();
+        DrawCopy(const DrawCopy&) = delete;
+        DrawCopy& operator=(const DrawCopy&) = delete;
+        ImDrawData* data = nullptr;
+        float background[3] = {0, 0, 0};
+    };
+    void draw(const DrawCopy& copy);
+    bool make_current(bool on);  // the GL context on this thread, or none
     void drawable_size(int* w, int* h) const;
 
 private:

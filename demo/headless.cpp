@@ -1,5 +1,6 @@
 #include "headless.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "presenter.hpp"
+#include "render_thread.hpp"
 #include "replay.hpp"
 #include "session.hpp"
 
@@ -95,15 +97,48 @@ int run_headless(const Options& o) {
     if (seconds <= 0 && o.frames == 0) seconds = kDefaultHeadlessSeconds;
     double next_status = 1.0;
     StatusLine status(s);
+    // --render-thread: the present on a second thread, a frame behind (render_thread.hpp); the
+    // rows are recorded here once its presents come back.
+    RenderThread render;
+    std::array<pacer::FrameTiming, 8> handed{};
+    std::uint64_t rendered = 0;
+    const auto take_rendered = [&] {
+        for (const RenderThread::Done& d : render.take_done()) {
+            const pacer::FrameTiming& ft = handed[d.frame % handed.size()];
+            pacer::CaptureExtras extras;
+            if (fake) {
+                extras.present = d.present;
+                s.note_present(d.present.end);
+            }
+            if (ft.frame == d.frame) s.record(ft, extras);
+            ++rendered;
+        }
+    };
+    if (o.render_thread) render.start(nullptr, nullptr);
     for (;;) {
         s.begin_frame();
+        if (o.render_thread) take_rendered();
         s.mark_input();  // no input to read headless: the frame's input sample is here
         s.simulate();
         s.do_work();
-        s.before_present();
-        if (fake) {
+        if (o.render_thread) {
+            const pacer::FrameTiming& ft = s.timing();
+            handed[ft.frame % handed.size()] = ft;
+            const std::uint64_t frame = ft.frame;
+            const pacer::WaitMode mode = s.pacer().config().mode;
+            render.submit({frame, [&s, &presenter, &display, &o, fake, frame, mode] {
+                               RenderThread::Done d;
+                               s.pacer().before_present(frame);
+                               if (fake) d.present = presenter.present(display, s.pacer(), mode, o.vsync, frame);
+                               return d;
+                           }});
+        } else {
+            s.before_present();
+        }
+        if (o.render_thread) {
+        } else if (fake) {
             const pacer::clock::time_point w0 = s.pacer().now();
-            presenter.present(display, s.pacer(), o.vsync);
+            presenter.present(display, s.pacer(), s.pacer().config().mode, o.vsync);
             s.note_present(s.pacer().now());
             // The capture's MsBetweenPresents runs from present to present, as in the window.
             pacer::CaptureExtras extras;
@@ -122,7 +157,17 @@ int run_headless(const Options& o) {
         if (o.frames != 0 && s.frames() >= o.frames) break;
         if (seconds > 0 && t >= seconds) break;
     }
+    if (o.render_thread) {
+        render.stop();
+        take_rendered();
+    }
     print_summary(s, "headless", "none", -1.0);
+    if (o.render_thread) {
+        const pacer::PacerStatus st = s.pacer().status();
+        std::printf("render_thread: frames=%llu frames_in_flight=%d reports_lost=%llu\n",
+                    static_cast<unsigned long long>(rendered), st.frames_in_flight,
+                    static_cast<unsigned long long>(st.reports_lost));
+    }
     return finish_capture(s);
 }
 

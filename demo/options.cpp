@@ -86,6 +86,8 @@ void add_display_options(pacer::cli::Parser& p, Options* o) {
              &o->vblank_source, {{"auto", std::string("auto")}, {"x11-present", std::string("x11-present")},
                                  {"wayland", std::string("wayland")}, {"swap", std::string("swap")},
                                  {"none", std::string("none")}});
+    p.flag("--render-thread", "draw and present on a second thread, a frame behind the pacing\n"
+           "thread, as an engine's render thread (window; headless with --fake-vsync)", &o->render_thread);
     p.number("--fake-vsync", "HZ", "a stand-in vsync'd display: the swap blocks until the next tick\n"
              "of a steady HZ clock (window and headless)", &o->fake_vsync_hz, pacer::kMinRefreshHz,
              pacer::kMaxRefreshHz)

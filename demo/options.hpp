@@ -40,6 +40,7 @@ struct Options {
     double work_ms = 1.0;        // simulated work per frame: mean ...
     double work_jitter_ms = 0.5; // ... +- uniform jitter
     bool vsync = false;          // sleep/spin/hybrid: ask for swap interval 1
+    bool render_thread = false;  // draw and present on a render thread (render_thread.hpp)
     double refresh_hz = 0;       // display refresh override; 0 = what SDL reports
     double fake_vsync_hz = 0;    // > 0: the swap blocks on a steady clock of this rate (presenter.hpp)
     double sim_hz = 60.0;

@@ -157,6 +157,8 @@ void load_controls(Session& s, UiState& ui, float w) {
                         &ui.vsync))
         ui.report({}, std::string("vsync ") + (ui.vsync ? "requested" : "off"));
     ImGui::EndDisabled();
+    if (ImGui::Checkbox("render thread (present a frame behind)", &ui.render_thread))
+        ui.report({}, std::string("render thread ") + (ui.render_thread ? "on" : "off"));
 }
 
 void reset_and_verdict(Session& s, UiState& ui) {

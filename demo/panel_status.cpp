@@ -39,6 +39,9 @@ void status_panel(Session& s, const Presenter& p, float x, float y, float w, flo
         ImGui::Text("Priority %s: %s, %llu raises", pacer::to_string(pr.asked), pr.granted ? pr.in_force : "not yet asked",
                     static_cast<unsigned long long>(pr.raises));
     }
+    if (st.frames_in_flight > 0 || st.reports_lost > 0)  // presents named by frame: a render thread
+        ImGui::Text("Presents %d frame%s behind, %llu reports lost", st.frames_in_flight,
+                    st.frames_in_flight == 1 ? "" : "s", static_cast<unsigned long long>(st.reports_lost));
     ImGui::Text("Slept %.2f spun %.3f oversleep %.3f", pacer::to_ms(t.slept), pacer::to_ms(t.spun),
                 pacer::to_ms(t.oversleep));
     const pacer::VsyncStatus vs = st.vsync;

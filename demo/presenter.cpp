@@ -47,8 +47,8 @@ void FakeVsync::swap() {
     last_ = k;
 }
 
-void Presenter::present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync) {
-    const pacer::WaitMode m = fp.config().mode;
+pacer::PresentInfo Presenter::present(Swap& swap, pacer::FramePacer& fp, pacer::WaitMode m, bool manual_vsync,
+                                     std::uint64_t frame) {
     const int want = m == pacer::WaitMode::vsync || m == pacer::WaitMode::automatic
                          ? fp.desired_swap_interval()
                          : (manual_vsync ? 1 : 0);
@@ -66,7 +66,9 @@ void Presenter::present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync) {
     swap.swap();
     pacer::PresentInfo p{b, fp.now(), in_effect, refresh_hz, true};
     p.id = next_id++;
+    p.frame = frame;
     fp.report_present(p);
+    return p;
 }
 
 }  // namespace pacer_demo

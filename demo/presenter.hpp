@@ -58,7 +58,11 @@ struct Presenter {
     const char* vblank_source = "swap";  // where the display's vblanks come from (vblank_source.hpp)
     std::string vblank_flags = "not given";  // ... its flags in words
 
-    void present(Swap& swap, pacer::FramePacer& fp, bool manual_vsync);
+    // Sets the interval (the pacer's in vsync and auto `mode`, else the manual choice), swaps and
+    // reports the present of `frame` (0: the frame last waited for); returns the report. From a
+    // render thread too: it reads nothing of the pacer but its desired swap interval.
+    pacer::PresentInfo present(Swap& swap, pacer::FramePacer& fp, pacer::WaitMode mode, bool manual_vsync,
+                               std::uint64_t frame = 0);
 };
 
 }  // namespace pacer_demo

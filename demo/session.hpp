@@ -147,6 +147,8 @@ public:
     pacer::Status start_capture(const std::string& path);
     pacer::Status stop_capture();  // closes the file and writes <name>-stats.csv
     void record(const pacer::CaptureExtras& extras = {}) noexcept { capture_.add(t_, extras); }
+    // A frame presented later (--render-thread): its own timing and present.
+    void record(const pacer::FrameTiming& t, const pacer::CaptureExtras& extras) noexcept { capture_.add(t, extras); }
     const pacer::CaptureWriter& capture() const noexcept { return capture_; }
     pacer::CaptureWriter& capture_writer() noexcept { return capture_; }  // for presentation feedback
 

@@ -25,6 +25,7 @@ UiState::UiState(const Options& o, Session& s) {
     coarse = o.coarse_ms > 0;
     coarse_ms = o.coarse_ms > 0 ? o.coarse_ms : 4;
     vsync = o.vsync;
+    render_thread = o.render_thread;
     const pacer::WaiterConfig& wc = s.pacer().config().waiter;
     late_cost_ms = pacer::to_ms(wc.late_cost);
     half_life = wc.half_life;

@@ -46,6 +46,7 @@ struct UiState {
     bool coarse = false;
     int coarse_ms = 4;
     bool vsync = false;        // manual vsync request (sleep, spin and hybrid modes)
+    bool render_thread = false;  // draw and present on a render thread (window.cpp)
     char capture_path[256] = "capture.csv";
     char replay_path[256] = "capture.csv";  // the file the Replay button loads
     std::string message;       // last refusal (red) or confirmation

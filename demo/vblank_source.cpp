@@ -105,7 +105,12 @@ void VblankFeed::before_swap([[maybe_unused]] std::uint64_t id) {
 #endif
 }
 
-void VblankFeed::after_swap([[maybe_unused]] pacer::FramePacer& fp, [[maybe_unused]] pacer::CaptureWriter& capture) {
+void VblankFeed::after_swap(pacer::FramePacer& fp, pacer::CaptureWriter& capture) {
+    after_swap(fp, [&capture](const pacer::PresentInfo& f) { capture.feedback(f); });
+}
+
+void VblankFeed::after_swap([[maybe_unused]] pacer::FramePacer& fp,
+                            [[maybe_unused]] const std::function<void(const pacer::PresentInfo&)>& feedback) {
 #if defined(PACER_DEMO_HAVE_X11_PRESENT)
     if (s_->x11) s_->x11->poll(fp);
 #endif
@@ -113,7 +118,7 @@ void VblankFeed::after_swap([[maybe_unused]] pacer::FramePacer& fp, [[maybe_unus
     if (s_->wayland)
         s_->wayland->poll(fp, [&](const pacer::wayland::PresentationEvent& e) {
             if (e.presented) flags_ = e.flags;
-            capture.feedback(pacer::wayland::PresentationFeedback::to_present(e));
+            feedback(pacer::wayland::PresentationFeedback::to_present(e));
         });
 #endif
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,6 +39,9 @@ public:
     // the rows it is for). Call after_swap once the frame's row is recorded.
     void before_swap(std::uint64_t id);
     void after_swap(pacer::FramePacer& fp, pacer::CaptureWriter& capture);
+    // The same with the capture's feedback handed to `feedback` (--render-thread: the game thread
+    // gives it to the capture once the row is recorded).
+    void after_swap(pacer::FramePacer& fp, const std::function<void(const pacer::PresentInfo&)>& feedback);
 
 private:
     struct Sources;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "headless.hpp"
 #include "panels.hpp"
 #include "presenter.hpp"
+#include "render_thread.hpp"
 #include "vblank_source.hpp"
 #include "screenshot.hpp"
 #include "session.hpp"
@@ -74,6 +76,12 @@ private:
     void screenshot_if_due();
     void present(const UiTimes& t);
     void print_status(double t);
+    // --render-thread (and the panel's toggle): the draw and the present on a second thread.
+    void switch_render_thread(bool on);
+    void hand_over(const UiTimes& t);
+    RenderThread::Done render_frame(const std::shared_ptr<GlWindow::DrawCopy>& copy, std::uint64_t frame,
+                                    pacer::WaitMode mode, bool manual_vsync, bool screenshot);
+    void take_rendered();
 
     const Options& o_;
     GlWindow& w_;
@@ -86,13 +94,27 @@ private:
     FakeVsync fake_;  // used with --fake-vsync only
     StatusLine status_;
     double next_status_ = 1.0;
+    double presenter_refresh_hz_ = 0;  // handed to the render thread with each frame
     int exit_code_ = 0;
     pacer::TimeSource& os_ = pacer::system_time_source();
+    // The render thread's side. While it runs, presenter_, feed_ and the swaps are its own; the
+    // game thread keeps the frames' timings until their presents come back, and what the panels
+    // show of the presenter (view_).
+    RenderThread render_;
+    std::array<pacer::FrameTiming, 8> handed_{};
+    std::array<double, 8> handed_imgui_ms_{};
+    Presenter view_;
+    std::uint64_t rendered_ = 0;
+    bool used_render_thread_ = false;
 };
 
 bool FrameLoop::frame() {
     // 1. Pace: block until this frame's deadline.
     s_.begin_frame();
+    // The render thread starts after one frame drawn here (ImGui's GL objects are made then).
+    if (ui_.render_thread != render_.running() && (s_.frames() > 1 || !ui_.render_thread))
+        switch_render_thread(ui_.render_thread);
+    if (render_.running()) take_rendered();
     // The first frames carry window creation, font upload and shader compilation (tens of ms
     // each under Mesa): not what the pacer does. Statistics start after them.
     if (s_.frames() == kWarmupFrames && !s_.replaying()) s_.reset_stats();
@@ -108,11 +130,15 @@ bool FrameLoop::frame() {
         s_.refresh(true);
         cost_.roll();
     }
-    // 5. UI and draw, measured.
+    // 5. UI and draw, measured; 6. present, and tell the pacer how it went (vsync detection).
+    // With a render thread, the draw and the present are its own, a frame behind.
     const UiTimes t = draw_ui();
-    screenshot_if_due();
-    // 6. Present, and tell the pacer how it went (vsync detection).
-    present(t);
+    if (render_.running()) {
+        hand_over(t);
+    } else {
+        screenshot_if_due();
+        present(t);
+    }
     const double elapsed = s_.elapsed_s();
     print_status(elapsed);
     if (quit) return false;
@@ -124,12 +150,99 @@ FrameLoop::UiTimes FrameLoop::draw_ui() {
     UiTimes t{os_.cpu_times(), 0, 0};
     w_.new_frame();
     const ImVec2 d = ImGui::GetIO().DisplaySize;
-    draw_panels(s_, ui_, cost_, presenter_, o_, d.x, d.y);
+    if (!render_.running()) view_ = presenter_;
+    draw_panels(s_, ui_, cost_, view_, o_, d.x, d.y);
     ImGui::Render();
     t.built_ns = os_.cpu_times().thread.count();
-    w_.draw();
+    if (!render_.running()) w_.draw();
     t.drawn_ns = os_.cpu_times().thread.count();
     return t;
+}
+
+void FrameLoop::switch_render_thread(bool on) {
+    if (on) {
+        if (!w_.make_current(false)) {
+            spdlog::error("render thread not started: the GL context stays here: {}", SDL_GetError());
+            ui_.render_thread = false;
+            return;
+        }
+        GlWindow* w = &w_;
+        render_.start([w] { w->make_current(true); }, [w] { w->make_current(false); });
+        used_render_thread_ = true;
+        spdlog::info("render thread on: draw and present a frame behind the pacing thread");
+    } else {
+        render_.stop();
+        take_rendered();
+        w_.make_current(true);
+        spdlog::info("render thread off");
+    }
+}
+
+// The frame built here goes to the render thread: a copy of ImGui's draw data and what its
+// present needs, read here (the pacer's settings are the pacing thread's).
+void FrameLoop::hand_over(const UiTimes& t) {
+    if (s_.frames() == 1 || s_.refresh_due()) view_.refresh_hz = display_refresh_hz(w_.sdl(), o_);
+    const pacer::FrameTiming& ft = s_.timing();
+    const std::size_t slot = static_cast<std::size_t>(ft.frame % handed_.size());
+    handed_[slot] = ft;
+    handed_imgui_ms_[slot] = static_cast<double>(t.built_ns - t.start.thread.count()) * 1e-6;
+    auto copy = std::make_shared<GlWindow::DrawCopy>(ImGui::GetDrawData());
+    const pacer::WaitMode mode = s_.pacer().config().mode;
+    const bool manual = ui_.vsync, shot = !o_.screenshot.empty() && s_.frames() == o_.screenshot_frame;
+    presenter_refresh_hz_ = view_.refresh_hz;
+    const std::uint64_t frame = ft.frame;
+    render_.submit({frame, [this, copy, frame, mode, manual, shot] {
+                        return render_frame(copy, frame, mode, manual, shot);
+                    }});
+}
+
+// On the render thread: draw, present and report the frame (PresentInfo::frame), and what the
+// vblank source said since.
+RenderThread::Done FrameLoop::render_frame(const std::shared_ptr<GlWindow::DrawCopy>& copy, std::uint64_t frame,
+                                           pacer::WaitMode mode, bool manual_vsync, bool screenshot) {
+    RenderThread::Done d;
+    const std::int64_t c0 = os_.cpu_times().thread.count();
+    w_.draw(*copy);
+    d.draw_ms = static_cast<double>(os_.cpu_times().thread.count() - c0) * 1e-6;
+    if (screenshot) {
+        int fw = 0, fh = 0;
+        w_.drawable_size(&fw, &fh);
+        d.screenshot = write_screenshot(o_.screenshot, fw, fh, &d.screenshot_error) ? 1 : -1;
+    }
+    presenter_.refresh_hz = presenter_refresh_hz_;
+    s_.pacer().before_present(frame);
+    Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
+    feed_.before_swap(presenter_.next_id);
+    d.present = presenter_.present(swap, s_.pacer(), mode, manual_vsync, frame);
+    feed_.after_swap(s_.pacer(), [&d](const pacer::PresentInfo& f) { d.feedback.push_back(f); });
+    d.requested = presenter_.requested;
+    d.vblank_flags = feed_.flags();
+    d.keep = copy;  // freed on the game thread: ImGui's allocator counts in its context
+    return d;
+}
+
+// On the game thread: what the render thread presented, into the capture (rows in frame order,
+// then the feedback), the phase figures, the cost panel and the panels' view of the presenter.
+void FrameLoop::take_rendered() {
+    for (RenderThread::Done& d : render_.take_done()) {
+        const std::size_t slot = static_cast<std::size_t>(d.frame % handed_.size());
+        pacer::CaptureExtras extras;
+        extras.present = d.present;
+        if (handed_[slot].frame == d.frame) s_.record(handed_[slot], extras);
+        for (const pacer::PresentInfo& f : d.feedback) s_.capture_writer().feedback(f);
+        s_.note_present(d.present.end);
+        view_.in_effect = d.present.swap_interval;
+        view_.requested = d.requested;
+        view_.vblank_source = feed_.name();
+        view_.vblank_flags = d.vblank_flags;
+        cost_.add(handed_imgui_ms_[slot], d.draw_ms, pacer::to_ms(d.present.end - d.present.begin), 0.0);
+        if (d.screenshot > 0) spdlog::info("screenshot written: {}", o_.screenshot);
+        if (d.screenshot < 0) {
+            spdlog::error("screenshot failed: {}", d.screenshot_error);
+            exit_code_ = 1;
+        }
+        ++rendered_;
+    }
 }
 
 void FrameLoop::screenshot_if_due() {
@@ -152,7 +265,7 @@ void FrameLoop::present(const UiTimes& t) {
     Swap& swap = o_.fake_vsync_hz > 0 ? static_cast<Swap&>(fake_) : gl_swap_;
     const std::uint64_t id = presenter_.next_id;
     feed_.before_swap(id);
-    presenter_.present(swap, s_.pacer(), ui_.vsync);
+    presenter_.present(swap, s_.pacer(), s_.pacer().config().mode, ui_.vsync);
     const std::int64_t w1 = pacer::clock::to_ns(os_.now());
     // The capture's MsBetweenPresents runs from present to present, as PresentMon's does. The
     // pacer's clock is the OS clock here (the coarse scheduler only changes the sleep). The row
@@ -192,12 +305,19 @@ void FrameLoop::print_status(double t) {
 }
 
 int FrameLoop::finish() {
+    if (render_.running()) switch_render_thread(false);  // the last frames' presents and rows
     if (!o_.screenshot.empty() && s_.frames() < o_.screenshot_frame) {
         spdlog::error("screenshot not taken: the demo ended after {} frames, before frame {}", s_.frames(),
                       o_.screenshot_frame);
         exit_code_ = 1;
     }
     print_summary(s_, "window", feed_.name(), cost_.run_avg(cost_.swap));
+    if (used_render_thread_) {
+        const pacer::PacerStatus st = s_.pacer().status();
+        std::printf("render_thread: frames=%llu frames_in_flight=%d reports_lost=%llu\n",
+                    static_cast<unsigned long long>(rendered_), st.frames_in_flight,
+                    static_cast<unsigned long long>(st.reports_lost));
+    }
     if (s_.replaying())
         std::printf("replay: file=%s format=%s frames_shown=%zu of %zu\n", s_.replay().path().c_str(),
                     s_.replay().format().c_str(), s_.replay_position(), s_.replay().size());

@@ -62,9 +62,9 @@ MUTANTS = {
     "target-early": (
         "each frame presented for the vblank before the one it was paced for",
         "pacer/src/frame_pacer.cpp",
-        "    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};",
+        "    aims_[static_cast<std::size_t>(frames_ % aims_.size())] = {",
         "    t.display_target_msc -= t.has_display_target_msc ? 1 : 0;\n"
-        "    aimed_ = {clock::to_ns(t.display_target), t.display_target_msc, t.has_display_target_msc};",
+        "    aims_[static_cast<std::size_t>(frames_ % aims_.size())] = {",
         TARGET, "presents the pacer's"),
     "lead-eighth": (
         "the present's lead an eighth of what was learned (too short for the machine's delays)",

@@ -18,6 +18,7 @@
 #include "replay.hpp"
 #include "pacer/time_source.hpp"
 #include "presenter.hpp"
+#include "render_thread.hpp"
 #include "session.hpp"
 
 using namespace std::chrono_literals;
@@ -208,6 +209,40 @@ TEST(Ring, KeepsTheNewestValuesInOrder) {
     EXPECT_EQ(r.last(4, 0), 3.0f);
     EXPECT_EQ(r.last(4, 3), 6.0f);
     EXPECT_EQ(r.last(2, 0), 5.0f);
+}
+
+// The demo's render thread (--render-thread): the game thread hands frames over one at a time,
+// the render thread presents each to the pacer by frame id, and the game thread gets them back in
+// order, every one, also the last frame handed over before stop(). Real threads (TSan in CI).
+TEST(RenderThread, HandsFramesOverAndBackInOrder) {
+    pacer::FramePacer fp({.target_hz = 1000.0, .mode = pacer::WaitMode::sleep});
+    RenderThread r;
+    std::thread::id render_id;
+    r.start([&render_id] { render_id = std::this_thread::get_id(); }, nullptr);
+    std::vector<std::uint64_t> back;
+    for (int i = 0; i < 200; ++i) {
+        const pacer::FrameTiming t = fp.wait();
+        for (const RenderThread::Done& d : r.take_done()) back.push_back(d.frame);
+        const std::uint64_t frame = t.frame;
+        r.submit({frame, [&fp, frame] {
+                      RenderThread::Done d;
+                      fp.before_present(frame);
+                      d.present.begin = fp.now();
+                      d.present.end = fp.now();
+                      d.present.frame = frame;
+                      fp.report_present(d.present);
+                      return d;
+                  }});
+    }
+    r.stop();
+    for (const RenderThread::Done& d : r.take_done()) back.push_back(d.frame);
+    ASSERT_EQ(back.size(), 200u);
+    for (std::size_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], i + 1);
+    EXPECT_NE(render_id, std::this_thread::get_id());
+    fp.wait();  // the last reports
+    EXPECT_EQ(fp.status().presents.submitted, 200u);
+    EXPECT_EQ(fp.status().reports_lost, 0u);
+    EXPECT_FALSE(r.running());
 }
 
 TEST(BusyThreads, StartAndStopOnRequest) {
@@ -440,10 +475,10 @@ TEST(Presenter, AsksForThePacersIntervalAndReportsEverySwap) {
     RecordingSwap swap;
     Presenter p;
     p.refresh_hz = 60;
-    p.present(swap, fp, false);
+    p.present(swap, fp, fp.config().mode, false);
     EXPECT_EQ(swap.intervals, std::vector<int>{1});  // vsync mode at the refresh rate: interval 1
     EXPECT_EQ(p.in_effect, 1);
-    p.present(swap, fp, false);
+    p.present(swap, fp, fp.config().mode, false);
     EXPECT_EQ(swap.intervals.size(), 1u);  // asked again only when the wish changes
     EXPECT_EQ(swap.swaps, 2);
     EXPECT_EQ(fp.status().vsync.refresh_hz, 60.0);  // the reports reached the pacer
@@ -455,7 +490,7 @@ TEST(Presenter, AsksForThePacersIntervalAndReportsEverySwap) {
     RecordingSwap refusing;
     refusing.refuse = true;
     Presenter q;
-    q.present(refusing, fp, true);
+    q.present(refusing, fp, fp.config().mode, true);
     EXPECT_EQ(refusing.intervals, std::vector<int>{1});
     EXPECT_EQ(q.in_effect, -1);
 }

@@ -17,7 +17,9 @@
 #     submitted; with --match-display the rate in force is within 2 % of the shown rate. The
 #     demo's capture with --vblank-source wayland writes Dropped and the displayed times from the
 #     same feedback: `pacer analyze` finds the frames dropped (when the demo outran weston) and the
-#     shown and dropped counts the demo's summary gives (within 4 frames).
+#     shown and dropped counts the demo's summary gives (within 4 frames); the same with
+#     --render-thread (the presents and their feedback on a render thread a frame behind), whose
+#     presents all reached the pacer, 1-3 frames behind.
 # weston runs with --idle-time=0: it would otherwise go idle (and stop repainting) after 300 s.
 #
 # usage: weston_test.sh PACER_DEMO WORK_DIR [PACER_CLI]
@@ -171,16 +173,20 @@ elif $fell_back; then
   echo "fell back naming the compositor's cadence: $swap_hz Hz (it showed $repaint_before and $repaint_after Hz)"
 fi
 
-# 3c. The demo's capture with the same feedback.
-if [ -n "$pacer" ]; then
+# 3c. The demo's capture with the same feedback, in one thread and with --render-thread (the
+#     present, its wp_presentation request and the feedback on a render thread a frame behind;
+#     the rows and the feedback recorded on the game thread once the presents come back).
+capture_check() {  # name, then extra demo options
+  local name=$1
+  shift
   out=$(WAYLAND_DISPLAY=pacer-x11 SDL_VIDEODRIVER=wayland timeout 60 "$demo" --mode hybrid --hz 60 \
-        --vblank-source wayland --capture "$work/weston.csv" --seconds 5 2>"$work/capture.err") ||
-    { cat "$work/capture.err"; fail "demo --vblank-source wayland --capture"; }
-  summary=$(echo "$out" | grep '^summary:') || fail "no summary line (--capture)"
+        --vblank-source wayland --capture "$work/$name.csv" --seconds 5 "$@" 2>"$work/$name.err") ||
+    { cat "$work/$name.err"; fail "demo --vblank-source wayland --capture $*"; }
+  summary=$(echo "$out" | grep '^summary:') || fail "no summary line (--capture $*)"
   echo "$summary"
   shown_fps=$(echo "$summary" | sed -n 's/.* shown_fps=\([0-9.]*\).*/\1/p')
   [ -n "$shown_fps" ] || fail "the demo's summary has no shown_fps under weston"
-  analysis=$("$pacer" analyze --json "$work/weston.csv") || fail "pacer analyze of the demo's capture"
+  analysis=$("$pacer" analyze --json "$work/$name.csv") || fail "pacer analyze of the demo's capture"
   displayed=$(python3 -c '
 import json, sys
 def find(v):
@@ -211,8 +217,14 @@ print("null" if not d else "%d %d %s" % (d["displayed"], d["dropped"], d["displa
   awk -v d="$n_dropped" -v n="$n_shown" -v s="$shown_fps" -v t="$seconds" -v sd="$dropped" -v u="$submitted_fps" \
     'function abs(x) { return x < 0 ? -x : x }
      BEGIN { exit !((d > 0 || u <= 1.05 * s) && s > 0 && abs(n - s * t) <= 4 && abs(d - sd) <= 4) }' ||
-    fail "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed; the demo says $shown_fps shown in $seconds s, $dropped dropped"
-  echo "capture: $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed (the demo: $shown_fps shown in $seconds s, $dropped dropped)"
+    fail "capture ($name): $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed; the demo says $shown_fps shown in $seconds s, $dropped dropped"
+  echo "capture ($name): $n_shown displayed, $n_dropped dropped, $displayed_fps fps displayed (the demo: $shown_fps shown in $seconds s, $dropped dropped)"
+}
+if [ -n "$pacer" ]; then
+  capture_check weston
+  capture_check weston_render_thread --render-thread
+  echo "$out" | grep -q '^render_thread: frames=[0-9]* frames_in_flight=[1-3] reports_lost=0$' ||
+    fail "--render-thread: $(echo "$out" | grep '^render_thread:')"
 fi
 
 # 2. A compositor without a seat.
