@@ -183,4 +183,44 @@ TEST(RenderThread, JustInTimeLearnsTheWholePipelinesWork) {
     EXPECT_LE(late, judged / 20) << late << " of " << judged << " shown late";
 }
 
+// Present sync with the present a frame behind (here the pacing thread's own pipelined present;
+// a present thread runs the same wait, tests/thread_contract_test.cpp): before_present(frame)
+// waits for the next present slot, so presents stay on the grid however the work jitters (2-6 ms
+// here), one per period, wait() returns at once once the present side waits, and the FrameTiming
+// describes the present side's wait.
+TEST(RenderThread, PresentSyncWaitsOnThePresentSide) {
+    pacer::SimulatedOs os(exact(), 1, clock::from_ns(0));
+    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::hybrid, .sync = pacer::SyncMode::present}, &os);
+    std::vector<std::int64_t> begins;
+    std::uint64_t behind = 0;
+    std::uint64_t x = 3;
+    int at_once = 0;
+    for (int i = 0; i < 300; ++i) {
+        const clock::time_point before = os.now();
+        const pacer::FrameTiming t = fp.wait();
+        if (i > 10) {
+            EXPECT_EQ(t.sync, pacer::SyncMode::present);
+            EXPECT_GT((t.slept + t.spun).count(), 0) << "the present side's wait, described";
+            at_once += os.now() - before < 10us ? 1 : 0;
+        }
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        os.advance(std::chrono::microseconds(2000 + static_cast<std::int64_t>((x >> 33) % 4000)));
+        if (behind != 0) {
+            fp.before_present(behind);
+            const clock::time_point b = os.now();
+            begins.push_back(clock::to_ns(b));
+            os.advance(300us);
+            pacer::PresentInfo p{b, os.now(), 0, 60.0, true};
+            p.frame = behind;
+            fp.report_present(p);
+        }
+        behind = t.frame;
+    }
+    ASSERT_GT(begins.size(), 250u);
+    for (std::size_t i = 20; i < begins.size(); ++i)
+        ASSERT_NEAR(static_cast<double>(begins[i] - begins[i - 1]), static_cast<double>(kPeriod), 20'000.0) << i;
+    EXPECT_EQ(at_once, 289) << "wait() returns at once: the present side waits";
+    EXPECT_EQ(fp.status().missed, 0u);
+}
+
 }  // namespace

@@ -99,6 +99,55 @@ TEST(FramePacerThreads, APresentThreadReportsWhileThePacingThreadWaits) {
     EXPECT_LE(s.frames_in_flight, 3);
 }
 
+// Present sync with a present thread: its before_present(frame) waits for the next present slot
+// (the pacing thread publishes its grid at each wait()), one per period. What holds on any
+// machine: never two presents in one slot, so N presents span at least N - 1 periods (less the
+// first wait's lateness: 20 ms allowed; a late wait may return close to the next one, so single
+// intervals say nothing), and wait() on the pacing thread describes those waits.
+TEST(FramePacerThreads, PresentSyncWaitsOnThePresentThread) {
+    pacer::FramePacer fp({.target_hz = 200.0, .mode = pacer::WaitMode::hybrid, .sync = pacer::SyncMode::present});
+    // A one-slot hand-over, as an engine's: the game thread waits until the render thread took
+    // the frame before, so the render thread's waits pace both.
+    std::atomic<std::uint64_t> handed{0}, taken{0};
+    std::atomic<bool> done{false};
+    std::vector<std::int64_t> returns;
+    std::thread render([&] {
+        while (!done.load()) {
+            const std::uint64_t f = handed.load();
+            if (f == taken.load()) {
+                std::this_thread::yield();
+                continue;
+            }
+            taken.store(f);
+            fp.before_present(f);
+            returns.push_back(pacer::clock::to_ns(fp.now()));
+            pacer::PresentInfo p;
+            p.begin = p.end = fp.now();
+            p.swap_interval = 0;
+            p.frame = f;
+            fp.report_present(p);
+        }
+    });
+    // A wait() that describes the present thread's wait returns a wake from before the call (the
+    // pacing thread's own waits end after it).
+    int described = 0;
+    for (int i = 0; i < 200; ++i) {
+        const pacer::clock::time_point called = fp.now();
+        const pacer::FrameTiming t = fp.wait();
+        described += t.sync == pacer::SyncMode::present && t.wake < called ? 1 : 0;
+        while (taken.load() != handed.load()) std::this_thread::yield();
+        handed.store(t.frame);
+    }
+    done.store(true);
+    render.join();
+    ASSERT_GT(returns.size(), 150u);
+    const auto n = static_cast<std::int64_t>(returns.size());
+    EXPECT_GE(returns.back() - returns.front(), (n - 1) * 5'000'000 - 20'000'000)
+        << n << " presents: two in one slot";
+    EXPECT_GT(described, 150) << "of 200 wait() calls";
+    EXPECT_EQ(fp.status().reports_lost, 0u);
+}
+
 #ifndef NDEBUG
 TEST(FramePacerDeathTest, WaitFromASecondThreadAbortsInDebugBuilds) {
     // "threadsafe" re-runs the test binary for the death test instead of forking a process that

@@ -190,7 +190,8 @@ int simulate_latency_main(int argc, char** argv) {
     const double q = work_quantile_ms(o.cfg.work, 1.0 - o.cfg.max_late_share);
     std::vector<LatencySimResult> rs;
     if (o.cfg.render_thread) {
-        // Present sync waits on the pacing thread, which does not present here: not a choice.
+        // The model draws the render thread's times instead of calling the pacer from it: present
+        // sync, which waits in the render thread's before_present(), is not modelled.
         LatencySimConfig one = o.cfg;
         one.render_thread = false;
         for (SyncMode m : {SyncMode::frame_start, SyncMode::just_in_time}) {

@@ -38,6 +38,13 @@ PacingSource own_source(WaitMode mode) noexcept {
                                    : PacingSource::hybrid;
 }
 
+// The present side's waiter: the pacing thread's settings as made, at the thread's own priority
+// (the present thread's class is its own; pacer/priority.hpp raises the pacing thread only).
+WaiterConfig present_side_waiter(WaiterConfig c) noexcept {
+    c.priority = PriorityConfig{};
+    return c;
+}
+
 bool same_waiter_config(const WaiterConfig& a, const WaiterConfig& b) noexcept {
     return a.late_cost == b.late_cost && a.half_life == b.half_life && a.initial_margin == b.initial_margin &&
            a.min_margin == b.min_margin && a.max_spin == b.max_spin && a.priority == b.priority;
@@ -76,6 +83,7 @@ void FramePacer::before_present(std::uint64_t frame) noexcept {
         detail::PresentEvent e;
         e.kind = detail::PresentEvent::Kind::before_present;
         e.frame = frame;
+        impl_->present_side_wait(e);  // present sync: the present thread waits here
         return impl_->post(e);
     }
     impl_->settle(handoff_);
@@ -163,7 +171,10 @@ Status validate(const PacerConfig& c) {
 }
 
 FramePacer::Impl::Impl(const PacerConfig& config, TimeSource* ts)
-    : cfg_(checked(config)), ts_(ts ? ts : &system_time_source()), waiter_(config.waiter, ts_) {
+    : cfg_(checked(config)),
+      ts_(ts ? ts : &system_time_source()),
+      waiter_(config.waiter, ts_),
+      present_waiter_(present_side_waiter(config.waiter), ts_) {
     log_config(cfg_, "pacing at");
     vblanks_.set_lock(cfg_.display_lock);
     rate_.configure(rate_config());
@@ -259,7 +270,7 @@ void FramePacer::Impl::post(detail::PresentEvent e) noexcept {
     }
 #endif
     e.newest = newest_.load(std::memory_order_acquire);
-    if (e.kind == detail::PresentEvent::Kind::before_present) e.call = ts_->now();
+    if (e.kind == detail::PresentEvent::Kind::before_present && e.call == clock::time_point{}) e.call = ts_->now();
     if (!queue_.push(e)) reports_lost_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -267,7 +278,9 @@ void FramePacer::Impl::drain() noexcept {
     queue_.drain([this](const detail::PresentEvent& e) {
         switch (e.kind) {
         case detail::PresentEvent::Kind::before_present:
-            if (grid_.started()) mark_present(e.frame ? e.frame : e.newest, clock::to_ns(e.call));
+            if (!grid_.started()) break;
+            if (e.waited.period.count() != 0) take_present_wait(e, e.frame ? e.frame : e.newest);
+            mark_present(e.frame ? e.frame : e.newest, clock::to_ns(e.call));
             break;
         case detail::PresentEvent::Kind::present: {
             PresentInfo p = e.present;
@@ -284,6 +297,18 @@ void FramePacer::Impl::drain() noexcept {
 // thread never waits for a reader (try_lock), and a reader waits only for a copy in progress.
 void FramePacer::Impl::publish() noexcept {
     swap_interval_.store(vsync_.desired_swap_interval(), std::memory_order_relaxed);
+    // Present sync's plan for the present side: the grid, and the vblanks while the swap paces.
+    const bool present_sync = sync_ == SyncMode::present && !rate_.background() && grid_.started();
+    plan_.on.store(present_sync, std::memory_order_relaxed);
+    if (present_sync) {
+        const bool locked = swap_paces_ && vblanks_.known();
+        plan_.grid.store(clock::to_ns(grid_.last_deadline()), std::memory_order_relaxed);
+        plan_.period.store(grid_.period().count(), std::memory_order_relaxed);
+        plan_.vblank.store(locked ? vblank_after(last_wake_) : 0, std::memory_order_relaxed);
+        plan_.vblank_period.store(locked ? vblank_period() : 0, std::memory_order_relaxed);
+        plan_.mode.store(static_cast<int>(locked ? WaitMode::hybrid : active_mode()), std::memory_order_relaxed);
+        plan_.miss_tolerance.store(cfg_.miss_tolerance.count(), std::memory_order_relaxed);
+    }
     if (!status_wanted_.load(std::memory_order_relaxed)) return;
     const PacerStatus s = status();
     std::unique_lock<std::mutex> lock(snapshot_mutex_, std::try_to_lock);
@@ -327,6 +352,7 @@ void FramePacer::Impl::set_time_source(TimeSource* ts) noexcept {
     end_pacing();
     ts_ = ts ? ts : &system_time_source();
     waiter_.set_time_source(ts_);
+    present_waiter_.set_time_source(ts_);
     vblanks_.reset();  // its vblanks were on the other clock
     reset();
 }

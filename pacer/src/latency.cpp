@@ -43,10 +43,10 @@ bool LatencyTracker::lead_used(std::uint64_t frame) const noexcept {
     return m && (m->sync == SyncMode::just_in_time || m->aligned);
 }
 
-void LatencyTracker::aim(clock::time_point target, bool locked) noexcept {
+void LatencyTracker::aim(clock::time_point target, bool locked, std::uint64_t frame) noexcept {
     previous_target_ = clock::to_ns(target);
     has_previous_target_ = true;
-    if (Marks* m = newest()) {
+    if (Marks* m = frame == 0 ? newest() : find(frame)) {
         m->target = previous_target_;
         m->has_target = true;
         m->locked = locked;

@@ -109,6 +109,15 @@ private:
     void judge_late(Sent& s) noexcept;
     void report_present(const PresentInfo& present, std::uint64_t newest) noexcept;
     void mark_present(std::uint64_t frame, std::int64_t call) noexcept;  // before_present's marks
+public:
+    // Present sync for a frame behind the newest (a present thread's, or the pacing thread's own
+    // pipelined present): waits for the next present slot the pacing thread published (its grid,
+    // or a vblank less a lead while the swap paces and the vblanks are known) with the present
+    // side's own waiter; fills the event's wait record. Touches only the published plan and the
+    // present side's state.
+    void present_side_wait(detail::PresentEvent& e) noexcept;
+private:
+    void take_present_wait(const detail::PresentEvent& e, std::uint64_t frame) noexcept;
     const Aim& aim_of(std::uint64_t frame) const noexcept;  // a frame's display target (0: newest)
 
     // Presents and their feedback (pacer_present.cpp).
@@ -178,6 +187,21 @@ private:
     std::atomic<std::thread::id> present_thread_{};
     std::atomic<bool> status_wanted_{false};
     std::atomic<int> swap_interval_{0};  // desired_swap_interval() at the last wait(), for the present thread
+    // The present side's present sync: the plan the pacing thread publishes at each wait(), and
+    // the present side's own waiter (its learned margin) and last slot.
+    struct PresentPlan {
+        std::atomic<bool> on{false};          // sync present, not in the background
+        std::atomic<std::int64_t> grid{0};    // a grid deadline
+        std::atomic<std::int64_t> period{0};  // the grid's period
+        std::atomic<std::int64_t> vblank{0};  // a fitted vblank, 0: none (the swap does not pace)
+        std::atomic<std::int64_t> vblank_period{0};
+        std::atomic<int> mode{0};             // WaitMode of the wait
+        std::atomic<std::int64_t> miss_tolerance{0};
+    };
+    PresentPlan plan_;
+    HybridWaiter present_waiter_;
+    std::int64_t present_last_ = 0;     // the present side's last slot
+    std::int64_t present_wake_ = 0;     // ... and when its wait returned
     mutable std::mutex snapshot_mutex_;  // the pacing thread only try_locks it
     PacerStatus snapshot_{};
     detail::PresentQueue queue_;

@@ -9,13 +9,19 @@ namespace pacer {
 
 void FramePacer::Impl::mark_input() noexcept { latency_.mark_input(now()); }
 
-// On the pacing thread. A frame other than the newest is presented a frame behind: its marks
-// only (present sync waits for the newest frame's present).
+// On the pacing thread. A frame other than the newest is presented a frame behind: in present
+// sync it waits as a present thread's would (present_side_wait), else its marks only.
 void FramePacer::Impl::before_present(std::uint64_t frame) noexcept {
     if (frame == frames_) frame = 0;
     if (!grid_.started() || !latency_.is_open(frame)) return;
+    if (frame != 0) {
+        publish();  // the plan as of now: the pacing thread is the present side here
+        detail::PresentEvent e;
+        present_side_wait(e);
+        if (e.waited.period.count() != 0) take_present_wait(e, frame);
+        return mark_present(frame, clock::to_ns(e.waited.period.count() != 0 ? e.call : ts_->now()));
+    }
     const std::int64_t t = clock::to_ns(ts_->now());
-    if (frame != 0) return mark_present(frame, t);
     second_call_ = true;
     latency_.mark_work_end(clock::from_ns(t));
     if (sync_ != SyncMode::present) {
@@ -24,6 +30,72 @@ void FramePacer::Impl::before_present(std::uint64_t frame) noexcept {
     }
     present_record_ = present_wait(t);
     latency_.mark_present_call(present_record_.wake);
+}
+
+namespace {
+std::int64_t first_at_or_after(std::int64_t origin, std::int64_t step, std::int64_t t) noexcept {
+    if (t <= origin) return origin - (origin - t) / step * step;
+    return origin + (t - origin + step - 1) / step * step;
+}
+}  // namespace
+
+// Present sync on the present side (pacer_impl.hpp): the next present slot after the last one,
+// at least half a period on (one present per period), waited for with the present side's waiter.
+void FramePacer::Impl::present_side_wait(detail::PresentEvent& e) noexcept {
+    if (!plan_.on.load(std::memory_order_relaxed)) return;
+    const std::int64_t p = plan_.period.load(std::memory_order_relaxed);
+    const std::int64_t v0 = plan_.vblank.load(std::memory_order_relaxed);
+    const std::int64_t pv = plan_.vblank_period.load(std::memory_order_relaxed);
+    if (p <= 0) return;
+    const std::int64_t now = clock::to_ns(ts_->now());
+    std::int64_t deadline = 0, aim = 0;
+    const bool locked = v0 != 0 && pv > 0;
+    if (locked) {  // a vblank at least a period after the last one, less a lead (as present_wait)
+        const std::int64_t lead = std::min<std::int64_t>(1'000'000, pv / 4);
+        std::int64_t earliest = now + lead;
+        if (present_last_ != 0) earliest = std::max(earliest, present_last_ + p - pv / 4);
+        aim = first_at_or_after(v0, pv, earliest);
+        deadline = aim - lead;
+    } else {
+        std::int64_t earliest = now;
+        if (present_last_ != 0) earliest = std::max(earliest, present_last_ + p / 2);
+        deadline = aim = first_at_or_after(plan_.grid.load(std::memory_order_relaxed), p, earliest);
+    }
+    const auto mode = static_cast<WaitMode>(plan_.mode.load(std::memory_order_relaxed));
+    const WaitResult r = present_waiter_.wait_until(clock::from_ns(deadline), mode);
+    FrameTiming& t = e.waited;
+    const std::int64_t wake = clock::to_ns(r.end);
+    t.deadline = clock::from_ns(deadline);
+    t.wake = r.end;
+    t.lateness = r.lateness;
+    t.interval = std::chrono::nanoseconds(present_wake_ != 0 ? wake - present_wake_ : 0);
+    t.work = std::chrono::nanoseconds(present_wake_ != 0 ? now - present_wake_ : 0);  // the present side's
+    t.period = std::chrono::nanoseconds(p);
+    t.slept = r.slept;
+    t.spun = r.spun;
+    t.oversleep = r.oversleep;
+    t.margin = r.margin;
+    t.mode = mode;
+    t.sync = SyncMode::present;
+    t.source = mode == WaitMode::sleep ? PacingSource::sleep : mode == WaitMode::spin ? PacingSource::spin
+                                                                                     : PacingSource::hybrid;
+    t.missed = r.lateness.count() > plan_.miss_tolerance.load(std::memory_order_relaxed);
+    t.display_locked = locked;
+    present_last_ = locked ? aim : deadline;
+    present_wake_ = wake;
+    e.call = r.end;
+    e.aim = clock::from_ns(aim);
+    e.aim_locked = locked;
+}
+
+// On the pacing thread: a present-side wait, as the record wait() returns next (present sync's
+// FrameTiming describes the last wait made before a present) and as the frame's display target.
+void FramePacer::Impl::take_present_wait(const detail::PresentEvent& e, std::uint64_t frame) noexcept {
+    present_record_ = e.waited;
+    present_record_.index = grid_.index();
+    second_call_ = true;  // the present side waits: wait() returns at once
+    if (e.waited.missed) ++missed_;
+    latency_.aim(e.aim, e.aim_locked, frame);
 }
 
 // A frame's work ended and its present call comes, at `call`: from the present thread (drained),

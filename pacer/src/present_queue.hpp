@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "pacer/frame_timing.hpp"
 #include "pacer/present.hpp"
 
 namespace pacer::detail {
@@ -22,6 +23,11 @@ struct PresentEvent {
     std::uint64_t frame = 0;      // before_present: the frame it presents
     PresentInfo present{};
     VblankInfo vblank{};
+    // before_present in present sync: the wait the present thread made (FramePacer's manual:
+    // present sync with a render thread); period 0: none.
+    FrameTiming waited{};
+    clock::time_point aim{};  // the display time that wait was for
+    bool aim_locked = false;  // ... a vblank
 };
 
 class PresentQueue {

@@ -88,8 +88,8 @@ public:
     bool aligned(std::uint64_t frame = 0) const noexcept;
     // The frame was started a learned lead before its display target (just in time, or aligned).
     bool lead_used(std::uint64_t frame = 0) const noexcept;
-    // The display deadline the newest frame is started for; locked: it is a vblank.
-    void aim(clock::time_point target, bool locked) noexcept;
+    // The display deadline the frame (0: the newest) is started for; locked: it is a vblank.
+    void aim(clock::time_point target, bool locked, std::uint64_t frame = 0) noexcept;
     // Just in time: started `lead` before target, at wake_target; aligned: placed so that a torn
     // present lands before the vblank.
     void aim_early(clock::time_point target, clock::time_point wake_target, std::chrono::nanoseconds lead,
