@@ -22,6 +22,7 @@
 #include "../pacer/src/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
 #include "pacer/pacer.h"
 #include "pacer/pacer.hpp"
+#include "present_thread.hpp"
 #include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
@@ -123,25 +124,14 @@ TEST(CApi, TwoThreadLoopReportsFramesInFlight) {
     c.mode = PACER_MODE_SLEEP;
     pacer_frame_pacer* p = pacer_create(&c);
     ASSERT_NE(p, nullptr);
-    std::atomic<std::uint64_t> handed{0};
-    std::atomic<bool> done{false};
-    std::thread render([&] {
-        std::uint64_t last = 0;
-        while (!done.load()) {
-            const std::uint64_t f = handed.load();
-            if (f == last) {
-                std::this_thread::yield();
-                continue;
-            }
-            last = f;
-            pacer_before_present_frame(p, f);
-            pacer_present present = {};
-            present.begin_ns = pacer_now_ns();
-            present.end_ns = pacer_now_ns();
-            present.ok = 1;
-            present.frame = f;
-            pacer_report_present(p, &present);
-        }
+    pacer_test::PresentThread render([p](std::uint64_t f) {
+        pacer_before_present_frame(p, f);
+        pacer_present present = {};
+        present.begin_ns = pacer_now_ns();
+        present.end_ns = pacer_now_ns();
+        present.ok = 1;
+        present.frame = f;
+        pacer_report_present(p, &present);
     });
     int named = 0;
     for (int i = 0; i < 200; ++i) {
@@ -152,10 +142,9 @@ TEST(CApi, TwoThreadLoopReportsFramesInFlight) {
             ++named;
             EXPECT_LT(t.latency_frame, t.frame);
         }
-        handed.store(t.frame);
+        render.hand(t.frame);
     }
-    done.store(true);
-    render.join();
+    render.stop();
     pacer_status s;
     ASSERT_EQ(pacer_get_status(p, &s), PACER_OK);
     EXPECT_EQ(s.reports_lost, 0u);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pacer/pacer.hpp"
+#include "present_thread.hpp"
 
 using namespace std::chrono_literals;
 
@@ -40,27 +41,15 @@ TEST(FramePacerThreads, AnotherThreadTakesOverAfterEndPacing) {
 TEST(FramePacerThreads, APresentThreadReportsWhileThePacingThreadWaits) {
     pacer::FramePacer fp({.target_hz = 500.0, .mode = pacer::WaitMode::sleep});
     constexpr int kFrames = 300;
-    std::atomic<std::uint64_t> handed{0};  // the frame the game thread finished
     std::atomic<bool> done{false};
-    std::atomic<int> presented{0};
-    std::thread render([&] {
-        std::uint64_t last = 0;
-        while (!done.load()) {
-            const std::uint64_t f = handed.load();
-            if (f == last) {
-                std::this_thread::yield();
-                continue;
-            }
-            last = f;
-            fp.before_present(f);
-            pacer::PresentInfo p;
-            p.begin = fp.now();
-            p.end = fp.now();
-            p.swap_interval = 0;
-            p.frame = f;
-            fp.report_present(p);
-            presented.fetch_add(1);
-        }
+    pacer_test::PresentThread render([&fp](std::uint64_t f) {
+        fp.before_present(f);
+        pacer::PresentInfo p;
+        p.begin = fp.now();
+        p.end = fp.now();
+        p.swap_interval = 0;
+        p.frame = f;
+        fp.report_present(p);
     });
     std::uint64_t seen_frames = 0;
     bool monotonic = true;
@@ -82,16 +71,16 @@ TEST(FramePacerThreads, APresentThreadReportsWhileThePacingThreadWaits) {
             ++named;
             ordered = ordered && t.latency_frame < t.frame && ++times_named[t.latency_frame] == 1;
         }
-        handed.store(t.frame);
+        render.hand(t.frame);
     }
+    render.stop();
     done.store(true);
-    render.join();
     reader.join();
     fp.wait();  // drains the last reports
     const pacer::PacerStatus s = fp.status();
     EXPECT_EQ(s.reports_lost, 0u);
-    EXPECT_EQ(s.presents.submitted, static_cast<std::uint64_t>(presented.load()));
-    EXPECT_GT(presented.load(), 0);
+    EXPECT_EQ(s.presents.submitted, static_cast<std::uint64_t>(render.presented()));
+    EXPECT_GT(render.presented(), 0);
     EXPECT_GT(named, 0);
     EXPECT_TRUE(ordered) << "latency figures for a frame not yet presented, or twice";
     EXPECT_TRUE(monotonic);
@@ -106,27 +95,15 @@ TEST(FramePacerThreads, APresentThreadReportsWhileThePacingThreadWaits) {
 // intervals say nothing), and wait() on the pacing thread describes those waits.
 TEST(FramePacerThreads, PresentSyncWaitsOnThePresentThread) {
     pacer::FramePacer fp({.target_hz = 200.0, .mode = pacer::WaitMode::hybrid, .sync = pacer::SyncMode::present});
-    // A one-slot hand-over, as an engine's: the game thread waits until the render thread took
-    // the frame before, so the render thread's waits pace both.
-    std::atomic<std::uint64_t> handed{0}, taken{0};
-    std::atomic<bool> done{false};
     std::vector<std::int64_t> returns;
-    std::thread render([&] {
-        while (!done.load()) {
-            const std::uint64_t f = handed.load();
-            if (f == taken.load()) {
-                std::this_thread::yield();
-                continue;
-            }
-            taken.store(f);
-            fp.before_present(f);
-            returns.push_back(pacer::clock::to_ns(fp.now()));
-            pacer::PresentInfo p;
-            p.begin = p.end = fp.now();
-            p.swap_interval = 0;
-            p.frame = f;
-            fp.report_present(p);
-        }
+    pacer_test::PresentThread render([&fp, &returns](std::uint64_t f) {
+        fp.before_present(f);
+        returns.push_back(pacer::clock::to_ns(fp.now()));
+        pacer::PresentInfo p;
+        p.begin = p.end = fp.now();
+        p.swap_interval = 0;
+        p.frame = f;
+        fp.report_present(p);
     });
     // A wait() that describes the present thread's wait returns a wake from before the call (the
     // pacing thread's own waits end after it).
@@ -135,11 +112,9 @@ TEST(FramePacerThreads, PresentSyncWaitsOnThePresentThread) {
         const pacer::clock::time_point called = fp.now();
         const pacer::FrameTiming t = fp.wait();
         described += t.sync == pacer::SyncMode::present && t.wake < called ? 1 : 0;
-        while (taken.load() != handed.load()) std::this_thread::yield();
-        handed.store(t.frame);
+        render.hand(t.frame, true);  // an engine's one-slot hand-over: the render thread paces
     }
-    done.store(true);
-    render.join();
+    render.stop();
     ASSERT_GT(returns.size(), 150u);
     const auto n = static_cast<std::int64_t>(returns.size());
     EXPECT_GE(returns.back() - returns.front(), (n - 1) * 5'000'000 - 20'000'000)

@@ -145,22 +145,39 @@ public:
     }
 
 private:
+    // A frame's start: wait(); (with a render thread, the presents that ended meanwhile reach
+    // the pacer); the input sample; the counting from the warm-up's end; the frame's work, stepped.
+    struct Start {
+        FrameTiming t;
+        std::int64_t input = 0;
+        double work_ms = 0;
+        bool stepped = false;
+    };
+    Start start_frame(std::size_t i) {
+        Start f;
+        f.t = fp_.wait();
+        if (cfg_.render_thread) report_presents_done();
+        fp_.mark_input();
+        f.input = pacer::clock::to_ns(os_.now());
+        if (!counting_ && f.input >= warm_) {
+            counting_ = true;
+            cpu0_ = os_.cpu_times().thread.count();
+            wall0_ = f.input;
+        }
+        if (counting_ && f.t.latency.count() > 0) pacer_latency_.push_back(to_ms(f.t.latency));
+        f.work_ms = trace_[i];
+        f.stepped = step_at_ >= 0 && f.input >= step_at_;
+        if (f.stepped) f.work_ms *= cfg_.step_factor;
+        return f;
+    }
+
     // wait(); input; work (stepped); present; report the present; record.
     void frame(std::size_t i) {
         if (cfg_.render_thread) return render_thread_frame(i);
-        const FrameTiming t = fp_.wait();
-        fp_.mark_input();
-        const std::int64_t input = pacer::clock::to_ns(os_.now());
-        if (!counting_ && input >= warm_) {
-            counting_ = true;
-            cpu0_ = os_.cpu_times().thread.count();
-            wall0_ = input;
-        }
-        if (counting_ && t.latency.count() > 0) pacer_latency_.push_back(to_ms(t.latency));
-        double w = trace_[i];
-        const bool stepped = step_at_ >= 0 && input >= step_at_;
-        if (stepped) w *= cfg_.step_factor;
-        os_.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(w * 1e6)));
+        const Start f = start_frame(i);
+        const std::int64_t input = f.input;
+        const bool stepped = f.stepped;
+        os_.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(f.work_ms * 1e6)));
         fp_.before_present();
         const PresentResult r = display_.present(std::max(1, fp_.desired_swap_interval()));
         PresentInfo info = r.info();
@@ -190,19 +207,11 @@ private:
     // passed its return: the pacer learns of it no earlier than a render thread's report.
     void render_thread_frame(std::size_t i) {
         report_presents_done();
-        const FrameTiming t = fp_.wait();
-        report_presents_done();
-        fp_.mark_input();
-        const std::int64_t input = pacer::clock::to_ns(os_.now());
-        if (!counting_ && input >= warm_) {
-            counting_ = true;
-            cpu0_ = os_.cpu_times().thread.count();
-            wall0_ = input;
-        }
-        if (counting_ && t.latency.count() > 0) pacer_latency_.push_back(to_ms(t.latency));
-        double w = trace_[i];
-        const bool stepped = step_at_ >= 0 && input >= step_at_;
-        if (stepped) w *= cfg_.step_factor;
+        const Start f = start_frame(i);
+        const FrameTiming& t = f.t;
+        const std::int64_t input = f.input;
+        const bool stepped = f.stepped;
+        const double w = f.work_ms;
         const auto ns = [](double ms) { return static_cast<std::int64_t>(ms * 1e6); };
         os_.advance(std::chrono::nanoseconds(ns(w * (1.0 - cfg_.render_share))));
         std::int64_t now = pacer::clock::to_ns(os_.now());
