@@ -167,7 +167,12 @@ void FrameLoop::switch_render_thread(bool on) {
             return;
         }
         GlWindow* w = &w_;
-        render_.start([w] { w->make_current(true); }, [w] { w->make_current(false); });
+        // SDL's per-thread state (the current context, the error text) is freed for SDL's own
+        // threads only: this one gives it back when it ends.
+        render_.start([w] { w->make_current(true); }, [w] {
+            w->make_current(false);
+            SDL_TLSCleanup();
+        });
         used_render_thread_ = true;
         spdlog::info("render thread on: draw and present a frame behind the pacing thread");
     } else {

@@ -316,7 +316,7 @@ void FramePacer::Impl::publish() noexcept {
 }
 
 PacerStatus FramePacer::Impl::snapshot() const noexcept {
-    const_cast<std::atomic<bool>&>(status_wanted_).store(true, std::memory_order_relaxed);
+    status_wanted_.store(true, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(snapshot_mutex_);
     return snapshot_;
 }

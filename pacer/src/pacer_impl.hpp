@@ -185,7 +185,7 @@ private:
     std::atomic<std::uint64_t> newest_{0};       // frames_, for the present thread's reports
     std::atomic<std::uint64_t> reports_lost_{0};  // the queue was full
     std::atomic<std::thread::id> present_thread_{};
-    std::atomic<bool> status_wanted_{false};
+    mutable std::atomic<bool> status_wanted_{false};  // another thread asked for status()
     std::atomic<int> swap_interval_{0};  // desired_swap_interval() at the last wait(), for the present thread
     // The present side's present sync: the plan the pacing thread publishes at each wait(), and
     // the present side's own waiter (its learned margin) and last slot.

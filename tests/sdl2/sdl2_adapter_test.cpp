@@ -262,6 +262,11 @@ TEST(Sdl2GlPresenter, ARenderThreadPresentsFramesBehindThePacingThread) {
     std::atomic<bool> done{false};
     std::atomic<int> presented{0};
     std::thread render([&] {
+        // SDL keeps per-thread state (the current context, the error text) that it frees for a
+        // thread of its own only; this one gives it back itself.
+        struct TlsCleanup {
+            ~TlsCleanup() { SDL_TLSCleanup(); }
+        } cleanup;
         if (SDL_GL_MakeCurrent(w.window.get(), w.context) != 0) return;
         std::uint64_t last = 0;
         while (!done.load()) {

@@ -210,7 +210,10 @@ public:
 
     // PresentPixmap(pixmap) at vblank counter target_msc, reported to `pacer` as a present with
     // a new id (returned; 0 when the source is not ok). Its outcome comes back through poll().
-    std::uint64_t present(FramePacer& pacer, std::uint32_t pixmap, std::uint64_t target_msc) noexcept {
+    // From a render thread, `frame` names the frame it shows (FrameTiming::frame; 0: the frame
+    // last waited for).
+    std::uint64_t present(FramePacer& pacer, std::uint32_t pixmap, std::uint64_t target_msc,
+                          std::uint64_t frame = 0) noexcept {
         if (!ok_) return 0;
         const std::uint32_t serial = next_serial();
         PresentInfo p;
@@ -221,6 +224,7 @@ public:
         p.end = pacer.now();
         p.swap_interval = 0;  // not a swap that waits: the server holds it until its target
         p.id = serial;
+        p.frame = frame;
         pacer.report_present(p);
         return serial;
     }
