@@ -138,6 +138,31 @@ TEST(FramePacerDeathTest, WaitFromASecondThreadAbortsInDebugBuilds) {
         },
         "wait\\(\\) called from a second thread");
 }
+
+// One present thread: the queue has one producer, so a second thread's present-side call aborts
+// in debug builds, where the stack shows it. The first present thread stays alive meanwhile (a
+// thread id may be reused once its thread ended).
+void two_present_threads() {
+    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
+    pacer::FramePacer fp({.target_hz = 100.0, .mode = pacer::WaitMode::sleep}, &os);
+    fp.wait();
+    std::atomic<bool> reported{false};
+    std::atomic<bool> end{false};
+    std::thread first([&] {
+        fp.report_vblank(pacer::clock::from_ns(1));
+        reported.store(true);
+        while (!end.load()) std::this_thread::yield();
+    });
+    while (!reported.load()) std::this_thread::yield();
+    std::thread([&] { fp.report_vblank(pacer::clock::from_ns(2)); }).join();
+    end.store(true);
+    first.join();
+}
+
+TEST(FramePacerDeathTest, ASecondPresentThreadAbortsInDebugBuilds) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(two_present_threads(), "present-side calls from a second thread");
+}
 #endif
 
 }  // namespace
