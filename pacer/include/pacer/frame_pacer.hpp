@@ -166,9 +166,10 @@
 // present sync, on its own): each goes into a fixed ring of 64 reports (its clock read for
 // before_present), and the pacing thread applies them, in order, at its next wait(). Measured
 // (bench/bench_bookkeeping, release build, beside a pacing thread draining the ring in a loop,
-// medians of 3 runs on a 2-core virtual machine): report_present 43 ns, before_present 127 ns,
-// status() from another thread 80 ns; once another thread reads status(), wait()'s bookkeeping
-// takes 256 instead of 184 ns (the copy). A report that finds the ring
+// medians of 3 runs on a 2-core virtual machine, the range in brackets: the two threads contend
+// for the ring's cache lines): report_present 130 ns (80-348), before_present 425 ns (127-558),
+// status() from another thread 158 ns (38-165); once another thread reads status(), wait()'s
+// bookkeeping takes 244 instead of 167 ns (the copy). A report that finds the ring
 // full (the pacing thread has not waited for 64 reports) is dropped and counted
 // (PacerStatus::reports_lost). Debug builds abort on a second present thread. Calls on the pacing
 // thread itself take effect at once, as in a single-thread loop.
