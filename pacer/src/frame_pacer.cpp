@@ -31,13 +31,6 @@ void log_config(const PacerConfig& c, const char* what) noexcept {
                 to_string(c.cadence), to_string(c.waiter.priority.mode));
 }
 
-// What paces a frame when the swap does not.
-PacingSource own_source(WaitMode mode) noexcept {
-    return mode == WaitMode::sleep ? PacingSource::sleep
-         : mode == WaitMode::spin  ? PacingSource::spin
-                                   : PacingSource::hybrid;
-}
-
 // The present side's waiter: the pacing thread's settings as made, at the thread's own priority
 // (the present thread's class is its own; pacer/priority.hpp raises the pacing thread only).
 WaiterConfig present_side_waiter(WaiterConfig c) noexcept {

@@ -30,6 +30,13 @@
 
 namespace pacer {
 
+// What paces a frame when the swap does not (the pacing thread's waits and the present side's).
+inline PacingSource own_source(WaitMode mode) noexcept {
+    return mode == WaitMode::sleep ? PacingSource::sleep
+         : mode == WaitMode::spin  ? PacingSource::spin
+                                   : PacingSource::hybrid;
+}
+
 class FramePacer::Impl {
 public:
     Impl(const PacerConfig& config, TimeSource* ts);

@@ -77,8 +77,7 @@ void FramePacer::Impl::present_side_wait(detail::PresentEvent& e) noexcept {
     t.margin = r.margin;
     t.mode = mode;
     t.sync = SyncMode::present;
-    t.source = mode == WaitMode::sleep ? PacingSource::sleep : mode == WaitMode::spin ? PacingSource::spin
-                                                                                     : PacingSource::hybrid;
+    t.source = own_source(mode);
     t.missed = r.lateness.count() > plan_.miss_tolerance.load(std::memory_order_relaxed);
     t.display_locked = locked;
     present_last_ = locked ? aim : deadline;
