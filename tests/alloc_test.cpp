@@ -9,7 +9,7 @@
 #include <new>
 #include <string>
 
-#include "../pacer/src/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
+#include "c_api/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
 #include "pacer/pacer.h"
 #include "pacer/pacer.hpp"
 #include "sim_run.hpp"

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "../pacer/src/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
+#include "c_api/c_api_internal.hpp"  // pacer::capi::create: a C pacer on a SimulatedOs
 #include "pacer/pacer.h"
 #include "pacer/pacer.hpp"
 #include "present_thread.hpp"

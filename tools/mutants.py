@@ -37,13 +37,13 @@ STOP_CONT = ["build/tests/pacer_stop_cont_test"]
 MUTANTS = {
     "phase-quarter": (
         "the predicted vblank a quarter period late",
-        "pacer/src/display.cpp",
+        "pacer/src/parts/display.cpp",
         "    return clock::from_ns(v);\n}",
         "    return clock::from_ns(v + std::llround(period_ / 4));\n}",
         LOCK, "next vblank error p50"),
     "phase-1ms": (
         "the predicted vblank 1 ms late (the test's resolution: floor + 0.5 ms)",
-        "pacer/src/display.cpp",
+        "pacer/src/parts/display.cpp",
         "    return clock::from_ns(v);\n}",
         "    return clock::from_ns(v + 1'000'000);\n}",
         LOCK, "next vblank error p50"),
@@ -61,20 +61,20 @@ MUTANTS = {
         LOCK, "counter steps"),
     "target-early": (
         "each frame presented for the vblank before the one it was paced for",
-        "pacer/src/frame_pacer.cpp",
+        "pacer/src/core/frame_pacer.cpp",
         "    aims_[static_cast<std::size_t>(frames_ % aims_.size())] = {",
         "    t.display_target_msc -= t.has_display_target_msc ? 1 : 0;\n"
         "    aims_[static_cast<std::size_t>(frames_ % aims_.size())] = {",
         TARGET, "presents the pacer's"),
     "lead-eighth": (
         "the present's lead an eighth of what was learned (too short for the machine's delays)",
-        "pacer/src/lead.cpp",
+        "pacer/src/parts/lead.cpp",
         "std::clamp(static_cast<std::int64_t>(q + offset_), std::int64_t{0}, 4 * p)",
         "std::clamp(static_cast<std::int64_t>(q + offset_) / 8, std::int64_t{0}, 4 * p)",
         TARGET, "presents the pacer's"),
     "catch-up-8": (
         "the catch_up late policy serves 8 late frames back to back, not 1",
-        "pacer/src/grid.cpp",
+        "pacer/src/parts/grid.cpp",
         "    const auto m = static_cast<std::uint64_t>(std::max(max_catch_up, 0));",
         "    const auto m = static_cast<std::uint64_t>(std::max(max_catch_up, 0)) + 7;",
         STOP_CONT, "frames after the stop came back to back"),

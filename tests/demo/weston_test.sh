@@ -147,7 +147,7 @@ if [ -n "$pacer" ]; then
   [ "$(json "$out" rate_reason)" = shown_rate ] || fail "--match-display: rate reason $(json "$out" rate_reason)"
   # The shown rate is a count over the last 128 frames whose two ends each move by up to one
   # repaint when weston's timer comes late (2/127: 1.6 %), and the target follows it once it moves
-  # by 0.3 % (pacer/src/rate.cpp): within 2 % (beside two busy loops, 31.03 against 31.40 Hz).
+  # by 0.3 % (pacer/src/parts/rate.cpp): within 2 % (beside two busy loops, 31.03 against 31.40 Hz).
   awk -v r="$rate" -v s="$shown_hz" 'BEGIN { d = r - s; if (d < 0) d = -d; exit !(s > 0 && d <= 0.02 * s) }' ||
     fail "--match-display paces at $rate Hz, the compositor shows $shown_hz Hz"
   echo "matched the shown rate: $rate Hz (shown $shown_hz Hz)"

@@ -19,7 +19,7 @@
 //   timing   the FrameTiming member the column mirrors (the demo's replay sets it from the file),
 //            or nullptr
 //   value    what CaptureWriter::add() writes: an expression over the row r
-//            (pacer/src/capture.cpp, CaptureRow: r.t the frame, r.x its CaptureExtras with its
+//            (pacer/src/capture/capture.cpp, CaptureRow: r.t the frame, r.x its CaptureExtras with its
 //            presentation feedback applied, r.latency the frame's latency (brought by the frame
 //            after it; 0: none), r.frame_ns and r.time_ns the row's frame time and time stamp)
 //

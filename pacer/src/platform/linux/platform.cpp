@@ -20,8 +20,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../platform.hpp"
-#include "../relax.hpp"
+#include "platform/platform.hpp"
+#include "platform/relax.hpp"
 
 namespace pacer::platform {
 namespace {

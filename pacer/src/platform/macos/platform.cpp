@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "../platform.hpp"
-#include "../relax.hpp"
+#include "platform/platform.hpp"
+#include "platform/relax.hpp"
 
 namespace pacer::platform {
 namespace {

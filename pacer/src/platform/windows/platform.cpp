@@ -39,9 +39,9 @@
 #include <cstring>
 #include <new>
 
-#include "../platform.hpp"
-#include "../../log_internal.hpp"
-#include "sleep_ladder.hpp"
+#include "platform/platform.hpp"
+#include "base/log_internal.hpp"
+#include "platform/windows/sleep_ladder.hpp"
 
 #ifndef CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 #define CREATE_WAITABLE_TIMER_HIGH_RESOLUTION 0x00000002

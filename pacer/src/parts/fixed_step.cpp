@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "text.hpp"
+#include "base/text.hpp"
 
 namespace pacer {
 

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "log_internal.hpp"
+#include "base/log_internal.hpp"
 #include "pacer/present_classifier.hpp"
-#include "pacer_impl.hpp"
-#include "text.hpp"
+#include "core/pacer_impl.hpp"
+#include "base/text.hpp"
 
 namespace pacer {
 

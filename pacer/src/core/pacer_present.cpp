@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "pacer/present_classifier.hpp"
-#include "pacer_impl.hpp"
+#include "core/pacer_impl.hpp"
 
 namespace pacer {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "c_api_internal.hpp"
+#include "c_api/c_api_internal.hpp"
 #include "pacer/capture.hpp"
 
 struct pacer_capture {

@@ -26,7 +26,7 @@
 #include "pacer/vblanks.hpp"
 #include "pacer/vsync.hpp"
 #include "pacer/waiter.hpp"
-#include "present_queue.hpp"
+#include "core/present_queue.hpp"
 
 namespace pacer {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "c_api_internal.hpp"
+#include "c_api/c_api_internal.hpp"
 #include "pacer/log.hpp"
 #include "pacer/version.hpp"
 #include "pacer/waiter.hpp"

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "text.hpp"
+#include "base/text.hpp"
 
 namespace pacer {
 

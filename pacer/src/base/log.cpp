@@ -1,4 +1,4 @@
-#include "log_internal.hpp"
+#include "base/log_internal.hpp"
 
 #include <atomic>
 #include <cstdarg>

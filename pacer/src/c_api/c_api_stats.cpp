@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "c_api_internal.hpp"
+#include "c_api/c_api_internal.hpp"
 #include "pacer/stats.hpp"
 
 struct pacer_stats {

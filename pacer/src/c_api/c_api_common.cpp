@@ -5,7 +5,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "c_api_internal.hpp"
+#include "c_api/c_api_internal.hpp"
 #include "pacer/display.hpp"
 #include "pacer/log.hpp"
 #include "pacer/stats.hpp"

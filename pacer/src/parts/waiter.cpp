@@ -8,8 +8,8 @@
 #include <string>
 #include <type_traits>
 
-#include "log_internal.hpp"
-#include "text.hpp"
+#include "base/log_internal.hpp"
+#include "base/text.hpp"
 
 namespace pacer {
 

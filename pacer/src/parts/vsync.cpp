@@ -4,7 +4,7 @@
 #include <bit>
 #include <cmath>
 
-#include "log_internal.hpp"
+#include "base/log_internal.hpp"
 #include "pacer/present_classifier.hpp"
 
 namespace pacer {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "sim_rng.hpp"
+#include "sim/sim_rng.hpp"
 
 namespace pacer {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "sim_rng.hpp"
-#include "text.hpp"
+#include "sim/sim_rng.hpp"
+#include "base/text.hpp"
 
 namespace pacer {
 

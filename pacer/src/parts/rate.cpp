@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "log_internal.hpp"
+#include "base/log_internal.hpp"
 
 namespace pacer {
 
