@@ -1,5 +1,5 @@
 // pacer_compare: the interleaved pacing comparison (the same code as `pacer compare`, which lives
-// in tools/compare.cpp). See `pacer_compare --help`.
+// in tools/lib/compare.cpp). See `pacer_compare --help`.
 #include "compare.hpp"
 
 int main(int argc, char** argv) {

@@ -1,6 +1,6 @@
 // demo/replay.hpp - a capture file shown in the demo's panels (--replay FILE, or the panel's Load).
 //
-// Any format the `pacer` tool reads (tools/capture_reader.hpp: pacer's own captures, PresentMon
+// Any format the `pacer` tool reads (tools/lib/capture_reader.hpp: pacer's own captures, PresentMon
 // 1.x and 2.x, MangoHud, ...). Each row with a frame time becomes a pacer::FrameTiming, so the
 // frame-time graph, the histograms and the statistics show the file exactly as they show live
 // frames:

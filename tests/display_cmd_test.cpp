@@ -1,4 +1,4 @@
-// `pacer display`'s report (tools/display_report.cpp): the text says an unknown value one way,
+// `pacer display`'s report (tools/lib/display_report.cpp): the text says an unknown value one way,
 // "unknown", holds no JSON, and its reason is true of the source it ran on; the JSON keeps its
 // keys and nulls.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "display_cmd.hpp"
+#include "display_report.hpp"
 #include "pacer/log.hpp"
 #include "pacer/sim.hpp"
 

@@ -1,4 +1,4 @@
-// The figures of `pacer simulate display` (tools/display_sim.hpp): each metric on hand-built
+// The figures of `pacer simulate display` (tools/lib/display_sim.hpp): each metric on hand-built
 // present sequences with hand-computed results, the JSON's keys and null rules, and the run itself
 // where its outcome does not depend on how well the pacer does.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Sync modes and latency in virtual time: the host loop of `pacer simulate latency`
-// (tools/latency_sim.cpp: SimulatedOs + SimulatedDisplay, vsync on, ground-truth figures).
+// (tools/lib/latency_sim.cpp: SimulatedOs + SimulatedDisplay, vsync on, ground-truth figures).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(Rates, JustInTime,
                          ::testing::Combine(::testing::Values(60.0, 144.0), ::testing::Values(0.2, 0.5, 0.8),
                                             ::testing::Values(0.25, 0.5)));
 
-// A render thread a frame behind (tools/latency_sim.hpp): frame_start lets the vsync'd pipeline
+// A render thread a frame behind (tools/lib/latency_sim.hpp): frame_start lets the vsync'd pipeline
 // fill (hand-over queue and swap chain: 4 periods), just_in_time learns the lead over both threads'
 // work by frame id and keeps the queues empty, within its budget; the pacer's own figures, per
 // frame id, agree with the display's.

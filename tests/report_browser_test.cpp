@@ -47,7 +47,7 @@ struct Rgb {
     int r, g, b;
 };
 
-// The first three series colours of the report (tools/report.cpp kColours).
+// The first three series colours of the report (tools/lib/report.cpp kColours).
 constexpr Rgb kSeries[] = {{0x00, 0x72, 0xb2}, {0xd5, 0x5e, 0x00}, {0x00, 0x9e, 0x73}};
 
 }  // namespace

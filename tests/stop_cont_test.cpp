@@ -41,7 +41,7 @@ TEST(StopCont, AStoppedCaptureServesOneLateFrameThenKeepsTheGrid) {
     if (pid == 0) {
         const int null = open("/dev/null", O_WRONLY);
         if (null >= 0) dup2(null, STDOUT_FILENO);
-        // PACER_TEST_CLI: another build of the tool (tools/mutants.py runs broken ones here).
+        // PACER_TEST_CLI: another build of the tool (tools/dev/mutants.py runs broken ones here).
         const char* cli = std::getenv("PACER_TEST_CLI") != nullptr ? std::getenv("PACER_TEST_CLI") : PACER_CLI;
         execl(cli, "pacer", "run", "--hz", "120", "--seconds", "3", "--capture", capture.c_str(),
               static_cast<char*>(nullptr));

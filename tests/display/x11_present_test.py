@@ -36,7 +36,7 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
           pacer's 0-6, the machine's 26-85 and the server's late timer 13-44 at 120 and 144 Hz,
           where the bound before (the skips with the stamp on the line at most the server's + 1 %)
           failed 4 of 6.
-          tools/mutants.py (./dev mutants) shows that broken pacers fail these checks: a
+          tools/dev/mutants.py (./dev mutants) shows that broken pacers fail these checks: a
           prediction a quarter period or 1 ms late, a clock 0.1 % fast, a source that asks for
           the vblank after next.
   target  --present-at-time --hz N until 10 s of frames (10 N) are judged, counted from 2 s
@@ -52,7 +52,7 @@ Present reports (vblank counter and its time, UST). Checks, for the fake refresh
           Aimed at or after the edge, or sent after it with a lead under that floor (too little
           even for the bulk of this machine's delays), is the pacer's, at most 1 % of the frames;
           sent after it with a lead at or over the floor is the machine's tail (beside the stall
-          noise of tools/flake.py, 1-12 ms stalls: 2-10 of 600 frames at 60 Hz with leads of 5-12
+          noise of tools/dev/flake.py, 1-12 ms stalls: 2-10 of 600 frames at 60 Hz with leads of 5-12
           ms, which failed the old bound of 1 % for both together 2 of 10 runs; a p99 floor is
           the stalls themselves, 7-9 ms, and failed 1 of 10); sent in time and still
           shown late is the server's timer firing late (a machine that stalls delays Xvfb's

@@ -1,5 +1,5 @@
 // pacer/capture_columns.hpp - the capture file's columns: one table that the writer
-// (CaptureWriter, pacer/capture.hpp), the reader (tools/capture_reader.hpp: its FrameRecord and
+// (CaptureWriter, pacer/capture.hpp), the reader (tools/lib/capture_reader.hpp: its FrameRecord and
 // its lookup of other tools' column names), the demo's replay and the documentation all follow.
 //
 //   for (const pacer::CaptureColumn& c : pacer::kCaptureColumns) {
@@ -91,7 +91,7 @@ namespace pacer {
 // clang-format on
 
 // How a column's values are written, and which values the reader accepts (it refuses the others
-// with the file, line and column: tools/capture_reader.hpp).
+// with the file, line and column: tools/lib/capture_reader.hpp).
 enum class CaptureUnit {
     text,           // a name or an address, as it is ("NA": not measured)
     id,             // a process id: a whole number < 2^32

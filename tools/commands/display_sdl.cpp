@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-#include "display_cmd.hpp"
+#include "display_report.hpp"
 
 #if defined(PACER_TOOLS_HAVE_SDL2)
 #include <SDL.h>

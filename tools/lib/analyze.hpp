@@ -1,4 +1,4 @@
-// tools/analyze.hpp - the summary `pacer analyze` prints.
+// tools/lib/analyze.hpp - the summary `pacer analyze` prints.
 //
 // Two sets of definitions (AnalyzeOptions::definitions, `--definitions`):
 //

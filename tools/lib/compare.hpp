@@ -1,4 +1,4 @@
-// tools/compare.hpp - the interleaved pacing comparison, shared by `pacer compare` and the
+// tools/lib/compare.hpp - the interleaved pacing comparison, shared by `pacer compare` and the
 // bench/pacer_compare executable.
 #pragma once
 

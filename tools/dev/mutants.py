@@ -2,7 +2,7 @@
 """Broken pacers that the real-display tests must fail: each mutant is one edit of the source,
 built into its own `pacer` tool, and run through the test that should catch it.
 
-    tools/mutants.py [--noise NAME[,NAME...]] [--only NAME] [--build DIR]
+    tools/dev/mutants.py [--noise NAME[,NAME...]] [--only NAME] [--build DIR]
     (./dev mutants [options]: builds first)
 
 A test judged against a floor measured in its own run (tests/display/x11_present_test.py: the
@@ -11,7 +11,7 @@ still fail a pacer that is wrong. Each mutant below is applied
 to a copy of the source tree under BUILD/mutants/src (the working tree is never touched), the tool
 is rebuilt there (one file and a link), and the test runs against it (a test program of the main
 build through PACER_TEST_CLI, so ./dev mutants wants ./dev test's build) beside each noise source
-named (the noise sources of tools/flake.py: none, disk, busy, timer, mix, all). A mutant that passes
+named (the noise sources of tools/dev/flake.py: none, disk, busy, timer, mix, all). A mutant that passes
 the test is a test that lost its power: exit status 1, and the line says which. Exit status 0 when
 every mutant failed its test, 2 on bad options or a mutant whose edit no longer applies (the
 source moved on: update the edit here).
@@ -26,7 +26,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from flake import NOISES, SOURCES, Noise  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/dev/ -> the checkout
 LOCK = ["tests/display/x11_present_test.py", "lock", "60", "120", "144"]
 TARGET = ["tests/display/x11_present_test.py", "target", "60", "144"]
 # A test program of the main build (./dev builds it), pointed at the mutant tool by PACER_TEST_CLI.
@@ -124,7 +124,7 @@ def main():
     sync_tree(src)
     for name, (_, path, old, _, _, _) in MUTANTS.items():  # every edit still applies
         if open(os.path.join(ROOT, path)).read().count(old) != 1:
-            print(f"mutants: {name}: its text is no longer found once in {path}: update tools/mutants.py")
+            print(f"mutants: {name}: its text is no longer found once in {path}: update tools/dev/mutants.py")
             return 2
     survived = []
     for name in [args.only] if args.only else MUTANTS:

@@ -1,4 +1,4 @@
-// tools/display_cmd.hpp - `pacer display`: what one run against a real display measured, and the
+// tools/lib/display_report.hpp - `pacer display`: what one run against a real display measured, and the
 // figures every source shares (the vblank stream, the present-at-time outcome, the report).
 #pragma once
 

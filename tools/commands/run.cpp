@@ -6,7 +6,7 @@
 
 #include "cli_options.hpp"
 #include "pacer/pacer.hpp"
-#include "tools.hpp"
+#include "commands.hpp"
 
 namespace pacer::tools {
 namespace {

@@ -1,7 +1,7 @@
 // `pacer display`: a real display's clock, read through a presentation source (X11 Present,
 // Wayland's wp_presentation, or the swap's own return), and what the pacer makes of it. The
 // figures and the report are in display_report.cpp (pacer_tools, so that tests reach them).
-#include "display_cmd.hpp"
+#include "display_report.hpp"
 
 #include <cstdio>
 #include <string>
@@ -10,7 +10,7 @@
 #include "cli_options.hpp"
 #include "pacer/log.hpp"
 #include "report.hpp"
-#include "tools.hpp"
+#include "commands.hpp"
 
 namespace pacer::tools {
 

@@ -13,7 +13,7 @@
 
 #include "cli_options.hpp"
 #include "pacer/pacer.hpp"
-#include "tools.hpp"
+#include "commands.hpp"
 
 using namespace std::chrono_literals;
 

@@ -10,7 +10,7 @@
 #include "cli_options.hpp"
 #include "latency_sim.hpp"
 #include "pacer/log.hpp"
-#include "tools.hpp"
+#include "commands.hpp"
 
 namespace pacer::tools {
 namespace {

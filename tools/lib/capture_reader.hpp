@@ -1,4 +1,4 @@
-// tools/capture_reader.hpp - streaming reader of frame-time captures: pacer's own, PresentMon
+// tools/lib/capture_reader.hpp - streaming reader of frame-time captures: pacer's own, PresentMon
 // 1.x and 2.x, OCAT, CapFrameX (CSV export and JSON session), MangoHud and NVIDIA FrameView.
 //
 //   pacer::tools::CaptureReader r;

@@ -1,4 +1,4 @@
-// tools/report.hpp - `pacer report`: frame-time captures drawn as one self-contained HTML page.
+// tools/lib/report.hpp - `pacer report`: frame-time captures drawn as one self-contained HTML page.
 //
 //   pacer::tools::AnalyzeOptions ao;
 //   ao.keep_frames = true;                        // the plots need every frame

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "display_cmd.hpp"
+#include "display_report.hpp"
 
 #if defined(PACER_TOOLS_HAVE_X11_PRESENT)
 #include <xcb/xcb.h>

@@ -1,4 +1,4 @@
-// tools/latency_sim.hpp - one host loop with frame markers on a virtual-time OS and display, for
+// tools/lib/latency_sim.hpp - one host loop with frame markers on a virtual-time OS and display, for
 // `pacer simulate latency` and the latency tests.
 //
 // The host: wait(); mark_input(); work; before_present(); present on a SimulatedDisplay (fixed

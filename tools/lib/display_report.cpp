@@ -1,4 +1,4 @@
-// `pacer display`'s figures and report (tools/display_cmd.hpp): the vblank stream a source
+// `pacer display`'s figures and report (tools/lib/display_report.hpp): the vblank stream a source
 // delivered against the display's fit, the present-at-time outcome, and the text or JSON.
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "display_cmd.hpp"
+#include "display_report.hpp"
 #include "pacer/stats.hpp"
 
 namespace pacer::tools {

@@ -1,4 +1,4 @@
-// `pacer analyze`: its options, and the files analysed one after the other (tools/analyze.hpp
+// `pacer analyze`: its options, and the files analysed one after the other (tools/lib/analyze.hpp
 // does the reading and the figures; docs/capture.md shows the output).
 #include <cstdint>
 #include <cstdio>
@@ -7,7 +7,7 @@
 
 #include "analyze.hpp"
 #include "cli_options.hpp"
-#include "tools.hpp"
+#include "commands.hpp"
 
 namespace pacer::tools {
 namespace {

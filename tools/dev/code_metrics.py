@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Size metrics of the repository's C++ sources, at a git revision or in the working tree.
 
-    tools/code_metrics.py [REV]      (./dev metrics [REV])
+    tools/dev/code_metrics.py [REV]      (./dev metrics [REV])
 
 Prints the largest C++ files, the five longest functions of the shipped code (library, tools,
 cli, demo) and how many exceed 60 lines, FramePacer's public member count, whether the public
@@ -38,6 +38,7 @@ DUPLICATE_ROWS_SHOWN = 3
 # are measured but not held to it.
 SHIPPED = ("pacer/", "tools/", "cli/", "demo/")
 MAX_FUNCTION = 60
+MAX_FILE = 800  # lines of a source outside tests/
 # The door: FramePacer's public members besides construction, at most this many.
 MAX_DOOR = 15
 
@@ -326,12 +327,11 @@ def door_members(root):
     return count
 
 
-def layering(root):
-    script = os.path.join(root, "tests", "headers", "layering.cmake")
+def layering(root, name, define):
+    script = os.path.join(root, "tests", "headers", name)
     if not os.path.isfile(script) or not shutil.which("cmake"):
-        return "not checked (no cmake or no tests/headers/layering.cmake)"
-    dirs = ";".join(os.path.join(root, d) for d in ("pacer/include", "pacer/adapters/include"))
-    out = subprocess.run(["cmake", f"-DINCLUDE_DIRS={dirs}", "-P", script], stdout=subprocess.PIPE,
+        return f"not checked (no cmake or no tests/headers/{name})"
+    out = subprocess.run(["cmake", define, "-P", script], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     lines = [ln.strip(" -") for ln in out.stdout.splitlines() if ln.strip()]
     return ("ok: " if out.returncode == 0 else "BROKEN: ") + (lines[-1] if lines else "")
@@ -349,7 +349,9 @@ def report(label, root, files):
     total = sum(s for s, _ in sizes)
     over = sum(1 for n, _, _ in funcs if n > MAX_FUNCTION)
     out = [f"code metrics, {label}: {len(files)} C++ files, {total} lines"]
-    out.append("largest files (lines):")
+    big = [p for s, p in sizes if s > MAX_FILE and not p.startswith("tests/")]
+    out.append(f"largest files (lines; {len(big)} outside tests/ over {MAX_FILE}"
+               f"{': ' + ', '.join(big) if big else ''}):")
     out += [f"  {s:5d}  {p}" for s, p in sizes[:TOP]]
     out.append(f"longest functions of the library, tools, cli and demo ({len(funcs)} functions; "
                f"{over} over {MAX_FUNCTION} lines):")
@@ -357,7 +359,10 @@ def report(label, root, files):
     door = door_members(root)
     out.append(f"FramePacer public members besides construction: "
                f"{'not found' if door is None else door} (at most {MAX_DOOR})")
-    out.append(f"public header layers: {layering(root)}")
+    dirs = ";".join(os.path.join(root, d) for d in ("pacer/include", "pacer/adapters/include"))
+    out.append(f"public header layers: {layering(root, 'layering.cmake', f'-DINCLUDE_DIRS={dirs}')}")
+    src = os.path.join(root, "pacer", "src")
+    out.append(f"library folders: {layering(root, 'src_layering.cmake', f'-DSRC_DIR={src}')}")
     out.append("repeated code (duplicates):")
     out += duplicates_report(root)
     return "\n".join(out)

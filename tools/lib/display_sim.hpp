@@ -1,4 +1,4 @@
-// tools/display_sim.hpp - the whole paced loop against a simulated display, for
+// tools/lib/display_sim.hpp - the whole paced loop against a simulated display, for
 // `pacer simulate display` and its tests.
 //
 // The host: wait(); work; present on a SimulatedDisplay (FIFO queue, swap interval as the pacer

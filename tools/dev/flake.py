@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs tests again and again, beside a noise source, and counts the passes of each test.
 
-    tools/flake.py [N] [--noise NAME[,NAME...]] [--all-tests] [-R REGEX] [--build DIR]
+    tools/dev/flake.py [N] [--noise NAME[,NAME...]] [--all-tests] [-R REGEX] [--build DIR]
     (./dev flake [N] [options]: builds first)
 
 N runs (default 10) of the tests labelled `realtime` (every test that paces, sleeps or reads a

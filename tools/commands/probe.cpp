@@ -27,7 +27,7 @@
 
 #include "cli_options.hpp"
 #include "pacer/pacer.hpp"
-#include "tools.hpp"
+#include "commands.hpp"
 
 namespace pacer::tools {
 namespace {
