@@ -76,6 +76,65 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
     std::fflush(stdout);
 }
 
+namespace {
+
+// --render-thread: the present on a second thread, a frame behind (render_thread.hpp); the
+// rows are recorded here once its presents come back.
+struct HeadlessRender {
+    RenderThread thread;
+    std::array<pacer::FrameTiming, 8> handed{};
+    std::uint64_t rendered = 0;
+
+    // Records the frames whose presents came back.
+    void take_rendered(Session& s, bool fake) {
+        for (const RenderThread::Done& d : thread.take_done()) {
+            const pacer::FrameTiming& ft = handed[d.frame % handed.size()];
+            pacer::CaptureExtras extras;
+            if (fake) {
+                extras.present = d.present;
+                s.note_present(d.present.end);
+            }
+            if (ft.frame == d.frame) s.record(ft, extras);
+            ++rendered;
+        }
+    }
+
+    // Hands the frame just built to the render thread, which presents it.
+    void submit(Session& s, Presenter& presenter, FakeVsync& display, const Options& o, bool fake) {
+        const pacer::FrameTiming& ft = s.timing();
+        handed[ft.frame % handed.size()] = ft;
+        const std::uint64_t frame = ft.frame;
+        const pacer::WaitMode mode = s.pacer().config().mode;
+        thread.submit({frame, [&s, &presenter, &display, &o, fake, frame, mode] {
+                           RenderThread::Done d;
+                           s.pacer().before_present(frame);
+                           if (fake) d.present = presenter.present(display, s.pacer(), mode, o.vsync, frame);
+                           return d;
+                       }});
+    }
+
+    // The "render_thread: ..." line after the summary.
+    void print_line(Session& s) const {
+        const pacer::PacerStatus st = s.pacer().status();
+        std::printf("render_thread: frames=%llu frames_in_flight=%d reports_lost=%llu\n",
+                    static_cast<unsigned long long>(rendered), st.frames_in_flight,
+                    static_cast<unsigned long long>(st.reports_lost));
+    }
+};
+
+// --fake-vsync on the pacing thread: the frame presented to the stand-in display, and recorded.
+void present_fake(Session& s, Presenter& presenter, FakeVsync& display, const Options& o) {
+    const pacer::clock::time_point w0 = s.pacer().now();
+    presenter.present(display, s.pacer(), s.pacer().config().mode, o.vsync);
+    s.note_present(s.pacer().now());
+    // The capture's MsBetweenPresents runs from present to present, as in the window.
+    pacer::CaptureExtras extras;
+    extras.present = pacer::PresentInfo{w0, s.pacer().now(), presenter.in_effect, presenter.refresh_hz};
+    s.record(extras);
+}
+
+}  // namespace
+
 int run_headless(const Options& o) {
     if (!o.replay.empty()) return print_replay_summary(o.replay);  // no loop: the file's figures
     const bool fake = o.fake_vsync_hz > 0;
@@ -97,55 +156,22 @@ int run_headless(const Options& o) {
     if (seconds <= 0 && o.frames == 0) seconds = kDefaultHeadlessSeconds;
     double next_status = 1.0;
     StatusLine status(s);
-    // --render-thread: the present on a second thread, a frame behind (render_thread.hpp); the
-    // rows are recorded here once its presents come back.
-    RenderThread render;
-    std::array<pacer::FrameTiming, 8> handed{};
-    std::uint64_t rendered = 0;
-    const auto take_rendered = [&] {
-        for (const RenderThread::Done& d : render.take_done()) {
-            const pacer::FrameTiming& ft = handed[d.frame % handed.size()];
-            pacer::CaptureExtras extras;
-            if (fake) {
-                extras.present = d.present;
-                s.note_present(d.present.end);
-            }
-            if (ft.frame == d.frame) s.record(ft, extras);
-            ++rendered;
-        }
-    };
-    if (o.render_thread) render.start(nullptr, nullptr);
+    HeadlessRender render;  // --render-thread
+    if (o.render_thread) render.thread.start(nullptr, nullptr);
     for (;;) {
         s.begin_frame();
-        if (o.render_thread) take_rendered();
+        if (o.render_thread) render.take_rendered(s, fake);
         s.mark_input();  // no input to read headless: the frame's input sample is here
         s.simulate();
         s.do_work();
         if (o.render_thread) {
-            const pacer::FrameTiming& ft = s.timing();
-            handed[ft.frame % handed.size()] = ft;
-            const std::uint64_t frame = ft.frame;
-            const pacer::WaitMode mode = s.pacer().config().mode;
-            render.submit({frame, [&s, &presenter, &display, &o, fake, frame, mode] {
-                               RenderThread::Done d;
-                               s.pacer().before_present(frame);
-                               if (fake) d.present = presenter.present(display, s.pacer(), mode, o.vsync, frame);
-                               return d;
-                           }});
+            render.submit(s, presenter, display, o, fake);
         } else {
             s.before_present();
-        }
-        if (o.render_thread) {
-        } else if (fake) {
-            const pacer::clock::time_point w0 = s.pacer().now();
-            presenter.present(display, s.pacer(), s.pacer().config().mode, o.vsync);
-            s.note_present(s.pacer().now());
-            // The capture's MsBetweenPresents runs from present to present, as in the window.
-            pacer::CaptureExtras extras;
-            extras.present = pacer::PresentInfo{w0, s.pacer().now(), presenter.in_effect, presenter.refresh_hz};
-            s.record(extras);
-        } else {
-            s.record();
+            if (fake)
+                present_fake(s, presenter, display, o);
+            else
+                s.record();
         }
         if (s.refresh_due()) s.refresh(false);
         const double t = s.elapsed_s();
@@ -158,16 +184,11 @@ int run_headless(const Options& o) {
         if (seconds > 0 && t >= seconds) break;
     }
     if (o.render_thread) {
-        render.stop();
-        take_rendered();
+        render.thread.stop();
+        render.take_rendered(s, fake);
     }
     print_summary(s, "headless", "none", -1.0);
-    if (o.render_thread) {
-        const pacer::PacerStatus st = s.pacer().status();
-        std::printf("render_thread: frames=%llu frames_in_flight=%d reports_lost=%llu\n",
-                    static_cast<unsigned long long>(rendered), st.frames_in_flight,
-                    static_cast<unsigned long long>(st.reports_lost));
-    }
+    if (o.render_thread) render.print_line(s);
     return finish_capture(s);
 }
 
