@@ -14,14 +14,9 @@
 
 namespace pacer::tools {
 
-int display_main(int argc, char** argv) {
-    DisplayCmdOptions o;
-    cli::Parser opts("pacer display", "",
-                     "Opens a small window on the current display and reads its clock through a presentation\n"
-                     "source: x11-present (X11's Present extension: vblank counter and time), wayland (the\n"
-                     "compositor's wp_presentation feedback) or swap (the return of a vsync'd swap). Prints what\n"
-                     "the pacer's display fit makes of it. With --present-at-time (x11-present), paces pixmap\n"
-                     "presents with FramePacer at --hz and presents each at its target vblank counter.");
+namespace {
+
+void add_options(cli::Parser& opts, DisplayCmdOptions& o) {
     opts.choice("--source", "the presentation source", &o.source,
                 {{"x11-present", std::string("x11-present")}, {"wayland", std::string("wayland")},
                  {"swap", std::string("swap")}});
@@ -44,22 +39,62 @@ int display_main(int argc, char** argv) {
               "--present-at-time: each judged present to PATH: target_msc, deadline_ns and wake_ns\n"
               "(its frame's), sent_ns (the present call), shown_msc, shown_ns (empty: skipped)",
               &o.presents_csv);
-    opts.epilogue = "Exit status: 0 ok, 2 bad options, no display, or a source the display lacks.";
-    const cli::Parsed parsed = opts.parse(argc, argv);
-    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+}
+
+// The options that depend on each other; an empty status when they fit.
+Status check_options(const DisplayCmdOptions& o) {
     if (o.present_at_time && o.source != "x11-present")
-        return cli::stop(opts, Status::error("--present-at-time: only with --source x11-present"));
+        return Status::error("--present-at-time: only with --source x11-present");
     if (o.ahead != 1 && o.source != "x11-present")
-        return cli::stop(opts, Status::error("--ahead: only with --source x11-present"));
-    if (o.frames > 0 && !o.present_at_time) return cli::stop(opts, Status::error("--frames: only with --present-at-time"));
+        return Status::error("--ahead: only with --source x11-present");
+    if (o.frames > 0 && !o.present_at_time) return Status::error("--frames: only with --present-at-time");
     if (!o.presents_csv.empty() && !o.present_at_time)
-        return cli::stop(opts, Status::error("--presents-csv: only with --present-at-time"));
+        return Status::error("--presents-csv: only with --present-at-time");
+    return {};
+}
+
+// Before the run: false (and why on stderr) when a CSV file given cannot be written.
+bool csv_paths_writable(const DisplayCmdOptions& o) {
     for (const std::string* path : {&o.vblanks_csv, &o.presents_csv}) {
         if (std::string why; !path->empty() && !cli::path_writable(*path, &why)) {
             std::fprintf(stderr, "pacer display: cannot write %s: %s\n", path->c_str(), why.c_str());
-            return 2;
+            return false;
         }
     }
+    return true;
+}
+
+// After the run: the CSV files given; false (and why on stderr) when one could not be written.
+bool write_csv_files(const DisplayCmdOptions& o, const DisplayCmdResult& r) {
+    const std::pair<const std::string*, std::string> files[] = {
+        {&o.vblanks_csv, o.vblanks_csv.empty() ? std::string() : format_vblanks_csv(r.vblanks)},
+        {&o.presents_csv, o.presents_csv.empty() || !r.targets ? std::string() : format_presents_csv(*r.targets)}};
+    for (const auto& [path, text] : files) {
+        if (path->empty()) continue;
+        if (const Status st = write_file_atomically(*path, text); !st) {
+            std::fprintf(stderr, "pacer display: %s\n", st.message().c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+int display_main(int argc, char** argv) {
+    DisplayCmdOptions o;
+    cli::Parser opts("pacer display", "",
+                     "Opens a small window on the current display and reads its clock through a presentation\n"
+                     "source: x11-present (X11's Present extension: vblank counter and time), wayland (the\n"
+                     "compositor's wp_presentation feedback) or swap (the return of a vsync'd swap). Prints what\n"
+                     "the pacer's display fit makes of it. With --present-at-time (x11-present), paces pixmap\n"
+                     "presents with FramePacer at --hz and presents each at its target vblank counter.");
+    add_options(opts, o);
+    opts.epilogue = "Exit status: 0 ok, 2 bad options, no display, or a source the display lacks.";
+    const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.stopped()) return cli::stop(opts, parsed.status);
+    if (const Status st = check_options(o); !st) return cli::stop(opts, st);
+    if (!csv_paths_writable(o)) return 2;
     set_log_function(nullptr);  // the report says what the log would
     DisplayCmdResult r;
     r.source = o.source;
@@ -70,16 +105,7 @@ int display_main(int argc, char** argv) {
         std::fprintf(stderr, "pacer display: %s\n", error.c_str());
         return 2;
     }
-    const std::pair<const std::string*, std::string> files[] = {
-        {&o.vblanks_csv, o.vblanks_csv.empty() ? std::string() : format_vblanks_csv(r.vblanks)},
-        {&o.presents_csv, o.presents_csv.empty() || !r.targets ? std::string() : format_presents_csv(*r.targets)}};
-    for (const auto& [path, text] : files) {
-        if (path->empty()) continue;
-        if (const Status st = write_file_atomically(*path, text); !st) {
-            std::fprintf(stderr, "pacer display: %s\n", st.message().c_str());
-            return 2;
-        }
-    }
+    if (!write_csv_files(o, r)) return 2;
     const std::string out = format_display_result(r, o.json);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;
