@@ -165,6 +165,24 @@ WaiterStatus HybridWaiter::status() const noexcept {
     return s;
 }
 
+namespace {
+
+// The spin of wait_until_handoff(), inline in it: reads ts's clock from `now` until it reaches
+// `end` and returns the last read; a gap of more than kPreemptGap between two reads sets
+// `preempted`.
+inline std::int64_t spin_until(TimeSource& ts, std::int64_t now, std::int64_t end, bool& preempted) noexcept {
+    std::int64_t prev = now;
+    while (now < end) {
+        ts.relax();
+        now = clock::to_ns(ts.now());
+        if (now - prev > HybridWaiter::kPreemptGap.count()) preempted = true;
+        prev = now;
+    }
+    return now;
+}
+
+}  // namespace
+
 WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitMode mode) noexcept {
     using std::chrono::nanoseconds;
     const std::int64_t deadline = clock::to_ns(deadline_tp);
@@ -205,13 +223,7 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
         const std::int64_t spin_start = now;
         // The caller's finish_wait() spins the rest: kHandoff, or what putting the priority back takes.
         const std::int64_t spin_end = deadline - (lower ? restore_ns_ : kHandoff.count());
-        std::int64_t prev = now;
-        while (now < spin_end) {
-            ts.relax();
-            now = clock::to_ns(ts.now());
-            if (now - prev > kPreemptGap.count()) r.spin_preempted = true;
-            prev = now;
-        }
+        now = spin_until(ts, now, spin_end, r.spin_preempted);
         r.spun = nanoseconds(now - spin_start);
         if (mode == WaitMode::hybrid && r.spun.count() > 0) note_spin(r.spin_preempted);
     }
