@@ -245,13 +245,12 @@ private:
     PresentInfo last_{};
 };
 
-}  // namespace detail
-
-// An OpenGL window: SDL_GL_SetSwapInterval + SDL_GL_SwapWindow.
-class GlPresenter : public detail::Presenter {
+// The present calls of GlPresenter and RendererPresenter (CRTP): Derived gives set_interval(n),
+// which asks SDL for interval n and returns what is in effect (n or -1), and swap_now(), which
+// presents.
+template <class Derived>
+class PresentMethods : public Presenter {
 public:
-    explicit GlPresenter(SDL_Window* window) noexcept : Presenter(window) {}
-
     // Presents with the interval the pacer asks for.
     PresentInfo present(FramePacer& pacer) noexcept { return present(pacer, pacer.desired_swap_interval()); }
     // Presents with the game's own interval (sleep, spin and hybrid modes; in vsync and auto modes
@@ -259,47 +258,45 @@ public:
     PresentInfo present(FramePacer& pacer, int swap_interval) noexcept {
         return present_frame_with(pacer, swap_interval, 0);
     }
-    // From a render thread (the GL context current there): the present of `frame`
+    // From a render thread (GlPresenter: the GL context current there): the present of `frame`
     // (FrameTiming::frame), with the interval the pacer asks for.
     PresentInfo present_frame(FramePacer& pacer, std::uint64_t frame) noexcept {
         return present_frame_with(pacer, pacer.desired_swap_interval(), frame);
     }
 
+protected:
+    explicit PresentMethods(SDL_Window* window) noexcept : Presenter(window) {}
+
 private:
     PresentInfo present_frame_with(FramePacer& pacer, int swap_interval, std::uint64_t frame) noexcept {
-        SDL_Window* w = window_;
+        Derived& d = static_cast<Derived&>(*this);
         return present_with(
-            pacer, swap_interval, [](int n) noexcept { return SDL_GL_SetSwapInterval(n) == 0 ? n : -1; },
-            [w]() noexcept { SDL_GL_SwapWindow(w); }, frame);
+            pacer, swap_interval, [&d](int n) noexcept { return d.set_interval(n); }, [&d]() noexcept { d.swap_now(); },
+            frame);
     }
 };
 
+}  // namespace detail
+
+// An OpenGL window: SDL_GL_SetSwapInterval + SDL_GL_SwapWindow.
+class GlPresenter : public detail::PresentMethods<GlPresenter> {
+public:
+    explicit GlPresenter(SDL_Window* window) noexcept : PresentMethods(window) {}
+
+private:
+    friend class detail::PresentMethods<GlPresenter>;
+    static int set_interval(int n) noexcept { return SDL_GL_SetSwapInterval(n) == 0 ? n : -1; }
+    void swap_now() noexcept { SDL_GL_SwapWindow(window_); }
+};
+
 // An SDL_Renderer: SDL_RenderSetVSync + SDL_RenderPresent.
-class RendererPresenter : public detail::Presenter {
+class RendererPresenter : public detail::PresentMethods<RendererPresenter> {
 public:
     // The refresh rate is that of `window`'s display; by default the renderer's own window.
     explicit RendererPresenter(SDL_Renderer* renderer, SDL_Window* window = nullptr) noexcept
-        : Presenter(window != nullptr ? window : (renderer != nullptr ? SDL_RenderGetWindow(renderer) : nullptr)),
+        : PresentMethods(window != nullptr ? window : (renderer != nullptr ? SDL_RenderGetWindow(renderer) : nullptr)),
           renderer_(renderer) {}
 
-    PresentInfo present(FramePacer& pacer) noexcept { return present(pacer, pacer.desired_swap_interval()); }
-    PresentInfo present(FramePacer& pacer, int swap_interval) noexcept {
-        return present_frame_with(pacer, swap_interval, 0);
-    }
-    // From a render thread: the present of `frame` (FrameTiming::frame).
-    PresentInfo present_frame(FramePacer& pacer, std::uint64_t frame) noexcept {
-        return present_frame_with(pacer, pacer.desired_swap_interval(), frame);
-    }
-
-private:
-    PresentInfo present_frame_with(FramePacer& pacer, int swap_interval, std::uint64_t frame) noexcept {
-        SDL_Renderer* r = renderer_;
-        return present_with(
-            pacer, swap_interval, [r](int n) noexcept { return set_vsync(r, n); },
-            [r]() noexcept { SDL_RenderPresent(r); }, frame);
-    }
-
-public:
     // SDL_RenderSetVSync(renderer, n), then what really is in effect: n, or -1 when SDL refused
     // it or only simulates it with a timer (which is then switched off again).
     static int set_vsync(SDL_Renderer* renderer, int n) noexcept {
@@ -319,6 +316,10 @@ public:
     SDL_Renderer* renderer() const noexcept { return renderer_; }
 
 private:
+    friend class detail::PresentMethods<RendererPresenter>;
+    int set_interval(int n) noexcept { return set_vsync(renderer_, n); }
+    void swap_now() noexcept { SDL_RenderPresent(renderer_); }
+
     SDL_Renderer* renderer_;
 };
 
