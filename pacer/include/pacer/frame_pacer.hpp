@@ -328,8 +328,8 @@ private:
 };
 
 // Inline so that the last microseconds of the spin run in the caller's code: after a sleep the
-// code of the return path is cold, and walking it after the deadline made wait() return 0.7-1.5 us
-// late on a loaded virtual machine (see HybridWaiter::wait_until_handoff).
+// code of the return path is cold, and walking it after the deadline made wait() return late (see
+// HybridWaiter::wait_until_handoff; measured: docs/platforms.md#measured-the-hybrid-wait).
 inline FrameTiming FramePacer::wait() noexcept {
     FrameTiming t = wait_handoff();
     if (handoff_.until != clock::time_point{}) finish_handoff(t);

@@ -36,23 +36,19 @@
 //     estimator in hybrid-sleep code, is late far more often: oversleep has a heavy tail).
 //   * Dense coarse oversleep (Windows' 1 ms timer: wake-ups spread over a millisecond) is covered
 //     whole: every microsecond of it holds more than 1/10 000 of the wake-ups.
-//   * Bad spell (some per cent of wake-ups 0.3-5 ms late because other threads hold the CPU): a
-//     quantile lands in that spread, and every frame then spins into it to catch a few, in spins
-//     that long that are preempted too. Recorded on a loaded 2-core virtual machine with two
-//     compilers running at 144 Hz: a 99.5 % quantile spun 540 us per frame and was still late by
-//     more than 0.1 ms on 12 % of the frames; replayed on the same wake-ups, the least-cost margin
-//     spins 90 us per frame with as many late frames. Side by side in one interleaved run beside
-//     the same compilers (`pacer compare`, the quantile rule as the second pacer): 1.5 % of a core
-//     against 5.7 % at 144 Hz and 0.7 % against 1.6 % at 60 Hz, p99 lateness 3.3-3.8 ms for both,
-//     as for a pure spin (4.0 ms).
+//   * Bad spell (some per cent of wake-ups milliseconds late because other threads hold the
+//     CPU): a quantile lands in that spread, and every frame then spins into it to catch a few,
+//     in spins that long that are preempted too. The least-cost margin does not chase them: it
+//     spins a fraction as long per frame, with no more late frames than the quantile or a pure
+//     spin (measured: docs/platforms.md#measured-the-hybrid-wait).
 // A floor keeps the accuracy a spin can buy: while spins are not being preempted (512 in a row),
 // the margin covers at least 99.5 % of the wake-ups the cap can catch (kFloorQuantile), because
 // a pure spin would then be on time, and so should this waiter. The classic fake scheduler of
 // hybrid-sleep tests (2 % of wake-ups a whole scheduler period late) needs it: its late cluster
 // is too sparse for the cost alone. The floor ignores a cluster of fewer than 6 wake-ups
-// (kFloorSamples): after 4 wake-ups 4 ms late in the first second of a run with one busy thread,
-// a 99.5 % quantile held the margin near 4 ms for 8 s, until hundreds of calm wake-ups outweighed
-// them (1.0 ms of spin per frame at 60 Hz against 0.11 ms, with 7 and 8 late frames of 1800).
+// (kFloorSamples): without that, a short burst of late wake-ups early in a run held the margin up
+// for seconds, until hundreds of calm wake-ups outweighed them, at many times the spin per frame
+// and no fewer late frames (measured: docs/platforms.md#measured-the-hybrid-wait).
 // The margin is clamped to [min_margin, spin cap]: the cap bounds the CPU one wait can burn when
 // the OS is coarse (a 15.6 ms Windows tick must not turn into 15.6 ms of spinning per frame) at
 // the price of lateness on such a machine. The cap starts at max_spin and guards itself: a spin
@@ -60,10 +56,10 @@
 // slice: under CFS a thread that spins for a few ms loses its wake-up credit and is preempted by
 // whatever else is runnable), and then spinning longer only burns CPU without making the wake-up
 // any earlier. Each preempted spin halves the cap (not below 250 us); 64 spins in a row without
-// preemption double it again, up to max_spin. Measured on a loaded 2-core virtual machine while
-// compiles ran: with a fixed 4 ms cap a third of the 60 Hz frames came late out of a preempted
-// spin. What the cap has learned survives set_config() unless max_spin itself changes. A wake-up
-// later than the cap is late whatever the margin, so it does not pull the margin up either.
+// preemption double it again, up to max_spin. (With a fixed cap on a loaded machine, many frames
+// came late out of a preempted spin: docs/platforms.md#measured-the-hybrid-wait.) What the cap
+// has learned survives set_config() unless max_spin itself changes. A wake-up later than the cap
+// is late whatever the margin, so it does not pull the margin up either.
 //
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
@@ -81,10 +77,10 @@
 //
 // Priority (WaiterConfig::priority; pacer/priority.hpp is its manual). In wait mode the thread is
 // raised right before each OS sleep and put back just before the deadline, at the end of the
-// spin: as early before it as the put-back's system call takes (learned; about 4.5 us on a
-// 2-core virtual machine), so that the caller's median is not moved. In thread mode it is raised
-// before the first wait and stays raised until release_priority(), set_config() with another
-// priority, or set_time_source().
+// spin: as early before it as the put-back's system call takes (learned; measured:
+// docs/platforms.md#measured-thread-priority), so that the caller's median is not moved. In
+// thread mode it is raised before the first wait and stays raised until release_priority(),
+// set_config() with another priority, or set_time_source().
 //
 // Thread safety: a HybridWaiter is used by one thread at a time.
 #pragma once
@@ -112,10 +108,9 @@ struct WaiterConfig {
     // Margin used until 16 sleeps have been measured. In [0, 1 s].
     std::chrono::nanoseconds initial_margin{1'000'000};
     // Floor of the margin: covers the clock reads and the wake-up path. In [0, max_spin].
-    // Raised, it buys the thin tail the least-cost margin leaves (wake-ups some 0.2-0.7 ms late,
-    // under 1 % of them) with a spin that long before every deadline: 0.6 ms cut the intervals off
-    // by more than 100 us on a quiet 2-core virtual machine from 0.33-0.94 % to 0.17-0.83 %, at
-    // 4-5x the CPU, about preciseSleep's (README, "Measured results").
+    // Raised, it buys the thin tail the least-cost margin leaves (rare wake-ups a fraction of a
+    // millisecond late) with a spin that long before every deadline: fewer intervals off, at
+    // several times the CPU, about preciseSleep's (measured: README.md#measured-results).
     std::chrono::nanoseconds min_margin{20'000};
     // Cap on the spin of one wait; 0 = never spin (hybrid then behaves like sleep). In [0, 1 s].
     std::chrono::nanoseconds max_spin{4'000'000};
@@ -162,10 +157,10 @@ public:
     // caller does its bookkeeping and then calls finish_wait(), which spins the rest in the
     // caller's own code. Why: after a sleep of a few ms the code and data of the return path are
     // cold (other processes ran on the core meanwhile), and walking that path after the deadline
-    // made returns 0.5-1.5 us late on a loaded 2-core virtual machine; a spin that ends in the
-    // caller leaves only warm code between the last clock read and the caller's next statement
-    // (0.07 us there). A preemption in the caller's part is reported (r.spin_preempted) but does
-    // not shrink the spin cap.
+    // made the returns late; a spin that ends in the caller leaves only warm code between the
+    // last clock read and the caller's next statement (measured:
+    // docs/platforms.md#measured-the-hybrid-wait). A preemption in the caller's part is reported
+    // (r.spin_preempted) but does not shrink the spin cap.
     WaitResult wait_until_handoff(clock::time_point deadline, WaitMode mode = WaitMode::hybrid) noexcept;
     static constexpr std::chrono::nanoseconds kHandoff{20'000};
 
@@ -174,7 +169,7 @@ public:
     // Current spin cap: max_spin, or less after preempted spins (see above).
     std::chrono::nanoseconds spin_cap() const noexcept { return std::chrono::nanoseconds(cap_ns_); }
     std::int64_t preempted_spins() const noexcept { return preempted_spins_; }  // so far
-    WaiterStatus status() const noexcept;  // all of the above (a margin query: ~0.25 us)
+    WaiterStatus status() const noexcept;  // all of the above (a margin query; README.md#measured-results)
 
     // A gap this long between two clock reads of a spin means the thread was descheduled.
     static constexpr std::chrono::nanoseconds kPreemptGap{100'000};
@@ -250,9 +245,9 @@ inline void finish_wait(TimeSource& ts, WaitResult& r, clock::time_point deadlin
     r.end = clock::from_ns(now);
 }
 
-// Out of line, the spin ended inside the library and the return path ran after the deadline:
-// 0.52-0.59 us late at the median against 0.19-0.21 us for a plain spin loop in the same
-// interleaved run (a 2-core virtual machine, 60 Hz).
+// Inline: out of line, the spin ended inside the library and the return path ran after the
+// deadline, later at the median than a plain spin loop (measured:
+// docs/platforms.md#measured-the-hybrid-wait).
 inline WaitResult HybridWaiter::wait_until(clock::time_point deadline, WaitMode mode) noexcept {
     WaitResult r = wait_until_handoff(deadline, mode);
     finish_wait(*ts_, r, deadline);
@@ -273,8 +268,8 @@ inline WaitResult sleep_until(clock::time_point deadline) noexcept {
 }
 // On a steady_clock deadline the last microseconds are spun on steady_clock itself, so that the
 // caller's own next steady_clock::now() runs warm code: spun on pacer's clock, that first read
-// came 1.1-1.3 us after the deadline at the median, spun on steady_clock 0.06 us (300 waits at
-// 60 Hz each, two runs of each interleaved, a 2-core virtual machine).
+// came later after the deadline at the median (measured:
+// docs/platforms.md#measured-the-hybrid-wait).
 inline WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) noexcept {
     TimeSource& ts = system_time_source();
     WaitResult r = detail::sleep_until_handoff(clock::from_steady(deadline));
