@@ -19,11 +19,10 @@
 //
 // Why. A game's main loop sleeps beside runnable threads: its render thread, job workers, audio,
 // asset streaming, other processes. When its OS sleep ends, the scheduler may run those first,
-// and the wake-up comes a time slice late (0.1 ms to tens of ms on 1-2 % of the wake-ups on a
-// loaded 2-core virtual machine). A thread in a real-time class preempts normal threads the moment
-// its timer fires. Measured there with two busy threads in the same process: an absolute
-// clock_nanosleep loop at 144 Hz was late by more than 100 us on 2.15 % of its wake-ups as
-// SCHED_OTHER and 0.21 % as SCHED_FIFO; README, "Measured results", has the pacer's own figures.
+// and the wake-up comes a time slice late. A thread in a real-time class preempts normal threads
+// the moment its timer fires, so far fewer of its wake-ups come late beside busy threads
+// (measured: docs/platforms.md#measured-thread-priority; the pacer's own figures:
+// README.md#thread-priority-beside-busy-threads).
 //
 // The modes:
 //   normal  the thread's own class, never changed (default).
@@ -32,26 +31,24 @@
 //           so that the caller's median is not moved. The frame's work always runs at the
 //           thread's own class. Nothing is raised for a wait that is spun whole. Why there: Linux
 //           reschedules a thread the moment it leaves a real-time class, and while it then spins
-//           at its own class the busy threads take the CPU back. Measured at 144 Hz beside two
-//           busy threads in the same process, lateness as the caller sees it, 1,400 frames a run,
-//           6 runs of each placement interleaved: put back at the wake-up (before a spin of 50-100
-//           us), p99 2.1-3.7 ms, no better than normal (2.9-3.3 ms); 20 us before the deadline,
-//           p99 6-816 us; after the deadline, p99 6-15 us but the median 4.2-4.5 us instead of
-//           0.1 us; as done here, p50 0.1 us and p99 1.6-32 us. Its limit is the put-back itself:
-//           5-17 us at the median and up to 0.1-5 ms (bench/bench_priority_calls.cpp), paid on
-//           every frame just before its deadline. In the README's interleaved run it cut the
-//           lateness p99 beside two busy threads from 3.3-3.5 ms to 0.03-0.7 ms, but on an idle
-//           machine it was worse than normal (p99 47-213 us against 0.2-9 us).
+//           at its own class the busy threads take the CPU back. Put back at the wake-up, the
+//           raise bought no better tail than normal; put back after the deadline, the call moved
+//           every frame's median; put back as done here, the median stays where a spin's is and
+//           the tail shrinks (measured: docs/platforms.md#measured-thread-priority). Its limit is
+//           the put-back itself, a system call that at times takes far longer than at its median
+//           (bench/bench_priority_calls.cpp), paid on every frame just before its deadline:
+//           beside busy threads it cuts the lateness tail, but on an idle machine it is worse
+//           than normal (README.md#thread-priority-beside-busy-threads).
 //   thread  raised at the first wait and kept (the host's choice, e.g. a dedicated render or
 //           pacing thread), until the setting changes, the time source changes, or the owner
 //           ends: FramePacer::end_pacing() and its destructor put the thread back. No call per
-//           frame: in the README's run its interval error p99 was 0.1-21 us beside one and two
-//           busy threads (preciseSleep's 237-4,005 us) at 0.05-0.20x preciseSleep's CPU, and
-//           4.5-10 us idle (the normal pacer's 10-26 us). Its spins, and the frame's work, run
-//           raised: a frame that computes long beside a busy system takes
-//           the CPU from normal threads (the kernel's real-time throttling did not help a busy
-//           thread pinned to the same core: it got 0 % of the core while a raised waiter spun
-//           whole waits, 90 % once the waiter slept; tests/priority/priority_check.cpp). On Linux
+//           frame: beside busy threads its interval error stays in microseconds where
+//           preciseSleep's reaches milliseconds, at a fraction of preciseSleep's CPU, and idle it
+//           is no worse than the normal pacer (README.md#thread-priority-beside-busy-threads).
+//           Its spins, and the frame's work, run raised: a frame that computes long beside a busy
+//           system takes the CPU from normal threads (the kernel's real-time throttling did not
+//           help a busy thread pinned to the same core while a raised waiter spun whole waits:
+//           tests/priority/priority_check.cpp, docs/platforms.md#thread-priority). On Linux
 //           RLIMIT_RTTIME (RealtimeKit sets one: 200 ms by default) makes the kernel kill a
 //           real-time thread that runs that long without blocking.
 //

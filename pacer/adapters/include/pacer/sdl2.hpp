@@ -23,14 +23,14 @@
 //     and 1 only, so a request for 2 (30 fps on a 60 Hz display) is reported refused and the pacer
 //     paces with its own wait. Since SDL 2.0.18, SDL_RenderSetVSync(r, 1) returns success even
 //     when the back-end refused it, and SDL_RenderPresent then sleeps to a whole-millisecond
-//     timer instead (SDL_Delay; at 60 Hz presents came 15.4 and 16.4 ms apart, alternating, under
-//     Xvfb: not the display's vblank). RendererPresenter checks what it can: the software
-//     renderer has no vsync, and an OpenGL renderer's interval is read back with
-//     SDL_GL_GetSwapInterval() (the renderer's context must be current, as it is unless the game
-//     made another one current). When the back-end did not take it, it switches SDL's stand-in
-//     off again and reports -1, so the pacer's own wait paces instead of a timer that pretends to
-//     be vsync. Other back-ends (Direct3D, Metal) are taken at SDL's word; the pacer's evidence
-//     decides in any case.
+//     timer instead (SDL_Delay: presents alternate around the period, not on the display's
+//     vblank; measured: docs/platforms.md#measured-presentation-sources-and-clocks).
+//     RendererPresenter checks what it can: the software renderer has no vsync, and an OpenGL
+//     renderer's interval is read back with SDL_GL_GetSwapInterval() (the renderer's context
+//     must be current, as it is unless the game made another one current). When the back-end
+//     did not take it, it switches SDL's stand-in off again and reports -1, so the pacer's own
+//     wait paces instead of a timer that pretends to be vsync. Other back-ends (Direct3D, Metal)
+//     are taken at SDL's word; the pacer's evidence decides in any case.
 //   - refresh_hz(): the display's refresh rate, 0 when SDL does not know it (SDL reports 0 under
 //     Xvfb and some virtual displays; the pacer then paces with hybrid sleep, vsync off). SDL2
 //     reports whole hertz: a 59.94 Hz mode may read 59 or 60; 59 does not serve a 60 Hz target
@@ -79,21 +79,22 @@
 //   - before asking it sets RLIMIT_RTTIME for the whole process (RealtimeKit refuses a process
 //     without one): hard RealtimeKit's RTTimeUSecMax, 200 ms, soft half of it, 100 ms; also when
 //     refused. The thread gets SCHED_RESET_ON_FORK: a child process starts at SCHED_OTHER.
-//   - it waits 300 ms for the answer (SDL_dbus.c; the call took 2-8 ms in the test, grant or
-//     refusal). RealtimeKit asks polkit before it answers and does not learn that SDL gave up: a
-//     later answer is reported as a refusal, yet may raise the thread afterwards (read in the
-//     sources, not seen); a second call then reports the grant.
+//   - it waits 300 ms for the answer (SDL_dbus.c; what the call took in the test:
+//     docs/platforms.md#measured-thread-priority). RealtimeKit asks polkit before it answers
+//     and does not learn that SDL gave up: a later answer is reported as a refusal, yet may
+//     raise the thread afterwards (read in the sources, not seen); a second call then reports
+//     the grant.
 //   - its error says nothing of why: "setpriority() failed" for every refusal. RealtimeKit's own
 //     answer (org.freedesktop.DBus.Error.AccessDenied, "Operation not permitted", when polkit says
 //     no) stays inside SDL, so the remedy names the usual causes.
 //
 // The budget. The kernel counts the CPU time a real-time thread runs without sleeping or blocking:
 // at the soft RLIMIT_RTTIME it sends SIGXCPU, which ends the process unless handled, at the hard
-// one SIGKILL. Measured (tests/priority/realtimekit_check.cpp: nobody, granted SCHED_RR 20 by
-// rtkit 0.13 through SDL 2.26.5; Linux 6.18 at HZ 250 on a 2-core virtual machine; 15 runs): a
-// thread that spun without a system call got SIGXCPU after 101-121 ms of CPU and SIGKILL after
-// 200-248 ms (timed in 14). A frame that computes 100 ms without a pause (a level load, shader
-// compilation) ends the game: keep such work off the raised thread, or give the class back first.
+// one SIGKILL: a thread that spins without a system call gets SIGXCPU soon after it has run the
+// soft limit's CPU time and SIGKILL soon after the hard one's (measured with RealtimeKit through
+// SDL, tests/priority/realtimekit_check.cpp: docs/platforms.md#measured-thread-priority). A
+// frame that computes 100 ms without a pause (a level load, shader compilation) ends the game:
+// keep such work off the raised thread, or give the class back first.
 // The limit is the whole process's: it covers any thread raised later, pacer's
 // ThreadPriority::thread too.
 //
