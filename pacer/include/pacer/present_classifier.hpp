@@ -24,10 +24,11 @@
 //   * else it says nothing about when it was shown.
 // The window, from the period p: early = max(kMinEarly, kEarlyShare x p), late = max(early,
 // min(kMaxLate, kLateShare x p)). Lopsided because a swap returns when the OS wakes the thread,
-// never before the vblank: on a loaded machine (two cores, four compilers beside) one wake-up in
-// five came more than 0.5 ms late, which a symmetric window took for a miss. Without predicted
-// vblanks (FramePacer's display_lock off) the reference is the last observed vblank, itself often
-// a late return, and the window is [0, early] after it, the rule from before vblanks were fitted.
+// never before the vblank: on a loaded machine many wake-ups come later than a symmetric window
+// allows, and it took them for misses (measured: docs/platforms.md#measured-vsync-verdicts).
+// Without predicted vblanks (FramePacer's display_lock off) the reference is the last observed
+// vblank, itself often a late return, and the window is [0, early] after it, the rule from before
+// vblanks were fitted.
 //
 // What it says about the display (PresentVerdict::observation): the host's displayed time of a
 // synchronised present is a vblank (a torn present's is only when it was torn in); when the source

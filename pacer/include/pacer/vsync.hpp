@@ -136,9 +136,9 @@ public:
     // window is late, not unlocked: the machine ran the thread late (a stall, a busy core). It
     // neither verifies nor drops vsync while at most kLateOf16 of the last 16 presents were
     // late; beyond, late ones count as unlocked (a swap that waits at a cadence of its own, a
-    // compositor's, comes back late at every phase). (A machine stopped 1-8 ms every 60 ms
-    // dropped verified vsync within 30 s at 60 Hz, four presents off the grid in a row, when
-    // every late present counted as unlocked.)
+    // compositor's, comes back late at every phase). (When every late present counted as
+    // unlocked, a machine that stalls now and then soon dropped verified vsync, four presents off
+    // the grid in a row: docs/platforms.md#measured-vsync-verdicts.)
     static constexpr int kLateOf16 = 5;
 
     // Feeds one present. Returns true if this present was locked.
@@ -152,16 +152,18 @@ public:
     double missed_share() const noexcept;
     int locked_in_window() const noexcept;  // locked presents among the last 64
     // Presents among the last kWaitedWindow that blocked in the swap for a quarter period or more
-    // and came back on the grid: the swap still waits for the vblanks. (After a 12 ms stall at
-    // 60 Hz, two frames queued, the swap returned at once for up to 7 presents.)
+    // and came back on the grid: the swap still waits for the vblanks. (After a stall a FIFO
+    // swap returns at once for several presents while its queue refills:
+    // docs/platforms.md#measured-vsync-verdicts.)
     static constexpr int kWaitedWindow = 12;
     int waited_on_grid() const noexcept;
     clock::duration last_swap() const noexcept { return last_block_; }  // duration of the last swap
     // The swap's own cadence: the mean time between the ends of the last kCadenceWindow presents
     // (at least kCadenceMin), leaving out those off their median by more than half of it (a hitch,
     // a doubled frame), when at least 3/4 remain and the swap waited: swap_waits(). A compositor's
-    // repaint clock wanders (weston on a loaded machine: 16-24 ms around 20 ms), so the mean, not a
-    // tight lock test. Zero when presents do not show one (a swap that returns at once).
+    // repaint clock wanders (weston's on a loaded machine:
+    // docs/platforms.md#measured-vsync-verdicts), so the mean, not a tight lock test. Zero when
+    // presents do not show one (a swap that returns at once).
     static constexpr int kCadenceWindow = 16;
     static constexpr int kCadenceMin = 8;
     clock::duration cadence() const noexcept;
