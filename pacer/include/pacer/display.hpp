@@ -20,7 +20,7 @@
 // median absolute deviation pick the inliers (within 3.5 robust sigmas, at least 100 us), and a
 // least-squares line through the inliers is the fit; two rounds, each re-indexing with the
 // previous one's estimate. Displayed times are noisy both ways and the line is their centre. Swap
-// returns are never early but often late (a wake-up on a loaded machine comes 0.5-2 ms late), so
+// returns are never early but often late (a wake-up on a loaded machine comes late), so
 // their line is the early envelope: the line through the earlier half of the inliers, moved to
 // their 10th percentile. The period starts from the reported refresh (or, when none is reported,
 // the counted vblanks' time over their count between samples half the window apart, the median
@@ -30,9 +30,10 @@
 // once locked, also give the period over a longer span: every 32nd fit's vblank (counter and
 // time) goes into a ring of 64, and the least-squares line through them (at least 8 fits over
 // 256 vblanks) is the fit in force, the window's line between fits only checking it. One
-// window's 128 stamps of Xvfb's millisecond noise give the period to 100-300 ppm; the span, 1-7
-// ppm (the real-display test at 60, 120 and 144 Hz). A window fit 0.1 % off the span's period,
-// or its vblank more than 0.25 ms + period / 16 off the span's line, starts the span again.
+// window's 128 stamps of Xvfb's millisecond noise give the period far less exactly than the span
+// does (measured: docs/platforms.md#measured-display-lock). A window fit 0.1 % off the span's
+// period, or its vblank more than 0.25 ms + period / 16 off the span's line, starts the span
+// again.
 //
 // States (status().state, with a reason in words; each change is logged once at info level):
 //   unknown   no vblank seen yet.
@@ -41,8 +42,8 @@
 //             under period / 16 (and 1 ms): next_vblank() predicts the display. A locked fit
 //             holds through bursts of outliers as long as the spread stays under period / 8.
 //             Counted vblanks need no index guessed from their times: period / 4 and period / 2
-//             (and 1 ms) there (an X server's timer stamps its vblanks 0.1-1.5 ms late on a busy
-//             machine, a spread over period / 16 at 120 Hz), and a counted vblank within 2 ms
+//             (and 1 ms) there (an X server's timer stamps its vblanks late on a busy machine, a
+//             spread wider than period / 16 at 120 Hz), and a counted vblank within 2 ms
 //             (and period / 8) of the line counts as an inlier for the lock (Xvfb's
 //             millisecond timer spreads its stamps over 2 ms, at times in a steady pattern
 //             of one vblank in three a millisecond apart from the other two).
@@ -70,28 +71,20 @@
 // does not report shows as observations that leave the fit (6 of the last 8 outside its band),
 // and the fit restarts from the last 8. Counted vblanks leave it only along a line of their own
 // (the 8 within 0.6 of the fit's inlier band of it): a server on a busy machine delays its stamps
-// by whatever each wake-up lost, 1-12 ms, and those scatter; they are outliers, not a new
-// display. A change within 2 % (60 -> 59.94 Hz) is followed as skew.
+// by whatever each wake-up lost, and those scatter; they are outliers, not a new display. A
+// change within 2 % (60 -> 59.94 Hz) is followed as skew.
 // shown_hz counts the samples that carry a submit time (frames, not vblank events) over the last
 // 128 of them.
 //
-// Measured (tests/display_test.cpp on SimulatedDisplay: 50 us uniform report noise, 50 ppm skew,
-// 5 % of reports lost, 5 % repeated, 2-3 ms frames): locked after 14 presents at 60 and 144 Hz;
-// the predicted vblank within 10 us (60 Hz) and 15 us (144 Hz) of the display's at p99, 3-4 us
-// at p50; 60 -> 59.94 Hz and 144 -> 60 Hz re-locked 13 presents after the change; VRR 48-144 Hz
-// with 7-25 ms frames, with and without low-framerate compensation: never locked, state vrr.
-// Swap returns late by 30 us typically and 0.5-2 ms one time in five: within 12 us at p99.
-// Counted vblanks from Xvfb (modelled from its code: a millisecond timer per request, the counter
-// rounded half a period early) on a machine that stops for 1-12 ms every 20-200 ms, 2-22 % of
-// the stamps late: one lock in each of 450 runs of 20 s at 60, 120 and 144 Hz (before the two
-// counted-vblank rules above: 44 of them locked two or three times); an unreported 144 -> 120
-// Hz change with the same stamps re-locked within 30 vblanks.
-// Cost: a robust fit takes about 10 us. A firm lock over a full window runs one every 32nd
-// sample and follows the others at O(1) (the least-squares sums of the last fit's inliers, the
-// oldest sample leaving them): bench_bookkeeping's BM_DisplayAdd, once locked, 0.2 us (CPU) a
-// displayed time and 0.7 us a swap return, against 8-12 us with a robust fit at every sample;
-// `pacer simulate display` prints the same figures either way (ten scenarios: fixed 60-240 Hz,
-// noise, skew, refresh changes, VRR, swap-paced). No allocation.
+// Measured in virtual time (tests/display_test.cpp: SimulatedDisplay with noisy, lost and
+// repeated reports, skew, refresh changes, VRR and late swap returns; counted vblanks from a
+// model of Xvfb on a machine that stalls): docs/platforms.md#measured-display-lock.
+// Cost: the robust fit is the expensive step, so a firm lock over a full window runs one every
+// 32nd sample and follows the others at O(1) (the least-squares sums of the last fit's inliers,
+// the oldest sample leaving them); `pacer simulate display` prints the same figures either way
+// (ten scenarios: fixed 60-240 Hz, noise, skew, refresh changes, VRR, swap-paced). What add()
+// costs, locked and with a robust fit at every sample: README.md#measured-results
+// (bench_bookkeeping's BM_DisplayAdd). No allocation.
 #pragma once
 
 #include <chrono>

@@ -84,19 +84,18 @@
 // Display lock (PacerConfig::display_lock, default on). The vblanks the presents show go to the
 // display's fit (pacer/vblanks.hpp). With the fit:
 //   vsync on, sync present and just_in_time: the present deadline and the target display time are
-//       fitted vblanks, not the last (often late) swap return. Measured on a loaded machine model
-//       (wake-ups 0.3 ms late on average), 60 s at 60 and 144 Hz, the swap's returns the only
-//       vblanks: present sync missed 4 and 1 vblanks where the last return missed 136 and 526 at
-//       the same CPU per frame; just_in_time kept its 1 % budget either way with a median latency
-//       of 7.9 instead of 10.2 ms (60 Hz) and 3.8 instead of 4.5 ms (144 Hz)
-//       (tests/display_lock_test.cpp).
+//       fitted vblanks, not the last (often late) swap return. On a loaded machine, with the
+//       swap's returns the only vblanks, present sync then misses far fewer vblanks than aimed at
+//       the last return, at the same CPU, and just_in_time keeps its budget with a lower median
+//       latency (measured in virtual time: docs/platforms.md#measured-display-lock).
 //   vsync off, sync frame_start, the fit locked and renewed (a vblank in the last 4 periods):
 //       frames are placed as just_in_time places them, on the fitted vblanks every N refreshes
 //       (N the swap interval that serves the target), waking a learned lead before the vblank so
 //       that the present lands just before it, the tear line at the bottom of the screen. A torn
 //       present's displayed time is not a vblank: the host gives the vblanks with report_vblank().
-//       Measured at 60 Hz with 3-5 ms of work: every present 0.04-2.2 ms (p1-p99) before the next
-//       vblank, whatever the display's phase. FrameTiming::display_locked marks such frames.
+//       The presents then land shortly before the next vblank, whatever the display's phase
+//       (measured: docs/platforms.md#measured-display-lock). FrameTiming::display_locked marks
+//       such frames.
 //
 // Presentation feedback. Report each present with an id (PresentInfo::id); when the API tells
 // later what became of it (shown at a time and vblank counter, skipped, discarded), report that
