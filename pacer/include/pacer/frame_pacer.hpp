@@ -125,12 +125,11 @@
 //                                 before eglSwapBuffers.
 // A present at a time should reach the API some time before its target (a compositor repaints
 // ahead; Xvfb needs half a period): pace with a lead (sync just_in_time, or frame_start with the
-// display lock), and the late feedback keeps the lead long enough. Measured with `pacer display
-// --present-at-time` on Xvfb -fakescreenfps 60 and 144 (tests/display/x11_present_test.py), 10 s
-// of frames a run: 99.86-100 % of the frames shown at their target counter (six runs idle),
-// 99.83-100 % beside a build on both cores of a 2-core virtual machine, 99.93-100 % beside three
-// busy loops (four runs each). max_late_share 0.001: the lead sits near the server's edge, and a
-// burst of late feedback moves it back in a few frames (pacer/lead.hpp).
+// display lock), and the late feedback keeps the lead long enough: on Xvfb nearly every frame is
+// shown at its target counter, idle and beside a loaded machine (measured with `pacer display
+// --present-at-time`: docs/platforms.md#measured-presenting-at-a-time). max_late_share 0.001:
+// the lead sits near the server's edge, and a burst of late feedback moves it back in a few
+// frames (pacer/lead.hpp).
 //
 // Display time (FrameTiming::display_dt): the delta to give the simulation. On a fixed-refresh
 // display whose refresh is known, the wake interval rounded to whole refreshes; otherwise the

@@ -22,22 +22,18 @@
 // toward lower latency. Two late frames in a row, the second overrunning its lead, add half the
 // overrun at once: a heavier scene, not the tail of the work (an isolated tail frame moves the
 // offset by one step only: the budget counts on those). The offset stays in [-q / 2, period], q
-// the learned quantile. Measured with FramePacer in virtual time (docs/latency.md): 60 Hz, vsync,
-// 4 ms lognormal work: median latency 12.0 ms with 1 % late frames, against 33.3 ms when waiting
-// at the frame start.
+// the learned quantile. What it buys against waiting at the frame start, measured with
+// FramePacer in virtual time: docs/latency.md#measured-in-virtual-time.
 //
 // Late feedback (late_feedback: a frame learned as on time, then reported shown after its target)
 // within 8 frames of the previous late feedback doubles the step, up to 8 steps. Such a burst of
 // frames that did their work in time and still missed says that the deadline moved (a server's
 // edge, or the display's fitted phase, moved later), and one step per late frame would pay a late
 // frame per step: a present for vblank k reaches the server after the frame for k + 1 was sent,
-// so each miss of a present at a time costs 2-3 frames before its feedback arrives. Measured on
-// Xvfb at 144 Hz, frames presented at their target counter, interleaved (`pacer display --source
-// x11-present --present-at-time --hz 144`, 1,440 frames a run): on target 99.31-99.72 % (mean
-// 99.51 %) with one step per late frame, 100 % in 6 of 6 runs with the burst; a build on both
-// cores beside, 5 runs each: 99.38-100 % (mean 99.78 %) against 99.86-100 % (mean 99.97 %). The
-// cost: the present call about 1 ms earlier (5.3 ms before the target instead of 3.9-4.3 ms;
-// Xvfb's edge is half a period, 3.5 ms).
+// so each miss of a present at a time costs 2-3 frames before its feedback arrives. On Xvfb,
+// presenting at a target counter, the doubled steps leave fewer frames off target than one step
+// per late frame, idle and beside a build; the cost is a present call made somewhat earlier
+// before its target (measured: docs/platforms.md#measured-presenting-at-a-time).
 //
 // Pure logic: no clock, no allocation. Thread safety: none.
 #pragma once
