@@ -106,7 +106,7 @@
 // Cost. add() formats about 320 bytes into the buffer open() allocated (no allocation per frame;
 // tests/alloc_test.cpp) and never blocks but in that write(): a 16-128 KiB copy into the page
 // cache, a few microseconds, once per 64 or more frames (bench/bench_capture.cpp measures add()
-// with its writes, amortised: 0.1-0.4 us per frame). No thread is started.
+// with its writes, amortised: docs/capture.md#capture-from-an-engine). No thread is started.
 //
 // Errors never throw and never stop the frame loop. open() returns a Status for a path that
 // cannot be opened for writing. A write that fails (disk full, /dev/full, a removed device; the

@@ -140,8 +140,9 @@
 // when that is lower) with plain OS sleep, no spin, and asks for vsync off (a minimized window's
 // swap may return at once or block for seconds). Leaving the background re-anchors the grid at
 // the last deadline: no burst of catch-up frames. The pacing thread's CPU at 10 Hz is a few
-// wake-ups a second: 0.06-0.09 % of a core measured on a 2-core virtual machine
-// (tests/real_clock_test.cpp checks that it never spins and stays under 2 %).
+// wake-ups a second, a small fraction of a per cent of a core (measured:
+// docs/platforms.md#measured-framepacer-call-costs; tests/real_clock_test.cpp checks that it
+// never spins and stays under 2 %).
 //
 // Run-time changes (set_config, set_target_hz, set_background) take effect at the next wait(): a
 // new rate re-anchors the grid at the last deadline, so the next frame is one new period after
@@ -162,13 +163,11 @@
 // pacer/x11_present.hpp, pacer/wayland_presentation.hpp). Its calls never wait for the pacing
 // thread, take no lock and allocate nothing (before_present() waits for the present slot in
 // present sync, on its own): each goes into a fixed ring of 64 reports (its clock read for
-// before_present), and the pacing thread applies them, in order, at its next wait(). Measured
-// (bench/bench_bookkeeping, release build, beside a pacing thread draining the ring in a loop,
-// medians of 3 runs on a 2-core virtual machine, the range in brackets: the two threads contend
-// for the ring's cache lines): report_present 130 ns (80-348), before_present 425 ns (127-558),
-// status() from another thread 158 ns (38-165); once another thread reads status(), wait()'s
-// bookkeeping takes 244 instead of 167 ns (the copy). A report that finds the ring
-// full (the pacing thread has not waited for 64 reports) is dropped and counted
+// before_present), and the pacing thread applies them, in order, at its next wait(). Each such
+// call takes a fraction of a microsecond, more while the two threads contend for the ring's cache
+// lines, and once another thread reads status() each wait() also makes the copy (measured with
+// bench/bench_bookkeeping: docs/platforms.md#measured-framepacer-call-costs). A report that finds
+// the ring full (the pacing thread has not waited for 64 reports) is dropped and counted
 // (PacerStatus::reports_lost). Debug builds abort on a second present thread. Calls on the pacing
 // thread itself take effect at once, as in a single-thread loop.
 //
@@ -210,11 +209,11 @@
 // Sync modes with a render thread. frame_start: the game thread waits in wait() as in a
 // single-thread loop, but while vsync paces, wait() only enforces its floor (15/16 of a period),
 // so the game thread runs ahead until the engine's hand-over queue and the swap chain are full:
-// each frame then waits its turn in both (4 periods from input to screen at 60 Hz in `pacer
-// simulate latency --render-thread`, twice one thread's). just_in_time: the game thread wakes the
-// learned lead before the frame's display target, the lead learned from the game thread's wake to
-// the render thread's present call, so the queues stay empty: 0.45x frame_start's latency at
-// 60 Hz, 0.57x at 144 Hz, within its late budget (docs/latency.md). The one to pick with a render
+// each frame then waits its turn in both, several periods from input to screen. just_in_time:
+// the game thread wakes the learned lead before the frame's display target, the lead learned
+// from the game thread's wake to the render thread's present call, so the queues stay empty and
+// the latency is well under frame_start's, within its late budget (measured with `pacer simulate
+// latency --render-thread`: docs/latency.md#with-a-render-thread). The one to pick with a render
 // thread. present: the present thread's before_present(frame) waits for the next present slot,
 // one per period: the grid, or while the swap paces and the vblanks are known the vblank a period
 // after the last one less 1 ms (a quarter period at most), as the pacing thread publishes them at
@@ -223,9 +222,10 @@
 // wait; the engine's hand-over (a queue the game thread blocks on while full) carries that pace
 // back to the game thread. Flat presents on jittery work, the input read a frame earlier.
 //
-// Cost. wait() does a few clock reads and integer operations besides sleeping and spinning
-// (bench/bench_bookkeeping: well under 1 us) and never allocates. status() costs about 0.5 us on
-// the pacing thread; once another thread reads it, each wait() makes the copy too.
+// Cost. wait() does a few clock reads and integer operations besides sleeping and spinning, and
+// never allocates (bench/bench_bookkeeping: README.md#measured-results). status() costs more than
+// that on the pacing thread; once another thread reads it, each wait() makes the copy too
+// (measured: docs/platforms.md#measured-framepacer-call-costs).
 #pragma once
 
 #include <chrono>
