@@ -12,14 +12,15 @@
 //
 // Presentation APIs stamp their times on a clock of their own choosing: X11 Present's UST is
 // CLOCK_MONOTONIC in microseconds on Linux (pacer::clock, no offset: multiply by 1000); weston's
-// wp_presentation clock is CLOCK_MONOTONIC_RAW (210 ms apart from CLOCK_MONOTONIC on one machine
+// wp_presentation clock is CLOCK_MONOTONIC_RAW (far from CLOCK_MONOTONIC on the machine
 // measured); Vulkan and DXGI name their time domains. An offset taken for granted is wrong on
 // the machine where it matters, so it is measured: `tries` times, pacer's clock, the source
 // clock, pacer's clock again; the pair of pacer reads closest together brackets the source read
 // best, and the offset is the source read minus their midpoint, uncertain by half their gap.
-// Measured on a 2-core virtual machine: a best gap of 40 ns over 64 tries (+-20 ns), about 3 us
-// in all. Where NTP disciplines the clock, CLOCK_MONOTONIC is slewed against CLOCK_MONOTONIC_RAW
-// by up to 500 ppm: measure again each second (or per feedback event), never once for good.
+// A measurement takes microseconds and is uncertain by tens of nanoseconds (measured:
+// docs/platforms.md#measured-presentation-sources-and-clocks). Where NTP disciplines the clock,
+// CLOCK_MONOTONIC is slewed against CLOCK_MONOTONIC_RAW by up to 500 ppm: measure again each
+// second (or per feedback event), never once for good.
 //
 // Pure: the reads are the caller's callables (any clocks: tests pass fake ones). Thread safety:
 // none needed (no state).

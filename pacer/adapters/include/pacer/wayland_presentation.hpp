@@ -25,15 +25,17 @@
 // clock_id), the refresh period (0 on a variable refresh), the vblank counter (seq; 0 where the
 // compositor has none) and flags (vsync, hardware clock, hardware completion, zero copy); or
 // `discarded` (a later commit replaced it before a repaint). The pacer takes a presented time as
-// a vblank only with the vsync flag: measured on weston 10 (its x11 and headless backends) every
-// frame came with flags 0, at the backend's own repaint timer (19.5 ms on x11, 25.3 ms headless,
-// though it reports a 16.67 ms refresh), and at 60 Hz of commits 17 % (x11) to 35 % (headless)
-// were discarded. The pacer's status then says so (DisplayState::unsynced) and counts the shown
-// frames apart from the submitted ones (PacerStatus::presents).
+// a vblank only with the vsync flag: on weston 10 (its x11 and headless backends) every frame
+// came with flags 0, at the backend's own repaint timer rather than the refresh it reports, and
+// a share of the commits was discarded (measured:
+// docs/platforms.md#measured-presentation-sources-and-clocks). The pacer's status then says so
+// (DisplayState::unsynced) and counts the shown frames apart from the submitted ones
+// (PacerStatus::presents).
 //
-// The clock. weston's presentation clock is CLOCK_MONOTONIC_RAW, 210 ms away from pacer::clock on
-// one machine measured: every time is converted with the offset measured in-process (pacer/
-// clock_offset.hpp), measured again each second.
+// The clock. weston's presentation clock is CLOCK_MONOTONIC_RAW, far from pacer::clock on the
+// machine measured (docs/platforms.md#measured-presentation-sources-and-clocks): every time is
+// converted with the offset measured in-process (pacer/clock_offset.hpp), measured again each
+// second.
 //
 // The queue. The feedback objects live on an event queue of this object's (a registry through a
 // display wrapper), so the host's default queue and its dispatch (SDL's) are untouched; poll()

@@ -38,17 +38,16 @@
 //   more             no vblank lost to a late poll, but on Xvfb noisier stamps: Xvfb arms each
 //                    vblank as a timer in whole milliseconds from the time of the request, and
 //                    every request that reaches the server while one is pending re-arms it from
-//                    a new millisecond phase. Measured on Xvfb (-fakescreenfps 60 and 144, 10 s,
-//                    a client that polls at once): stamps within 0.9 ms before the vblank with
-//                    one request ahead (residual p99 around their fitted line 0.50-0.69 ms), over
-//                    -1.6 to +0.7 ms with 2 or 3 ahead (residual p99 1.08-1.26 ms).
+//                    a new millisecond phase: with 2 or 3 ahead the stamps spread wider around
+//                    their line than with one (measured:
+//                    docs/platforms.md#measured-presentation-sources-and-clocks).
 // Any other request on the same server (a toolkit's drawing, a present) re-arms the timer too, so
 // on Xvfb only a quiet client gets the tighter stamps; a hardware server's stamps are the
 // vblank's either way.
 //
 // The clock. UST is converted with the offset between CLOCK_MONOTONIC and pacer::clock measured
-// in-process (pacer/clock_offset.hpp; 0 +- 20 ns where pacer's clock is CLOCK_MONOTONIC), measured
-// again each second.
+// in-process (pacer/clock_offset.hpp; zero, within the measurement's uncertainty, where pacer's
+// clock is CLOCK_MONOTONIC), measured again each second.
 //
 // Presenting at a time. present() sends a PresentPixmap for a target MSC (the vblank counter of
 // FrameTiming::display_target) and reports it to the pacer with an id; its CompleteNotify comes
