@@ -53,10 +53,11 @@
 // FrameTiming::display_target) and reports it to the pacer with an id; its CompleteNotify comes
 // back through poll() as that present's feedback: shown (mode copy, flip or suboptimal copy) at
 // an MSC and UST, or skipped (a newer present replaced it). The server holds an early present
-// until its target; one that arrives after the target's vblank is shown a vblank late. Measured
-// on Xvfb: a present queued more than half a period before its vblank was shown on target 95-99.7
-// % of the time, one in the last half period almost never (Xvfb's counter rounds half a period
-// early), so on Xvfb aim at the vblank after next.
+// until its target; one that arrives after the target's vblank is shown a vblank late. On Xvfb,
+// whose counter rounds half a period early, a present queued more than half a period before its
+// vblank is mostly shown on target and one in the last half period almost never (measured:
+// docs/platforms.md#measured-presentation-sources-and-clocks), so on Xvfb aim at the vblank
+// after next.
 //
 // The window. The source's own connection selects Present events on the window, so the
 // toolkit's connection and event loop are untouched. SDL2 recreates its X window (a new XID) when
