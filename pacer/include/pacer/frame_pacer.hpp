@@ -85,9 +85,9 @@
 // display's fit (pacer/vblanks.hpp). With the fit:
 //   vsync on, sync present and just_in_time: the present deadline and the target display time are
 //       fitted vblanks, not the last (often late) swap return. On a loaded machine, with the
-//       swap's returns the only vblanks, present sync then misses far fewer vblanks than aimed at
-//       the last return, at the same CPU, and just_in_time keeps its budget with a lower median
-//       latency (measured in virtual time: docs/platforms.md#measured-display-lock).
+//       swap's returns the only vblanks, present sync then misses far fewer vblanks than when
+//       aimed at the last return, at the same CPU, and just_in_time keeps its budget with a lower
+//       median latency (measured in virtual time: docs/platforms.md#measured-display-lock).
 //   vsync off, sync frame_start, the fit locked and renewed (a vblank in the last 4 periods):
 //       frames are placed as just_in_time places them, on the fitted vblanks every N refreshes
 //       (N the swap interval that serves the target), waking a learned lead before the vblank so
