@@ -5,7 +5,8 @@
 # spdlog or {fmt} handed to the consumer. Then a C-only project (tests/consumer/c_only: a C game,
 # README's C example, pacer::pacer_cli when the tool was installed) the same way, and with
 # find_package also a project without languages that wants the tool alone (tools_only/) and the C
-# game built with cc and pkg-config. VERSION: the version the C programs must report
+# game built with cc and pkg-config; and the example project README.md shows (examples/consumer),
+# its files as they are. VERSION: the version the C programs must report
 # (pacer_version()), the project's.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
@@ -126,6 +127,48 @@ if(HOW STREQUAL "find_package")
   check("find_package(pacer) in project(x NONE), pacer::pacer_cli there when installed (tools_only/)"
         ${CMAKE_COMMAND} -DPREFIX=${WORK_DIR}/prefix -DSOURCE_DIR=${SOURCE_DIR} -DWORK_DIR=${WORK_DIR}/tools_only
         "-DGENERATOR=${GENERATOR}" -P "${SOURCE_DIR}/tests/consumer/tools_only/run.cmake")
+endif()
+
+# ---- examples/consumer: the game project README.md shows in "Using pacer in your project" ---------
+# Its files as they are (tests/docs/snippets.py checks that README.md shows them verbatim), with the
+# host's strict flags from the command line: with find_package against the prefix installed above
+# (-DCMAKE_PREFIX_PATH, as README says); with add_subdirectory, the same files with README's one
+# replacement line for a vendored copy, find_package(pacer CONFIG REQUIRED) -> add_subdirectory.
+set(example_source "${SOURCE_DIR}/examples/consumer")
+set(example_build "${WORK_DIR}/example")
+set(example_args -G "${GENERATOR}" -DCMAKE_BUILD_TYPE=${CONFIG})
+if(NOT GENERATOR MATCHES "Visual Studio")
+  list(APPEND example_args "-DCMAKE_CXX_FLAGS=-Wall -Wextra -Wpedantic -Werror")
+endif()
+if(HOW STREQUAL "find_package")
+  list(APPEND example_args -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  set(example_how "find_package against the installed prefix (CMAKE_PREFIX_PATH)")
+else()
+  file(READ "${example_source}/CMakeLists.txt" example_text)
+  string(REPLACE "find_package(pacer CONFIG REQUIRED)" "add_subdirectory(\"${SOURCE_DIR}\" pacer)"
+         vendored "${example_text}")
+  if(vendored STREQUAL example_text)
+    message(FATAL_ERROR "examples/consumer/CMakeLists.txt has no find_package(pacer CONFIG REQUIRED) line to replace")
+  endif()
+  set(example_source "${WORK_DIR}/example-src")
+  file(MAKE_DIRECTORY "${example_source}")
+  file(WRITE "${example_source}/CMakeLists.txt" "${vendored}")
+  file(COPY "${SOURCE_DIR}/examples/consumer/main.cpp" DESTINATION "${example_source}")
+  set(example_how "add_subdirectory of the source tree in place of find_package")
+endif()
+check("examples/consumer configures: ${example_how}"
+      ${CMAKE_COMMAND} -S "${example_source}" -B "${example_build}" ${example_args})
+if(EXISTS "${example_build}/CMakeCache.txt")
+  check("examples/consumer builds with -Wall -Wextra -Wpedantic -Werror"
+        ${CMAKE_COMMAND} --build "${example_build}" -j 2 --target game)
+  execute_process(COMMAND "${example_build}/game" RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  if(rc EQUAL 0 AND out MATCHES "^59 frame times, p50 [0-9.]+ ms, p99 [0-9.]+ ms\n$")
+    string(STRIP "${out}" out)
+    check("examples/consumer's game runs: ${out}" ${CMAKE_COMMAND} -E true)
+  else()
+    check("examples/consumer's game runs (exit ${rc}) and prints its 59 frame times (\"${out}\")"
+          ${CMAKE_COMMAND} -E false)
+  endif()
 endif()
 
 # ---- The same game with pkg-config, as a Makefile builds it --------------------------------------

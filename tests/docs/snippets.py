@@ -29,7 +29,10 @@ Also checked, as text:
   * every inline `fp....` code span of the documents compiles, as an expression;
   * every `cmake --build` they show builds in parallel (-j, --parallel, or a preset: it sets jobs);
   * README.md's table of installed files covers every file installed, and names every adapter
-    header installed.
+    header installed;
+  * README.md shows each file of examples/consumer/ (the game project of "Using pacer in your
+    project", which tests/consumer/run.cmake builds and runs) verbatim in a fenced block, and
+    names it.
 
 usage: snippets.py --source-dir DIR --build-dir DIR --work-dir DIR --cmake CMAKE --cxx CXX --cc CC
                    --pkg-config PKG_CONFIG [--config CONFIG] [--adapters=sdl2,spdlog,...]
@@ -263,7 +266,46 @@ def text_checks(src, docs, headers, prefix):
                     problems.append("%s:%d: `%s` builds on one core: add -j (or --parallel, or "
                                     "use a preset)" % (rel, n, m.group(0).strip()))
     problems += installed_table(src, prefix)
+    problems += example_files(src)
     return problems, spans
+
+
+EXAMPLE_DIR = "examples/consumer"
+
+
+def fenced_blocks(text):
+    """The text of every fenced block of a Markdown text, whatever its language."""
+    out, block = [], None
+    for line in text.split("\n"):
+        if block is None:
+            if line.startswith("```"):
+                block = []
+        elif line.startswith("```"):
+            out.append("\n".join(block))
+            block = None
+        else:
+            block.append(line)
+    return out
+
+
+def example_files(src):
+    """README.md against examples/consumer/: one copy of the truth, the files the test builds."""
+    readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
+    blocks = set(fenced_blocks(readme))
+    folder = os.path.join(src, EXAMPLE_DIR)
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    if not names:
+        return ["%s: no files: README.md's \"Using pacer in your project\" shows them" % EXAMPLE_DIR]
+    problems = []
+    for name in names:
+        rel = "%s/%s" % (EXAMPLE_DIR, name)
+        text = open(os.path.join(folder, name), encoding="utf-8").read()
+        if text.rstrip("\n") not in blocks:
+            problems.append("README.md: no fenced block shows %s as it is (the block must be the file's "
+                            "text: tests/consumer/run.cmake builds the file)" % rel)
+        if rel not in readme:
+            problems.append("README.md: %s is shown but not named" % rel)
+    return problems
 
 
 def installed_table(src, prefix):
