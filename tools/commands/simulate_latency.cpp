@@ -88,7 +88,7 @@ cli::Parser latency_parser(LatencyOptions* o) {
                      "display refreshing at --hz that shows each present at the next vblank (vsync on, one\n"
                      "present may wait). Latency = input sample (frame start) to the vblank that showed it; a\n"
                      "late frame is one the display had to repeat the previous image for. The first second is\n"
-                     "warm-up. Deterministic: the same options print the same table.");
+                     "warm-up (--warm-up-s). Deterministic: the same options print the same table.");
     opts.number("--hz", "HZ", "target rate and display refresh", &cfg.hz, 20.0, 1000.0);
     opts.custom("--work", "lognormal:MEAN_MS,SIGMA|const:MS|replay:FILE.csv",
                 "per-frame work: lognormal with this mean and log-sigma, constant, or the CPU-busy column of a "
@@ -102,7 +102,10 @@ cli::Parser latency_parser(LatencyOptions* o) {
         .default_text = "no step";
     opts.number("--step-factor", "F", "work multiplier of the step", &cfg.step_factor, 0.1, 10.0);
     opts.number("--max-late-share", "B", "just_in_time's budget of late frames", &cfg.max_late_share, 0.001, 0.5);
-    opts.number("--seconds", "S", "virtual time per sync mode", &cfg.seconds, 2.0, 3600.0);
+    opts.number("--seconds", "S", "virtual time per sync mode", &cfg.seconds, 1.0, 3600.0);
+    opts.number("--warm-up-s", "W",
+                "seconds not counted at the start, below --seconds (0: count the pacer's learning too)",
+                &cfg.warm_up_s, 0.0, 3600.0);
     opts.number("--seed", "N", "seed of the work trace and the OS model", &o->seed, 0LL, 1LL << 53);
     opts.flag("--render-thread",
               "a render thread presents a frame behind the pacing thread, doing --render-share of each frame's "
@@ -120,6 +123,11 @@ int finish_options(LatencyOptions* o) {
                      o->cfg.seconds);
         return 2;
     }
+    if (o->cfg.warm_up_s >= o->cfg.seconds) {
+        std::fprintf(stderr, "pacer simulate latency: --warm-up-s = %g: must be below --seconds (%g)\n",
+                     o->cfg.warm_up_s, o->cfg.seconds);
+        return 2;
+    }
     if (!o->replay.empty()) {
         if (Status s = read_replay(o->replay, &o->cfg.work.replay_ms); !s) {
             std::fprintf(stderr, "pacer simulate latency: %s\n", s.message().c_str());
@@ -135,10 +143,10 @@ int finish_options(LatencyOptions* o) {
 void print_json(const LatencyOptions& o, double q, const std::vector<LatencySimResult>& rs) {
     const LatencySimConfig& cfg = o.cfg;
     std::printf("{\n  \"hz\": %s, \"work\": \"%s\", \"work_quantile_ms\": %s, \"max_late_share\": %s,\n"
-                "  \"seconds\": %s, \"seed\": %lld, \"step_at_s\": %s, \"step_factor\": %s",
+                "  \"seconds\": %s, \"warm_up_s\": %s, \"seed\": %lld, \"step_at_s\": %s, \"step_factor\": %s",
                 json_number(cfg.hz).c_str(), o.replay.empty() ? o.work_text.c_str() : "replay",
                 json_number(q).c_str(), json_number(cfg.max_late_share).c_str(), json_number(cfg.seconds).c_str(),
-                o.seed, o.step_at >= 0 ? json_number(o.step_at).c_str() : "null",
+                json_number(cfg.warm_up_s).c_str(), o.seed, o.step_at >= 0 ? json_number(o.step_at).c_str() : "null",
                 json_number(cfg.step_factor).c_str());
     for (const LatencySimResult& r : rs) {
         std::printf(",\n  \"%s%s\": {\"frames\": %zu, \"latency_p50_ms\": %s, \"latency_p99_ms\": %s, "
@@ -160,6 +168,7 @@ void print_table(const LatencyOptions& o, double q, const std::vector<LatencySim
     std::printf("pacer simulate latency: %g Hz vsync display, work %s (%.0f %% quantile %.2f ms), %g s, seed %lld\n",
                 cfg.hz, o.replay.empty() ? o.work_text.c_str() : ("replay of " + o.replay).c_str(),
                 100.0 * (1.0 - cfg.max_late_share), q, cfg.seconds, o.seed);
+    if (cfg.warm_up_s != 1.0) std::printf("counted from %g s on (--warm-up-s)\n", cfg.warm_up_s);
     if (o.step_at >= 0) std::printf("work x %g from %g s on\n", cfg.step_factor, o.step_at);
     if (cfg.render_thread)
         std::printf("render thread: %.0f %% of each frame's work, presenting a frame behind\n", 100.0 * cfg.render_share);

@@ -135,7 +135,7 @@ public:
           trace_(work_trace(cfg.work, max_frames_, cfg.seed)),
           t0_(pacer::clock::to_ns(os_.now())),
           end_(t0_ + static_cast<std::int64_t>(cfg.seconds * 1e9)),
-          warm_(t0_ + 1'000'000'000),
+          warm_(t0_ + static_cast<std::int64_t>(cfg.warm_up_s * 1e9)),
           step_at_(cfg.step_at_s >= 0 ? t0_ + static_cast<std::int64_t>(cfg.step_at_s * 1e9) : -1),
           period_ns_(1e9 / cfg.hz) {}
 

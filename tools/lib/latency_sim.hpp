@@ -11,7 +11,7 @@
 //                  repeated the previous image: a frame missed the vblank it was meant for);
 //   present-interval error   |begin of a present call - begin of the previous one - period|;
 //   cpu_share      virtual CPU time of the host thread (work, spins, sleep calls) / wall time.
-// The first second is warm-up and is not counted.
+// The first second is warm-up and is not counted (LatencySimConfig::warm_up_s).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,7 @@ struct LatencySimConfig {
     double step_factor = 2.0;      // work multiplied by this from step_at_s on
     double max_late_share = 0.01;
     double seconds = 60.0;
+    double warm_up_s = 1.0;        // not counted: the first seconds (0: from the first frame)
     std::uint64_t seed = 1;
     bool report_displayed = true;  // false: the host knows only when its present calls returned
     double clock_ppm = 0;          // the display clock's skew against the CPU's
