@@ -94,7 +94,7 @@ namespace pacer {
 
 enum class ThreadPriority : std::uint8_t {
     normal,  // the thread's own class, never changed (default)
-    wait,    // raised for each OS sleep, put back at the wake-up
+    wait,    // raised for each OS sleep and its spin, put back just before the deadline
     thread,  // raised at the first wait and kept until put back
 };
 // Its names (kThreadPriorityNames, to_string, parse_thread_priority) are in pacer/modes.hpp.
