@@ -96,6 +96,14 @@ enum class CaptureFormat {
 };
 const char* to_string(CaptureFormat f) noexcept;
 
+// Column names and Application names compare case-insensitively (ASCII), as the tools that write
+// them do not agree on case.
+bool ci_equal(std::string_view a, std::string_view b) noexcept;
+
+namespace detail {
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // a value the row lacks
+}  // namespace detail
+
 template <pacer::CaptureUnit U>
 using RecordField = std::conditional_t<U == pacer::CaptureUnit::text, std::string_view, double>;
 
