@@ -368,9 +368,38 @@ def report(label, root, files):
     return "\n".join(out)
 
 
+def check_limits(root):
+    """The house's two size limits over every C++ file below root (git's list where root is a
+    checkout, else every file), without the slower parts of the report."""
+    try:
+        paths = [p for p in git("ls-files", "--cached", "--others", "--exclude-standard", "-z",
+                                cwd=root).split("\0") if p]
+    except (subprocess.CalledProcessError, OSError):
+        paths = [os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/")
+                 for d, _, fs in os.walk(root) for f in fs]
+    files = read_tree(root, paths)
+    broken = [f"  {p}: {count_lines(t)} lines (at most {MAX_FILE} outside tests/)"
+              for p, t in sorted(files.items())
+              if not p.startswith("tests/") and count_lines(t) > MAX_FILE]
+    for p, t in sorted(files.items()):
+        if p.startswith(SHIPPED):
+            broken += [f"  {p}:{first}: {name} is {last - first + 1} lines (at most {MAX_FUNCTION})"
+                       for first, last, name in functions(t) if last - first + 1 > MAX_FUNCTION]
+    if broken:
+        print("code_metrics: over the limits (split at the code's own seams):\n" + "\n".join(broken))
+        return 1
+    print(f"code_metrics: {len(files)} C++ files: none outside tests/ over {MAX_FILE} lines, "
+          f"no function of the library, tools, cli or demo over {MAX_FUNCTION}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rev", nargs="?", help="git revision to measure (default: the working tree)")
+    ap.add_argument("--check", metavar="DIR",
+                    help=f"exit 1, naming them, if a source outside tests/ of the checkout DIR is over "
+                         f"{MAX_FILE} lines or a function of the shipped code over {MAX_FUNCTION} "
+                         f"(the test metrics.limits)")
     ap.add_argument("--functions", metavar="FILE",
                     help="list every function found in FILE (to check the heuristic by eye)")
     args = ap.parse_args()
@@ -380,6 +409,9 @@ def main():
             for first, last, name in functions(f.read()):
                 print(f"{last - first + 1:5d}  {first}-{last}  {name}")
         return 0
+
+    if args.check:
+        return check_limits(os.path.abspath(args.check))
 
     top = git("rev-parse", "--show-toplevel").strip()
     if args.rev is None:
