@@ -11,6 +11,7 @@
 #include "latency_sim.hpp"
 #include "pacer/log.hpp"
 #include "commands.hpp"
+#include "format.hpp"
 
 namespace pacer::tools {
 namespace {
@@ -63,12 +64,6 @@ Status read_replay(const std::string& path, std::vector<double>* out) {
     return {};
 }
 
-std::string json_number(double x) {
-    if (!std::isfinite(x)) return "null";
-    char b[40];
-    std::snprintf(b, sizeof b, "%.6g", x);
-    return b;
-}
 
 // The command line: the simulation's settings and what is printed about them.
 struct LatencyOptions {

@@ -19,6 +19,7 @@
 #include "pacer/stats.hpp"
 
 #include "analyze_internal.hpp"
+#include "format.hpp"
 
 namespace pacer::tools {
 
@@ -82,11 +83,6 @@ std::string format_series(const FileAnalysis& fa) {
 
 namespace {
 
-std::string num(double v, int prec) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.*f", prec, v);
-    return b;
-}
 
 using A = const Analysis&;
 
@@ -108,7 +104,7 @@ bool both_busy(A a) { return !a.sampled && a.busy_frames > 0; }
 bool pc_latency(A a) { return !a.sampled && a.has_pc_latency; }
 bool input_latency(A a) { return !a.sampled && a.has_input_latency; }
 bool lateness(A a) { return !a.sampled && a.has_lateness; }
-std::string target_or_na(A a, double v, int prec) { return a.has_target ? num(v, prec) : std::string("NA"); }
+std::string target_or_na(A a, double v, int prec) { return a.has_target ? fixed(v, prec) : std::string("NA"); }
 
 const Line kLines[] = {
     {"format", always, [](A a) { return a.format; }},
@@ -120,51 +116,51 @@ const Line kLines[] = {
     {"samples (sampled log)", sampled, [](A a) { return std::to_string(a.frames); }},
     {"frames", per_frame, [](A a) { return std::to_string(a.frames); }},
     {"rows without frame time", always, [](A a) { return std::to_string(a.na_rows); }},
-    {"duration s", always, [](A a) { return num(a.duration_s, 3); }},
-    {"average FPS", always, [](A a) { return num(a.avg_fps, 2); }},
-    {"sampled FPS min", sampled, [](A a) { return num(a.sampled_fps_min, 2); }},
-    {"sampled FPS max", sampled, [](A a) { return num(a.sampled_fps_max, 2); }},
-    {"P1 FPS", per_frame, [](A a) { return num(a.p1_fps, 2); }},
-    {"P0.1 FPS", per_frame, [](A a) { return num(a.p01_fps, 2); }},
-    {"1% low FPS (average)", per_frame, [](A a) { return num(a.low1_avg_fps, 2); }},
-    {"0.1% low FPS (average)", per_frame, [](A a) { return num(a.low01_avg_fps, 2); }},
-    {"1% low FPS (integral)", per_frame, [](A a) { return num(a.low1_integral_fps, 2); }},
-    {"0.1% low FPS (integral)", per_frame, [](A a) { return num(a.low01_integral_fps, 2); }},
-    {"frame time mean ms", per_frame, [](A a) { return num(a.mean_ms, 3); }},
-    {"frame time stddev ms", per_frame, [](A a) { return num(a.stddev_ms, 3); }},
-    {"frame time min ms", per_frame, [](A a) { return num(a.min_ms, 3); }},
-    {"frame time p50 ms", per_frame, [](A a) { return num(a.p50_ms, 3); }},
-    {"frame time p90 ms", per_frame, [](A a) { return num(a.p90_ms, 3); }},
-    {"frame time p95 ms", per_frame, [](A a) { return num(a.p95_ms, 3); }},
-    {"frame time p99 ms", per_frame, [](A a) { return num(a.p99_ms, 3); }},
-    {"frame time p99.9 ms", per_frame, [](A a) { return num(a.p999_ms, 3); }},
-    {"frame time max ms", per_frame, [](A a) { return num(a.max_ms, 3); }},
+    {"duration s", always, [](A a) { return fixed(a.duration_s, 3); }},
+    {"average FPS", always, [](A a) { return fixed(a.avg_fps, 2); }},
+    {"sampled FPS min", sampled, [](A a) { return fixed(a.sampled_fps_min, 2); }},
+    {"sampled FPS max", sampled, [](A a) { return fixed(a.sampled_fps_max, 2); }},
+    {"P1 FPS", per_frame, [](A a) { return fixed(a.p1_fps, 2); }},
+    {"P0.1 FPS", per_frame, [](A a) { return fixed(a.p01_fps, 2); }},
+    {"1% low FPS (average)", per_frame, [](A a) { return fixed(a.low1_avg_fps, 2); }},
+    {"0.1% low FPS (average)", per_frame, [](A a) { return fixed(a.low01_avg_fps, 2); }},
+    {"1% low FPS (integral)", per_frame, [](A a) { return fixed(a.low1_integral_fps, 2); }},
+    {"0.1% low FPS (integral)", per_frame, [](A a) { return fixed(a.low01_integral_fps, 2); }},
+    {"frame time mean ms", per_frame, [](A a) { return fixed(a.mean_ms, 3); }},
+    {"frame time stddev ms", per_frame, [](A a) { return fixed(a.stddev_ms, 3); }},
+    {"frame time min ms", per_frame, [](A a) { return fixed(a.min_ms, 3); }},
+    {"frame time p50 ms", per_frame, [](A a) { return fixed(a.p50_ms, 3); }},
+    {"frame time p90 ms", per_frame, [](A a) { return fixed(a.p90_ms, 3); }},
+    {"frame time p95 ms", per_frame, [](A a) { return fixed(a.p95_ms, 3); }},
+    {"frame time p99 ms", per_frame, [](A a) { return fixed(a.p99_ms, 3); }},
+    {"frame time p99.9 ms", per_frame, [](A a) { return fixed(a.p999_ms, 3); }},
+    {"frame time max ms", per_frame, [](A a) { return fixed(a.max_ms, 3); }},
     {"target ms", per_frame, [](A a) { return target_or_na(a, a.target_ms, 3); }},
     {"pacing error bias ms", per_frame, [](A a) { return target_or_na(a, a.bias_ms, 3); }},
     {"pacing error RMS ms", per_frame, [](A a) { return target_or_na(a, a.rms_ms, 3); }},
     {"pacing |error| p99 ms", per_frame, [](A a) { return target_or_na(a, a.abs_err_p99_ms, 3); }},
     {"within +/-0.5 ms %", per_frame, [](A a) { return target_or_na(a, 100 * a.within_05ms, 2); }},
-    {"jitter mean ms", per_frame, [](A a) { return num(a.jitter_mean_ms, 3); }},
-    {"jitter p99 ms", per_frame, [](A a) { return num(a.jitter_p99_ms, 3); }},
-    {"jitter max ms", per_frame, [](A a) { return num(a.jitter_max_ms, 3); }},
+    {"jitter mean ms", per_frame, [](A a) { return fixed(a.jitter_mean_ms, 3); }},
+    {"jitter p99 ms", per_frame, [](A a) { return fixed(a.jitter_p99_ms, 3); }},
+    {"jitter max ms", per_frame, [](A a) { return fixed(a.jitter_max_ms, 3); }},
     {"stutters (>2.5x avg)", per_frame, [](A a) { return std::to_string(a.stutters); }},
-    {"stutter time %", per_frame, [](A a) { return num(100 * a.stutter_time_share, 3); }},
+    {"stutter time %", per_frame, [](A a) { return fixed(100 * a.stutter_time_share, 3); }},
     {"hitches (>60ms, >=1.5x prev)", per_frame, [](A a) { return std::to_string(a.hitches); }},
     {"missed frames", per_frame, [](A a) { return a.has_missed ? std::to_string(a.missed) : std::string("NA"); }},
-    {"dropped frames %", displayed, [](A a) { return num(100 * a.dropped_share, 2); }},
-    {"displayed FPS", displayed, [](A a) { return num(a.displayed_fps, 2); }},
-    {"displayed time p50 ms", display_times, [](A a) { return num(a.display_p50_ms, 3); }},
-    {"displayed time p90 ms", display_times, [](A a) { return num(a.display_p90_ms, 3); }},
-    {"displayed time p99 ms", display_times, [](A a) { return num(a.display_p99_ms, 3); }},
-    {"displayed time p99.9 ms", display_times, [](A a) { return num(a.display_p999_ms, 3); }},
-    {"CPU busy p50 ms", cpu_busy, [](A a) { return num(a.cpu_busy_p50_ms, 3); }},
-    {"GPU busy p50 ms", gpu_busy, [](A a) { return num(a.gpu_busy_p50_ms, 3); }},
-    {"GPU busy >= CPU busy % frames", both_busy, [](A a) { return num(100 * a.gpu_bound_share, 2); }},
-    {"PC latency p50 ms", pc_latency, [](A a) { return num(a.pc_latency_p50_ms, 3); }},
-    {"PC latency p99 ms", pc_latency, [](A a) { return num(a.pc_latency_p99_ms, 3); }},
-    {"input to photon p50 ms", input_latency, [](A a) { return num(a.input_latency_p50_ms, 3); }},
-    {"input to photon p99 ms", input_latency, [](A a) { return num(a.input_latency_p99_ms, 3); }},
-    {"refresh period ms", per_frame, [](A a) { return num(a.refresh_ms, 3); }},
+    {"dropped frames %", displayed, [](A a) { return fixed(100 * a.dropped_share, 2); }},
+    {"displayed FPS", displayed, [](A a) { return fixed(a.displayed_fps, 2); }},
+    {"displayed time p50 ms", display_times, [](A a) { return fixed(a.display_p50_ms, 3); }},
+    {"displayed time p90 ms", display_times, [](A a) { return fixed(a.display_p90_ms, 3); }},
+    {"displayed time p99 ms", display_times, [](A a) { return fixed(a.display_p99_ms, 3); }},
+    {"displayed time p99.9 ms", display_times, [](A a) { return fixed(a.display_p999_ms, 3); }},
+    {"CPU busy p50 ms", cpu_busy, [](A a) { return fixed(a.cpu_busy_p50_ms, 3); }},
+    {"GPU busy p50 ms", gpu_busy, [](A a) { return fixed(a.gpu_busy_p50_ms, 3); }},
+    {"GPU busy >= CPU busy % frames", both_busy, [](A a) { return fixed(100 * a.gpu_bound_share, 2); }},
+    {"PC latency p50 ms", pc_latency, [](A a) { return fixed(a.pc_latency_p50_ms, 3); }},
+    {"PC latency p99 ms", pc_latency, [](A a) { return fixed(a.pc_latency_p99_ms, 3); }},
+    {"input to photon p50 ms", input_latency, [](A a) { return fixed(a.input_latency_p50_ms, 3); }},
+    {"input to photon p99 ms", input_latency, [](A a) { return fixed(a.input_latency_p99_ms, 3); }},
+    {"refresh period ms", per_frame, [](A a) { return fixed(a.refresh_ms, 3); }},
     {"refresh period from", per_frame, [](A a) { return std::string(a.refresh_source); }},
 };
 
@@ -241,7 +237,7 @@ std::string text_histogram(A a) {
         const double lo = a.hist_lo_ms + step * static_cast<double>(b);
         const bool last = b + 1 == a.histogram.size();
         char head[64];
-        std::snprintf(head, sizeof head, "%9.3f %s %-9s", lo, last ? "+ " : "- ", last ? "" : num(lo + step, 3).c_str());
+        std::snprintf(head, sizeof head, "%9.3f %s %-9s", lo, last ? "+ " : "- ", last ? "" : fixed(lo + step, 3).c_str());
         const auto len = static_cast<std::size_t>(
             std::llround(50.0 * static_cast<double>(a.histogram[b]) / static_cast<double>(peak)));
         out += std::string(head) + " |" + std::string(len, '#') + " " + std::to_string(a.histogram[b]) + "\n";
@@ -257,12 +253,12 @@ std::string format_text(const std::vector<Analysis>& as) {
     for (const HistogramLine& h : kHistogramLines)
         table.row_if(h.label, h.has, [&h](A a) {
             const std::uint64_t count = (a.*h.counts)[h.bin];
-            return a.frames ? num(100.0 * static_cast<double>(count) / static_cast<double>(a.frames), 2) : std::string("NA");
+            return a.frames ? fixed(100.0 * static_cast<double>(count) / static_cast<double>(a.frames), 2) : std::string("NA");
         });
     std::string out = std::move(table).text();
     for (const Analysis& a : as) {
         if (!a.sampled) continue;
-        out += "\n" + a.file + ": sampled: " + std::to_string(a.frames) + " samples over " + num(a.duration_s, 1) +
+        out += "\n" + a.file + ": sampled: " + std::to_string(a.frames) + " samples over " + fixed(a.duration_s, 1) +
                " s (one row per log interval, each an average of many frames): only the average FPS and the"
                " sampled FPS range are shown\n";
     }
@@ -292,12 +288,6 @@ std::string json_str(const std::string& s) {
     return o + "\"";
 }
 
-std::string jnum(double v) {
-    if (!std::isfinite(v)) return "null";
-    char b[64];
-    auto r = std::to_chars(b, b + sizeof b, v);
-    return std::string(b, r.ptr);
-}
 
 template <class C>
 std::string jarr(const C& c) {
@@ -307,7 +297,7 @@ std::string jarr(const C& c) {
 }
 
 // A sampled log has no frame-level figures: null.
-std::string jframe(A a, double v) { return a.sampled ? std::string("null") : jnum(v); }
+std::string jframe(A a, double v) { return a.sampled ? std::string("null") : json_shortest(v); }
 std::string jframe(A a, std::uint64_t v) { return a.sampled ? std::string("null") : std::to_string(v); }
 std::string jnull_or(bool cond, const std::string& v) { return cond ? v : std::string("null"); }
 
@@ -347,9 +337,9 @@ std::string json_head(A a) {
            ", \"sampled\": " + (a.sampled ? "true" : "false") + ",\n   \"rows\": " + std::to_string(a.rows) +
            ", \"frames\": " + jframe(a, a.frames) +
            ", \"samples\": " + (a.sampled ? std::to_string(a.frames) : std::string("null")) +
-           ", \"na_rows\": " + std::to_string(a.na_rows) + ", \"duration_s\": " + jnum(a.duration_s) +
-           ",\n   \"avg_fps\": " + jnum(a.avg_fps) + ", \"sampled_fps\": " +
-           jnull_or(a.sampled, "{\"min\": " + jnum(a.sampled_fps_min) + ", \"max\": " + jnum(a.sampled_fps_max) + "}") +
+           ", \"na_rows\": " + std::to_string(a.na_rows) + ", \"duration_s\": " + json_shortest(a.duration_s) +
+           ",\n   \"avg_fps\": " + json_shortest(a.avg_fps) + ", \"sampled_fps\": " +
+           jnull_or(a.sampled, "{\"min\": " + json_shortest(a.sampled_fps_min) + ", \"max\": " + json_shortest(a.sampled_fps_max) + "}") +
            ", \"p1_fps\": " + jframe(a, a.p1_fps) + ", \"p01_fps\": " + jframe(a, a.p01_fps) +
            ", \"low1_avg_fps\": " + jframe(a, a.low1_avg_fps) + ", \"low01_avg_fps\": " + jframe(a, a.low01_avg_fps) +
            ", \"low1_integral_fps\": " + jframe(a, a.low1_integral_fps) +
@@ -359,19 +349,19 @@ std::string json_head(A a) {
 // Frame times, pacing error, jitter, stutters.
 std::string json_frame_times(A a) {
     return ",\n   \"frame_time_ms\": " +
-           jnull_or(!a.sampled, "{\"mean\": " + jnum(a.mean_ms) + ", \"stddev\": " + jnum(a.stddev_ms) +
-                                    ", \"min\": " + jnum(a.min_ms) + ", \"p50\": " + jnum(a.p50_ms) +
-                                    ", \"p90\": " + jnum(a.p90_ms) + ", \"p95\": " + jnum(a.p95_ms) +
-                                    ", \"p99\": " + jnum(a.p99_ms) + ", \"p99.9\": " + jnum(a.p999_ms) +
-                                    ", \"max\": " + jnum(a.max_ms) + "}") +
+           jnull_or(!a.sampled, "{\"mean\": " + json_shortest(a.mean_ms) + ", \"stddev\": " + json_shortest(a.stddev_ms) +
+                                    ", \"min\": " + json_shortest(a.min_ms) + ", \"p50\": " + json_shortest(a.p50_ms) +
+                                    ", \"p90\": " + json_shortest(a.p90_ms) + ", \"p95\": " + json_shortest(a.p95_ms) +
+                                    ", \"p99\": " + json_shortest(a.p99_ms) + ", \"p99.9\": " + json_shortest(a.p999_ms) +
+                                    ", \"max\": " + json_shortest(a.max_ms) + "}") +
            ",\n   \"pacing_error_ms\": " +
            jnull_or(!a.sampled && a.has_target,
-                    "{\"target\": " + jnum(a.target_ms) + ", \"bias\": " + jnum(a.bias_ms) + ", \"rms\": " +
-                        jnum(a.rms_ms) + ", \"abs_p99\": " + jnum(a.abs_err_p99_ms) +
-                        ", \"within_0.5ms_share\": " + jnum(a.within_05ms) + "}") +
+                    "{\"target\": " + json_shortest(a.target_ms) + ", \"bias\": " + json_shortest(a.bias_ms) + ", \"rms\": " +
+                        json_shortest(a.rms_ms) + ", \"abs_p99\": " + json_shortest(a.abs_err_p99_ms) +
+                        ", \"within_0.5ms_share\": " + json_shortest(a.within_05ms) + "}") +
            ",\n   \"jitter_ms\": " +
-           jnull_or(!a.sampled, "{\"mean\": " + jnum(a.jitter_mean_ms) + ", \"p99\": " + jnum(a.jitter_p99_ms) +
-                                    ", \"max\": " + jnum(a.jitter_max_ms) + "}") +
+           jnull_or(!a.sampled, "{\"mean\": " + json_shortest(a.jitter_mean_ms) + ", \"p99\": " + json_shortest(a.jitter_p99_ms) +
+                                    ", \"max\": " + json_shortest(a.jitter_max_ms) + "}") +
            ", \"stutters\": " + jframe(a, a.stutters) + ", \"stutter_time_share\": " + jframe(a, a.stutter_time_share) +
            ", \"hitches\": " + jframe(a, a.hitches) +
            ", \"missed\": " + (a.has_missed && !a.sampled ? std::to_string(a.missed) : std::string("null"));
@@ -381,25 +371,25 @@ std::string json_frame_times(A a) {
 std::string json_display_busy_latency(A a) {
     const double nan = std::nan("");
     const std::string display_ms =
-        jnull_or(a.has_display_times, "{\"p50\": " + jnum(a.display_p50_ms) + ", \"p90\": " + jnum(a.display_p90_ms) +
-                                          ", \"p99\": " + jnum(a.display_p99_ms) + ", \"p99.9\": " + jnum(a.display_p999_ms) + "}");
+        jnull_or(a.has_display_times, "{\"p50\": " + json_shortest(a.display_p50_ms) + ", \"p90\": " + json_shortest(a.display_p90_ms) +
+                                          ", \"p99\": " + json_shortest(a.display_p99_ms) + ", \"p99.9\": " + json_shortest(a.display_p999_ms) + "}");
     return ",\n   \"displayed\": " +
            jnull_or(a.has_displayed && !a.sampled,
                     "{\"displayed\": " + std::to_string(a.displayed) + ", \"dropped\": " + std::to_string(a.dropped) +
-                        ", \"dropped_share\": " + jnum(a.dropped_share) + ", \"displayed_fps\": " + jnum(a.displayed_fps) +
+                        ", \"dropped_share\": " + json_shortest(a.dropped_share) + ", \"displayed_fps\": " + json_shortest(a.displayed_fps) +
                         ", \"display_ms\": " + display_ms + "}") +
            ", \"busy_ms\": " +
            jnull_or((a.has_cpu_busy || a.has_gpu_busy) && !a.sampled,
-                    "{\"cpu_p50\": " + jnum(a.has_cpu_busy ? a.cpu_busy_p50_ms : nan) +
-                        ", \"gpu_p50\": " + jnum(a.has_gpu_busy ? a.gpu_busy_p50_ms : nan) +
+                    "{\"cpu_p50\": " + json_shortest(a.has_cpu_busy ? a.cpu_busy_p50_ms : nan) +
+                        ", \"gpu_p50\": " + json_shortest(a.has_gpu_busy ? a.gpu_busy_p50_ms : nan) +
                         ", \"frames_with_both\": " + std::to_string(a.busy_frames) +
-                        ", \"gpu_ge_cpu_share\": " + jnum(a.busy_frames ? a.gpu_bound_share : nan) + "}") +
+                        ", \"gpu_ge_cpu_share\": " + json_shortest(a.busy_frames ? a.gpu_bound_share : nan) + "}") +
            ",\n   \"latency_ms\": " +
            jnull_or((a.has_pc_latency || a.has_input_latency) && !a.sampled,
-                    "{\"pc_p50\": " + jnum(a.has_pc_latency ? a.pc_latency_p50_ms : nan) +
-                        ", \"pc_p99\": " + jnum(a.has_pc_latency ? a.pc_latency_p99_ms : nan) +
-                        ", \"input_to_photon_p50\": " + jnum(a.has_input_latency ? a.input_latency_p50_ms : nan) +
-                        ", \"input_to_photon_p99\": " + jnum(a.has_input_latency ? a.input_latency_p99_ms : nan) + "}");
+                    "{\"pc_p50\": " + json_shortest(a.has_pc_latency ? a.pc_latency_p50_ms : nan) +
+                        ", \"pc_p99\": " + json_shortest(a.has_pc_latency ? a.pc_latency_p99_ms : nan) +
+                        ", \"input_to_photon_p50\": " + json_shortest(a.has_input_latency ? a.input_latency_p50_ms : nan) +
+                        ", \"input_to_photon_p99\": " + json_shortest(a.has_input_latency ? a.input_latency_p99_ms : nan) + "}");
 }
 
 // frame_time_refresh_histogram's bins, [lo, hi) in refresh periods: centred on whole periods.
@@ -412,7 +402,7 @@ std::string json_histograms(A a) {
            ", \"frame_time_refresh_bins\": " + (a.sampled ? std::string("null") : std::string(kRefreshBinsJson)) +
            ", \"lateness_refresh_histogram\": " + (a.has_lateness && !a.sampled ? jarr(a.lateness_hist) : std::string("null")) +
            ",\n   \"histogram\": " +
-           jnull_or(!a.sampled, "{\"lo_ms\": " + jnum(a.hist_lo_ms) + ", \"hi_ms\": " + jnum(a.hist_hi_ms) +
+           jnull_or(!a.sampled, "{\"lo_ms\": " + json_shortest(a.hist_lo_ms) + ", \"hi_ms\": " + json_shortest(a.hist_hi_ms) +
                                     ", \"counts\": " + jarr(a.histogram) + "}");
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "display_report.hpp"
+#include "format.hpp"
+
 #include "pacer/stats.hpp"
 
 namespace pacer::tools {
@@ -77,12 +79,7 @@ void TargetJudge::dropped(std::uint64_t id) {
 
 namespace {
 
-std::string number_or_null(std::optional<double> v, int decimals = 3) {
-    if (!v || !std::isfinite(*v)) return "null";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, *v);
-    return buf;
-}
+std::string number_or_null(std::optional<double> v, int decimals = 3) { return json_number(v, decimals); }
 
 std::optional<double> quantile_of(std::vector<double> v, double p) {
     if (v.empty()) return std::nullopt;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "format.hpp"
 #include "latency_sim.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/sim.hpp"
@@ -286,28 +287,22 @@ DisplaySimResult run_display_sim(const DisplaySimConfig& c, bool baseline) {
 
 namespace {
 
-std::string num(double x) {
-    if (!std::isfinite(x)) return "null";
-    char b[40];
-    std::snprintf(b, sizeof b, "%.6g", x);
-    return b;
-}
 template <class T>
 std::string opt(const std::optional<T>& x) {
-    return x ? num(static_cast<double>(*x)) : "null";
+    return x ? json_number(static_cast<double>(*x)) : "null";
 }
 
 std::string figures(const DisplaySimResult& r) {
-    return "\"frames\": " + num(static_cast<double>(r.frames)) + ", \"display_state\": \"" + to_string(r.state) +
+    return "\"frames\": " + json_number(static_cast<double>(r.frames)) + ", \"display_state\": \"" + to_string(r.state) +
            "\", \"lock_frames\": " + opt(r.lock_frames) + ", \"phase_error_p50_us\": " + opt(r.phase_error_p50_us) +
            ", \"phase_error_p99_us\": " + opt(r.phase_error_p99_us) + ", \"relock_frames\": " + opt(r.relock_frames) +
-           ", \"missed_vblanks\": " + num(static_cast<double>(r.missed_vblanks)) +
-           ", \"late_share\": " + num(r.late_share) +
-           ", \"cadence_switches\": " + num(static_cast<double>(r.cadence_switches)) +
+           ", \"missed_vblanks\": " + json_number(static_cast<double>(r.missed_vblanks)) +
+           ", \"late_share\": " + json_number(r.late_share) +
+           ", \"cadence_switches\": " + json_number(static_cast<double>(r.cadence_switches)) +
            ", \"cadence_min_gap_s\": " + opt(r.cadence_min_gap_s) +
-           ", \"cadence_hz\": " + num(r.cadence_hz) + ", \"dt_error_max_ms\": " + num(r.dt_error_max_ms) +
-           ", \"dt_shown_error_max_ms\": " + num(r.dt_shown_error_max_ms) +
-           ", \"cpu_share\": " + num(r.cpu_share);
+           ", \"cadence_hz\": " + json_number(r.cadence_hz) + ", \"dt_error_max_ms\": " + json_number(r.dt_error_max_ms) +
+           ", \"dt_shown_error_max_ms\": " + json_number(r.dt_shown_error_max_ms) +
+           ", \"cpu_share\": " + json_number(r.cpu_share);
 }
 
 }  // namespace
@@ -315,14 +310,14 @@ std::string figures(const DisplaySimResult& r) {
 std::string format_display_json(const DisplaySimConfig& c, const DisplaySimResult& run,
                                 const DisplaySimResult& baseline) {
     const bool vrr = c.vrr_min_hz > 0, change = c.change_hz > 0;
-    std::string s = "{\n  \"refresh_hz\": " + num(c.refresh_hz) + ", \"skew_ppm\": " + num(c.skew_ppm) +
-                    ", \"noise_us\": " + num(c.noise_us) + ", \"queue\": " + num(c.queue) +
-                    ", \"work_ms\": " + num(c.work_ms) + ", \"work_jitter_ms\": " + num(c.work_jitter_ms) +
-                    ", \"sawtooth_s\": " + (c.sawtooth_s > 0 ? num(c.sawtooth_s) : std::string("null")) +
-                    ",\n  \"refresh_change_hz\": " + (change ? num(c.change_hz) : "null") +
-                    ", \"at_s\": " + (change ? num(c.change_at_s) : "null") +
-                    ", \"vrr_min_hz\": " + (vrr ? num(c.vrr_min_hz) : "null") +
-                    ", \"vrr_max_hz\": " + (vrr ? num(c.refresh_hz) : "null") + ", \"seconds\": " + num(c.seconds) +
+    std::string s = "{\n  \"refresh_hz\": " + json_number(c.refresh_hz) + ", \"skew_ppm\": " + json_number(c.skew_ppm) +
+                    ", \"noise_us\": " + json_number(c.noise_us) + ", \"queue\": " + json_number(c.queue) +
+                    ", \"work_ms\": " + json_number(c.work_ms) + ", \"work_jitter_ms\": " + json_number(c.work_jitter_ms) +
+                    ", \"sawtooth_s\": " + (c.sawtooth_s > 0 ? json_number(c.sawtooth_s) : std::string("null")) +
+                    ",\n  \"refresh_change_hz\": " + (change ? json_number(c.change_hz) : "null") +
+                    ", \"at_s\": " + (change ? json_number(c.change_at_s) : "null") +
+                    ", \"vrr_min_hz\": " + (vrr ? json_number(c.vrr_min_hz) : "null") +
+                    ", \"vrr_max_hz\": " + (vrr ? json_number(c.refresh_hz) : "null") + ", \"seconds\": " + json_number(c.seconds) +
                     ", \"seed\": " + std::to_string(c.seed) + ", \"mode\": \"" + to_string(c.mode) + "\",\n  " +
                     figures(run) + ",\n  \"baseline\": {" + figures(baseline) + "}\n}\n";
     return s;

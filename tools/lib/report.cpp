@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "format.hpp"
 #include "pacer/stats.hpp"
 
 namespace pacer::tools {
@@ -125,16 +126,11 @@ void appendf(std::string& out, const char* fmt, ...) {
     if (n > 0) out.append(buf, std::min(static_cast<std::size_t>(n), sizeof buf - 1));
 }
 
-std::string num(double v, int prec) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.*f", prec, v);
-    return b;
-}
 
 // A tick label: as few decimals as the step needs.
 std::string tick_label(double v, double step) {
     const int prec = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
-    return num(std::fabs(v) < step * 1e-6 ? 0.0 : v, std::clamp(prec, 0, 6));
+    return fixed(std::fabs(v) < step * 1e-6 ? 0.0 : v, std::clamp(prec, 0, 6));
 }
 
 // 1, 2 or 5 x 10^k, about range / count.
@@ -166,7 +162,7 @@ std::size_t common_dir_length(const std::vector<Analysis>& as) {
     return n;
 }
 
-std::string seconds(double s) { return num(s, s < 0.1 ? 3 : s < 1 ? 2 : 1); }
+std::string seconds(double s) { return fixed(s, s < 0.1 ? 3 : s < 1 ? 2 : 1); }
 
 std::string series_label(const Analysis& a, std::size_t strip) {
     std::string s = a.file.substr(std::min(strip, a.file.size()));
@@ -321,12 +317,12 @@ void draw_clipped(std::string& o, const Plot& p, const std::vector<Prepared>& ps
         const Item& it = items[k];
         const double x = p.px(it.x);
         appendf(o, "<path class=\"over\" fill=\"%s\" d=\"M%.1f %.1fl-5 9h10z\"><title>", colour(it.series), x, y - 11);
-        o += html_escape(ps[it.series].label) + ": " + num(it.ms, 1) + " ms at " + num(it.x, 2) + " s</title></path>";
+        o += html_escape(ps[it.series].label) + ": " + fixed(it.ms, 1) + " ms at " + fixed(it.x, 2) + " s</title></path>";
         const bool crowded = std::any_of(label_x.begin(), label_x.end(), [&](double lx) { return std::fabs(lx - x) < 60; });
         if (label_x.size() < 12 && !crowded) {
             label_x.push_back(x);
             appendf(o, "<text class=\"overlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"%s\">%s ms</text>",
-                    std::clamp(x, p.left + 24, p.left + p.width - 24), y - 14, colour(it.series), num(it.ms, it.ms < 100 ? 1 : 0).c_str());
+                    std::clamp(x, p.left + 24, p.left + p.width - 24), y - 14, colour(it.series), fixed(it.ms, it.ms < 100 ? 1 : 0).c_str());
         }
     }
 }
@@ -362,8 +358,8 @@ void frame_time_plot(std::string& o, const std::vector<Analysis>& as, const std:
                 appendf(o, "<path class=\"hitch\" fill=\"%s\" d=\"M%.1f %.1fl6 6 -6 6 -6 -6z\">", colour(i), x, y - 6);
             else
                 appendf(o, "<circle class=\"stutter\" stroke=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">", colour(i), x, y);
-            o += "<title>" + html_escape(ps[i].label) + ": " + (m.hitch ? "hitch " : "stutter ") + num(m.ms, 2) +
-                 " ms at " + num(m.t, 3) + " s</title>" + (m.hitch ? "</path>" : "</circle>");
+            o += "<title>" + html_escape(ps[i].label) + ": " + (m.hitch ? "hitch " : "stutter ") + fixed(m.ms, 2) +
+                 " ms at " + fixed(m.t, 3) + " s</title>" + (m.hitch ? "</path>" : "</circle>");
         }
     }
     draw_clipped(o, p, ps, over);
@@ -436,7 +432,7 @@ void histogram_plot(std::string& o, const std::vector<Prepared>& ps, const Layou
     peak = nice_ceil(peak * 1.05, 5);
     Plot hp{64, 12, half - 64 - 24, h - 12 - 46, b.lo, b.hi, 0, peak};
     draw_axes(o, hp, linear_ticks(b.lo, b.hi, 8), linear_ticks(0, peak, 5),
-              "frame time (ms); the last bin holds every frame \xE2\x89\xA5 " + num(b.hi - b.width, 1) + " ms",
+              "frame time (ms); the last bin holds every frame \xE2\x89\xA5 " + fixed(b.hi - b.width, 1) + " ms",
               "share of frames (%)");
     for (std::size_t i = 0; i < shares.size(); ++i) {
         appendf(o, "<path class=\"hist\" stroke=\"%s\" fill=\"%s\"%s d=\"M%.1f %.1f", colour(i), colour(i), dash(i).c_str(),
@@ -488,9 +484,9 @@ void percentile_plot(std::string& o, const std::vector<Prepared>& ps, const Layo
         if (s.empty() || s.back() <= L.ft_top) continue;
         const double x = pp.px(std::log10(static_cast<double>(s.size()))), ms = s.back();
         appendf(o, "<path class=\"over\" fill=\"%s\" d=\"M%.1f %.1fl-5 9h10z\"><title>", colour(i), x, pp.top - 1);
-        o += html_escape(ps[i].label) + ": longest frame " + num(ms, 1) + " ms</title></path>";
+        o += html_escape(ps[i].label) + ": longest frame " + fixed(ms, 1) + " ms</title></path>";
         appendf(o, "<text class=\"overlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">max %s ms</text>", x - 6,
-                pp.top + 18 + 14.0 * static_cast<double>(i), colour(i), num(ms, ms < 100 ? 1 : 0).c_str());
+                pp.top + 18 + 14.0 * static_cast<double>(i), colour(i), fixed(ms, ms < 100 ? 1 : 0).c_str());
     }
 }
 
@@ -510,23 +506,23 @@ void summary_table(std::string& o, const std::vector<Analysis>& as, const std::v
     static const Row kRows[] = {
         {"format", [](const Analysis& a) { return html_escape(a.format); }},
         {"frames", [](const Analysis& a) { return std::to_string(a.frames); }},
-        {"duration (s)", [](const Analysis& a) { return num(a.duration_s, 2); }},
-        {"average FPS", [](const Analysis& a) { return num(a.avg_fps, 1); }},
-        {"1 % low FPS", [](const Analysis& a) { return num(a.low1_avg_fps, 1); }},
-        {"0.1 % low FPS", [](const Analysis& a) { return num(a.low01_avg_fps, 1); }},
-        {"frame time p50 (ms)", [](const Analysis& a) { return num(a.p50_ms, 2); }},
-        {"frame time p99 (ms)", [](const Analysis& a) { return num(a.p99_ms, 2); }},
-        {"frame time p99.9 (ms)", [](const Analysis& a) { return num(a.p999_ms, 2); }},
-        {"frame time max (ms)", [](const Analysis& a) { return num(a.max_ms, 2); }},
+        {"duration (s)", [](const Analysis& a) { return fixed(a.duration_s, 2); }},
+        {"average FPS", [](const Analysis& a) { return fixed(a.avg_fps, 1); }},
+        {"1 % low FPS", [](const Analysis& a) { return fixed(a.low1_avg_fps, 1); }},
+        {"0.1 % low FPS", [](const Analysis& a) { return fixed(a.low01_avg_fps, 1); }},
+        {"frame time p50 (ms)", [](const Analysis& a) { return fixed(a.p50_ms, 2); }},
+        {"frame time p99 (ms)", [](const Analysis& a) { return fixed(a.p99_ms, 2); }},
+        {"frame time p99.9 (ms)", [](const Analysis& a) { return fixed(a.p999_ms, 2); }},
+        {"frame time max (ms)", [](const Analysis& a) { return fixed(a.max_ms, 2); }},
         {"stutters", [](const Analysis& a) {
-             return std::to_string(a.stutters) + " <span class=\"dim\">(" + num(100 * a.stutter_time_share, 2) + " % of the time)</span>";
+             return std::to_string(a.stutters) + " <span class=\"dim\">(" + fixed(100 * a.stutter_time_share, 2) + " % of the time)</span>";
          }},
         {"hitches", [](const Analysis& a) { return std::to_string(a.hitches); }},
         // The share of frames in the refresh-period bin of 1 period (pacer analyze's histogram).
         {"lasting 1 refresh period [0.5,1.5) (%)", [](const Analysis& a) {
              if (a.sampled || a.frames == 0) return std::string("-");
-             return num(100.0 * static_cast<double>(a.interval_hist[1]) / static_cast<double>(a.frames), 2) +
-                    " <span class=\"dim\">(of " + num(a.refresh_ms, 3) + " ms)</span>";
+             return fixed(100.0 * static_cast<double>(a.interval_hist[1]) / static_cast<double>(a.frames), 2) +
+                    " <span class=\"dim\">(of " + fixed(a.refresh_ms, 3) + " ms)</span>";
          }},
     };
     o += "<table>\n<thead><tr><th></th>";
@@ -623,13 +619,13 @@ void page_head(std::string& o, const std::vector<Analysis>& as, const std::vecto
     for (std::size_t i = 0; i < as.size(); ++i) {
         appendf(o, "<li><span class=\"sw\" style=\"background:%s\"></span>", colour(i));
         o += html_escape(ps[i].label) + " <span class=\"dim\">" + html_escape(as[i].format) + ", " +
-             std::to_string(as[i].frames) + " frames, " + num(as[i].duration_s, 1) + " s</span></li>\n";
+             std::to_string(as[i].frames) + " frames, " + fixed(as[i].duration_s, 1) + " s</span></li>\n";
     }
     o += "</ul>\n<h2>Frame time</h2>\n<p class=\"note\">Reduced to the shortest and longest frame of each pixel "
          "column, so no frame is lost. &#9675; stutter: longer than " +
-         num(opt.stutter_factor, 2) + " &#215; the mean of the " + std::to_string(opt.stutter_window) +
+         fixed(opt.stutter_factor, 2) + " &#215; the mean of the " + std::to_string(opt.stutter_window) +
          " frames before it. &#9670; hitch: longer than 60 ms and at least 1.5 &#215; the frame before.";
-    if (L.clipped) o += " Frames above " + num(L.ft_top, 0) + " ms are marked &#9650; on the top edge with their frame time.";
+    if (L.clipped) o += " Frames above " + fixed(L.ft_top, 0) + " ms are marked &#9650; on the top edge with their frame time.";
     o += " Hover over a mark for its time.</p>\n";
 }
 
