@@ -807,18 +807,9 @@ TEST(CApi, ResetStartsANewGridAndEndPacingHandsOver) {
 
 // ---- Captures and statistics from C: the C++ ones, byte for byte ---------------------------------
 
-std::string temp_path(const std::string& name) {
-    static const pacer_test::TempDir dir("pacer-c-api-test");
-    return dir.file(name);
-}
+using pacer_test::temp_path;
 
-std::vector<std::string> read_lines(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<std::string> lines;
-    std::string l;
-    while (std::getline(in, l)) lines.push_back(l);
-    return lines;
-}
+using pacer_test::read_lines;
 
 // Every field of FrameTiming, by name.
 void expect_same(const pacer::FrameTiming& a, const pacer::FrameTiming& b, int frame) {

@@ -33,18 +33,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_path(const std::string& name) {
-    static const pacer_test::TempDir dir("pacer-capture-test");
-    return dir.file(name);
-}
+using pacer_test::temp_path;
 
-std::vector<std::string> read_lines(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<std::string> lines;
-    std::string l;
-    while (std::getline(in, l)) lines.push_back(l);
-    return lines;
-}
+using pacer_test::read_lines;
 
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> out;

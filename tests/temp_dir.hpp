@@ -14,10 +14,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #ifdef _WIN32
 #include <process.h>
@@ -72,5 +74,21 @@ private:
     std::filesystem::path path_;
     long owner_;
 };
+
+// A file named `name` in this test program's own temporary directory (made at the first call,
+// removed at exit).
+inline std::string temp_path(const std::string& name) {
+    static const TempDir dir("pacer-test");
+    return dir.file(name);
+}
+
+// A text file's lines, without their '\n' (an empty vector when it cannot be read).
+inline std::vector<std::string> read_lines(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::string> lines;
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+    return lines;
+}
 
 }  // namespace pacer_test

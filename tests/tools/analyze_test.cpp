@@ -31,10 +31,7 @@ using pacer::tools::CaptureFormat;
 using pacer::tools::CaptureReader;
 using pacer::tools::FrameRecord;
 
-std::string temp_path(const std::string& name) {
-    static const pacer_test::TempDir dir("pacer-analyze-test");
-    return dir.file(name);
-}
+using pacer_test::temp_path;
 
 std::string write_file(const std::string& name, const std::string& text) {
     const std::string p = temp_path(name);
