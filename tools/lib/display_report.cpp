@@ -79,8 +79,6 @@ void TargetJudge::dropped(std::uint64_t id) {
 
 namespace {
 
-std::string number_or_null(std::optional<double> v, int decimals = 3) { return json_number(v, decimals); }
-
 std::optional<double> quantile_of(std::vector<double> v, double p) {
     if (v.empty()) return std::nullopt;
     std::sort(v.begin(), v.end());
@@ -127,24 +125,24 @@ std::string format_json(const DisplayCmdResult& r) {
     const DisplayStatus& d = r.status.display;
     std::string s = "{\"source\": \"" + r.source + "\", \"ahead\": " +
                     (r.ahead > 0 ? std::to_string(r.ahead) : std::string("null")) +
-                    ", \"seconds\": " + number_or_null(r.seconds) +
+                    ", \"seconds\": " + json_number(r.seconds, 3) +
                     ", \"state\": \"" + to_string(d.state) + "\", \"reason\": \"" + d.reason + "\"";
     s += ", \"lock_vblanks\": " +
          (r.vblanks.lock_vblanks ? std::to_string(*r.vblanks.lock_vblanks) : std::string("null"));
     s += ", \"locks\": " + std::to_string(d.locks) + ", \"vblanks\": " + std::to_string(r.vblanks.vblanks);
-    s += ", \"fitted_hz\": " + number_or_null(d.refresh_hz > 0 ? std::optional<double>(d.refresh_hz) : std::nullopt, 4);
-    s += ", \"reported_hz\": " + number_or_null(d.reported_hz > 0 ? std::optional<double>(d.reported_hz) : std::nullopt, 4);
-    s += ", \"shown_hz\": " + number_or_null(d.shown_hz > 0 ? std::optional<double>(d.shown_hz) : std::nullopt, 4);
-    s += ", \"next_vblank_error_p50_us\": " + number_or_null(f.err_p50, 1);
-    s += ", \"next_vblank_error_p99_us\": " + number_or_null(f.err_p99, 1);
+    s += ", \"fitted_hz\": " + json_number(d.refresh_hz > 0 ? std::optional<double>(d.refresh_hz) : std::nullopt, 4);
+    s += ", \"reported_hz\": " + json_number(d.reported_hz > 0 ? std::optional<double>(d.reported_hz) : std::nullopt, 4);
+    s += ", \"shown_hz\": " + json_number(d.shown_hz > 0 ? std::optional<double>(d.shown_hz) : std::nullopt, 4);
+    s += ", \"next_vblank_error_p50_us\": " + json_number(f.err_p50, 1);
+    s += ", \"next_vblank_error_p99_us\": " + json_number(f.err_p99, 1);
     s += ", \"msc_step_counts\": " + msc_steps_json(r.vblanks.msc_steps);
-    s += ", \"submitted\": " + std::to_string(r.status.presents.submitted) + ", \"shown\": " + number_or_null(f.shown, 0) +
-         ", \"dropped\": " + number_or_null(f.dropped, 0);
-    s += ", \"submitted_fps\": " + number_or_null(f.submitted_fps, 2) + ", \"shown_fps\": " + number_or_null(f.shown_fps, 2);
-    s += ", \"rate_hz\": " + number_or_null(r.status.rate.hz, 4) + ", \"rate_reason\": \"" + to_string(r.status.rate.code) + "\"";
+    s += ", \"submitted\": " + std::to_string(r.status.presents.submitted) + ", \"shown\": " + json_number(f.shown, 0) +
+         ", \"dropped\": " + json_number(f.dropped, 0);
+    s += ", \"submitted_fps\": " + json_number(f.submitted_fps, 2) + ", \"shown_fps\": " + json_number(f.shown_fps, 2);
+    s += ", \"rate_hz\": " + json_number(r.status.rate.hz, 4) + ", \"rate_reason\": \"" + to_string(r.status.rate.code) + "\"";
     if (r.targets) {
         s += ", \"presented\": " + std::to_string(r.targets->presented) + ", \"on_target_share\": " +
-             number_or_null(f.on_target_share, 4) + ", \"late_frames\": " + number_or_null(f.late, 0) +
+             json_number(f.on_target_share, 4) + ", \"late_frames\": " + json_number(f.late, 0) +
              ", \"early_frames\": " + std::to_string(r.targets->early) + ", \"skipped_frames\": " +
              std::to_string(r.targets->skipped) + ", \"untargeted_frames\": " + std::to_string(r.targets->untargeted);
     }
