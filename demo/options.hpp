@@ -33,7 +33,7 @@ struct Options {
     bool match_display = false;  // target = the display's refresh once known
     std::string vblank_source = "auto";  // auto, x11-present, wayland, swap, none (vblank_source.hpp)
     pacer::CadenceMode cadence = pacer::CadenceMode::fixed;  // the cadence governor
-    pacer::ThreadPriority priority = pacer::ThreadPriority::normal;  // the pacing thread's class
+    pacer::ThreadPriority priority = pacer::ThreadPriority::automatic;  // the pacing thread's class
     double seconds = 0.0;        // 0 = no time bound (headless: kDefaultHeadlessSeconds if no bound)
     std::uint64_t frames = 0;    // 0 = no frame bound
     int load = 0;                // background busy threads

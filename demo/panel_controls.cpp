@@ -137,7 +137,8 @@ void load_controls(Session& s, UiState& ui, float w) {
                   std::string("priority ") + pacer::kThreadPriorityNames[ui.priority].name);
     ImGui::SameLine();
     const pacer::PriorityStatus ps = s.pacer().status().waiter.priority;  // the Status panel says more
-    if (ps.refused) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "refused");
+    if (ps.refused && ps.asked == pacer::ThreadPriority::automatic) ImGui::TextDisabled("own class (not granted)");
+    else if (ps.refused) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "refused");
     else if (ps.asked == pacer::ThreadPriority::normal) ImGui::TextDisabled("own class");
     else if (ps.granted) ImGui::Text("%s", ps.in_force);
     else ImGui::TextDisabled("not yet asked");

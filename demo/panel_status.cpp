@@ -30,7 +30,10 @@ void status_panel(Session& s, const Presenter& p, float x, float y, float w, flo
     }
     // The thread priority asked for and what the OS granted (pacer/priority.hpp).
     const pacer::PriorityStatus& pr = st.waiter.priority;
-    if (pr.refused) {
+    if (pr.refused && pr.asked == pacer::ThreadPriority::automatic) {  // nothing the user must act on
+        ImGui::Text("Priority automatic: the thread's own class, not raised:");
+        ImGui::TextWrapped("%s", pr.reason);
+    } else if (pr.refused) {
         ImGui::TextColored(kRed, "Priority %s refused:", pacer::to_string(pr.asked));
         ImGui::TextWrapped("%s", pr.reason);
     } else if (pr.asked == pacer::ThreadPriority::normal) {

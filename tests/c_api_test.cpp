@@ -498,6 +498,7 @@ void expect_config_reached_cpp(const pacer_config& c, const pacer::PacerConfig& 
     EXPECT_EQ(static_cast<int>(d.waiter.priority.mode), c.waiter.priority);
     EXPECT_EQ(d.waiter.priority.realtime_priority, c.waiter.realtime_priority);
     EXPECT_EQ(d.waiter.priority.round_robin, c.waiter.round_robin != 0);
+    EXPECT_EQ(d.waiter.priority.nice, c.waiter.nice);
     EXPECT_EQ(d.governor.min_hz, c.governor.min_hz);
     EXPECT_EQ(d.governor.dwell.count(), c.governor.dwell_ns);
     EXPECT_EQ(d.governor.quantile, c.governor.quantile);
@@ -519,7 +520,7 @@ pacer_config unusual_config() {
     c.cadence = PACER_CADENCE_AUTO;
     c.display_lock = 0;
     c.match_display = 1;
-    c.waiter = {5'000'000, 250.0, 2'000'000, 50'000, 1'500'000, PACER_PRIORITY_WAIT, 7, 1};
+    c.waiter = {5'000'000, 250.0, 2'000'000, 50'000, 1'500'000, PACER_PRIORITY_WAIT, 7, 1, -12};
     c.governor = {30.0, 500'000'000, 0.8, 0.9, 0.7};
     return c;
 }
@@ -559,9 +560,13 @@ TEST(CApi, ConfigReachesTheCppPacerFieldByField) {
     EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_STREQ(pacer_last_error(), "governor.headroom = 0.99: must be in (0, fit = 0.95)");
     bad = next;
-    bad.waiter.priority = 3;
+    bad.waiter.priority = 5;
     EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
-    EXPECT_STREQ(pacer_last_error(), "waiter.priority.mode = 3: must be normal, wait or thread");
+    EXPECT_STREQ(pacer_last_error(), "waiter.priority.mode = 5: must be normal, wait, thread, high or automatic");
+    bad = next;
+    bad.waiter.nice = 0;
+    EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(pacer_last_error(), "waiter.priority.nice = 0: must be in [-20, -1]");
     bad = next;
     bad.waiter.max_spin_ns = -1;
     EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);

@@ -15,8 +15,11 @@ using ns = std::chrono::nanoseconds;
 
 std::int64_t at(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
 
-// An exact OS: sleeps end on the requested nanosecond; spinning moves 1 ns at a time.
-pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
+// An exact OS: sleeps end on the requested nanosecond; spinning moves 1 ns at a time; the
+// priority calls (the default, automatic, raises at the first wait) take no time.
+pacer::SimModel exact() {
+    return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns, .priority_call = 0ns};
+}
 
 TEST(FramePacer, FirstWaitAnchorsAtOnceThenFollowsTheGrid) {
     pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(5'000));

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "log_capture.hpp"
 #include "pacer/pacer.hpp"
 
 namespace {
@@ -30,6 +33,16 @@ TEST(Priority, ValidationNamesTheFieldAndKeepsTheOldSetting) {
     c.priority.realtime_priority = 100;
     EXPECT_FALSE(pacer::validate(c));
     c.priority.realtime_priority = 99;
+    EXPECT_TRUE(pacer::validate(c));
+    for (int nice : {0, -21, 5}) {
+        c.priority.nice = nice;
+        s = pacer::validate(c);
+        ASSERT_FALSE(s) << nice;
+        EXPECT_NE(s.message().find("waiter.priority.nice = " + std::to_string(nice) + ": must be in [-20, -1]"),
+                  std::string::npos)
+            << s.message();
+    }
+    c.priority.nice = -20;
     EXPECT_TRUE(pacer::validate(c));
     c.priority.mode = static_cast<ThreadPriority>(7);
     s = pacer::validate(c);
@@ -108,12 +121,15 @@ TEST(Priority, WaitSpunWholeRaisesNothing) {
     EXPECT_EQ(os.restores(), 1);
 }
 
-// thread: raised at the first wait and kept; put back by end_pacing(), the destructor, a new
-// setting and a new time source; the same setting again changes nothing.
-TEST(Priority, ThreadStaysRaisedUntilPutBack) {
+// thread, high and automatic: raised at the first wait and kept; put back by end_pacing(), the
+// destructor, a new setting and a new time source; the same setting again changes nothing.
+class RaisedForGood : public ::testing::TestWithParam<ThreadPriority> {};
+
+TEST_P(RaisedForGood, StaysRaisedUntilPutBack) {
+    const ThreadPriority mode = GetParam();
     pacer::SimulatedOs os({.granularity = 1ms});
     {
-        pacer::FramePacer fp(config(ThreadPriority::thread), &os);
+        pacer::FramePacer fp(config(mode), &os);
         EXPECT_FALSE(os.raised());  // nothing before the first wait
         for (int i = 0; i < 100; ++i) {
             os.advance(2ms);
@@ -140,7 +156,7 @@ TEST(Priority, ThreadStaysRaisedUntilPutBack) {
             (void)fp.wait();
             ASSERT_FALSE(os.raised());
         }
-        ASSERT_TRUE(fp.set_config(config(ThreadPriority::thread)));
+        ASSERT_TRUE(fp.set_config(config(mode)));
         (void)fp.wait();
         EXPECT_TRUE(os.raised());
     }
@@ -148,13 +164,78 @@ TEST(Priority, ThreadStaysRaisedUntilPutBack) {
     EXPECT_EQ(os.restores(), os.raises());
 
     pacer::SimulatedOs other({.granularity = 1ms});
-    pacer::FramePacer fp(config(ThreadPriority::thread), &os);
+    pacer::FramePacer fp(config(mode), &os);
     (void)fp.wait();
     ASSERT_TRUE(os.raised());
     fp.set_time_source(&other);  // put back through the old source, asked afresh of the new one
     EXPECT_FALSE(os.raised());
     (void)fp.wait();
     EXPECT_TRUE(other.raised());
+}
+
+INSTANTIATE_TEST_SUITE_P(Priority, RaisedForGood,
+                         ::testing::Values(ThreadPriority::thread, ThreadPriority::high, ThreadPriority::automatic),
+                         [](const auto& p) { return std::string(pacer::to_string(p.param)); });
+
+// The weight (high, automatic) is asked at the configured nice value, and said so.
+TEST(Priority, TheWeightIsAskedAtTheConfiguredNiceValue) {
+    for (ThreadPriority mode : {ThreadPriority::high, ThreadPriority::automatic}) {
+        pacer::SimulatedOs os({.granularity = 1ms});
+        pacer::PacerConfig c = config(mode);
+        c.waiter.priority.nice = -11;
+        pacer::FramePacer fp(c, &os);
+        (void)fp.wait();
+        EXPECT_STREQ(fp.status().waiter.priority.in_force, "simulated nice -11") << pacer::to_string(mode);
+        EXPECT_TRUE(fp.status().waiter.priority.raised_now);
+    }
+}
+
+// automatic is the default of a pacer (and so of the C API, which copies it); the free sleeps
+// start at normal (pacer/waiter.hpp says why).
+TEST(Priority, AutomaticIsTheDefaultAndTheFreeSleepsStayNormal) {
+    EXPECT_EQ(pacer::PacerConfig{}.waiter.priority.mode, ThreadPriority::automatic);
+    EXPECT_EQ(pacer::PacerConfig{}.waiter.priority.nice, -15);
+    pacer::SimulatedOs os({.granularity = 1ms});
+    pacer::FramePacer fp(pacer::PacerConfig{}, &os);
+    (void)fp.wait();
+    EXPECT_EQ(os.raises(), 1);
+    EXPECT_EQ(fp.status().waiter.priority.asked, ThreadPriority::automatic);
+    std::thread([] {
+        (void)pacer::sleep_for(100us);
+        EXPECT_EQ(pacer::sleep_priority().asked, ThreadPriority::normal);
+        EXPECT_EQ(pacer::sleep_priority().raises, 0u);
+    }).join();
+}
+
+// A refused automatic: one info line (nothing the user must act on), no raise tried again, and
+// pacing identical to normal's, frame by frame, on the same machine.
+TEST(Priority, AutomaticRefusedIsOneInfoLineAndPacesExactlyAsNormal) {
+    pacer::SimModel m{.granularity = 1ms, .jitter_mean = 30us, .preempt_probability = 0.02, .preempt = 3ms};
+    m.priority_refusal = "nice -15 refused: RLIMIT_NICE 0 allows nothing below 0 (the thread's own)";
+    m.priority_call = 0ns;  // the one refused call: compared frame by frame below
+    std::vector<std::int64_t> ends[2];
+    for (ThreadPriority mode : {ThreadPriority::normal, ThreadPriority::automatic}) {
+        pacer_test::LogCapture log;
+        pacer::SimulatedOs os(m, 3);
+        pacer::FramePacer fp(config(mode), &os);
+        for (int i = 0; i < 500; ++i) {
+            os.advance(2ms);
+            ends[mode == ThreadPriority::automatic].push_back(pacer::clock::to_ns(fp.wait().wake));
+        }
+        if (mode == ThreadPriority::normal) continue;
+        EXPECT_EQ(os.raises(), 1);
+        EXPECT_TRUE(fp.status().waiter.priority.refused);
+        EXPECT_STREQ(fp.status().waiter.priority.reason, m.priority_refusal);
+        EXPECT_EQ(log.count("info: thread priority automatic: nice -15 refused"), 1) << log.text();
+        EXPECT_EQ(log.count("warn"), 0) << log.text();
+    }
+    EXPECT_EQ(ends[0], ends[1]);
+
+    pacer_test::LogCapture log;  // high was asked for: its refusal is a warning
+    pacer::SimulatedOs os(m, 3);
+    pacer::FramePacer fp(config(ThreadPriority::high), &os);
+    (void)fp.wait();
+    EXPECT_EQ(log.count("warn: thread priority high: nice -15 refused"), 1) << log.text();
 }
 
 // Refused: pacing goes on, the reason is kept, and no raise is tried again (no system call a
@@ -208,7 +289,7 @@ TEST(Priority, ATimeSourceOfItsOwnRefusesByDefault) {
 // The spin after a raised sleep is still capped by max_spin, and a thread raised for good (whose
 // spins competing threads cannot preempt) still spins at most max_spin a wait.
 TEST(Priority, RaisedSpinsStayWithinMaxSpin) {
-    for (ThreadPriority p : {ThreadPriority::wait, ThreadPriority::thread}) {
+    for (ThreadPriority p : {ThreadPriority::wait, ThreadPriority::thread, ThreadPriority::high}) {
         pacer::SimulatedOs os({.granularity = 4ms, .spin_preempt_probability = 0.01, .spin_preempt_after = 200us});
         pacer::WaiterConfig c;
         c.priority.mode = p;
@@ -219,7 +300,7 @@ TEST(Priority, RaisedSpinsStayWithinMaxSpin) {
             ASSERT_LE(r.margin, 300us) << pacer::to_string(p) << " wait " << i;
             // Raised for good, nothing preempts the spin: its time is the spin itself. (In wait
             // mode the spin runs at the thread's own class, and a preemption adds its slice.)
-            if (p == ThreadPriority::thread) {
+            if (p != ThreadPriority::wait) {
                 ASSERT_LE(r.spun, 300us + 1us) << "wait " << i;
             }
         }

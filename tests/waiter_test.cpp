@@ -13,6 +13,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// A waiter at the thread's own class: these tests are about what a normal thread meets (the
+// default, automatic, raises it: tests/priority_test.cpp).
+pacer::WaiterConfig own_class() { return {.priority = {pacer::ThreadPriority::normal}}; }
+
 pacer::WaitResult wait_ns(pacer::HybridWaiter& w, std::int64_t deadline_ns,
                           pacer::WaitMode mode = pacer::WaitMode::hybrid) {
     return w.wait_until(pacer::clock::from_ns(deadline_ns), mode);
@@ -47,7 +51,7 @@ TEST(HybridWaiter, SleepModeNeverSpinsAndReportsTheOversleep) {
 
 TEST(HybridWaiter, DeadlineInThePastReturnsAtOnce) {
     pacer::SimulatedOs os({}, 1, pacer::clock::from_ns(10'000'000));
-    pacer::HybridWaiter w({}, &os);
+    pacer::HybridWaiter w(own_class(), &os);
     for (auto mode : {pacer::WaitMode::sleep, pacer::WaitMode::spin, pacer::WaitMode::hybrid}) {
         const pacer::WaitResult r = wait_ns(w, 5'000'000, mode);
         EXPECT_EQ(r.slept + r.spun, 0ns);
@@ -129,7 +133,7 @@ pacer::SimModel busy_machine() {
 TEST(HybridWaiter, PreemptedSpinsShrinkTheCapAndCalmSpinsRestoreIt) {
     const pacer::SimModel busy = busy_machine();
     pacer::SimulatedOs os(busy);
-    pacer::FramePacer fp({.target_hz = 60.0}, &os);
+    pacer::FramePacer fp({.target_hz = 60.0, .waiter = own_class()}, &os);
     const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 3000, 4'000'000);
     const pacer::WaiterStatus w = fp.status().waiter;
     EXPECT_GT(w.preempted_spins, 0);
@@ -160,7 +164,7 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
     // settings) must not put it back to 4 ms: the machine did not get calmer.
     const pacer::SimModel busy = busy_machine();
     pacer::SimulatedOs os(busy);
-    pacer::FramePacer fp({.target_hz = 60.0}, &os);
+    pacer::FramePacer fp({.target_hz = 60.0, .waiter = own_class()}, &os);
     pacer_test::run_pacer(os, fp, 3000, 4'000'000);
     const std::chrono::nanoseconds shrunk = fp.status().waiter.spin_cap;
     ASSERT_LT(shrunk, 4ms);
@@ -169,7 +173,7 @@ TEST(HybridWaiter, WhatTheCapLearnedSurvivesASettingsChange) {
     EXPECT_LE(fp.status().waiter.spin_cap, shrunk) << "a rate change restored the spin cap";
 
     // The waiter's own door: same max_spin keeps the cap, a new max_spin starts at it.
-    pacer::HybridWaiter w({}, &os);
+    pacer::HybridWaiter w(own_class(), &os);
     pacer::WaiterConfig c = w.config();
     for (int i = 0; i < 2000 && w.spin_cap() == c.max_spin; ++i) wait_ns(w, pacer::clock::to_ns(os.now()) + 16'000'000);
     const std::chrono::nanoseconds cap = w.spin_cap();
@@ -235,7 +239,7 @@ TEST(HybridWaiter, ASparseClusterIsCoveredOnlyWhileSpinsAreNotPreempted) {
                       .preempt = 1500us, .relax_time = 100ns};
     {
         pacer::SimulatedOs os(m);
-        pacer::FramePacer fp({.target_hz = 60.0}, &os);
+        pacer::FramePacer fp({.target_hz = 60.0, .waiter = own_class()}, &os);
         const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 4000, 2'000'000);
         std::printf("spins never preempted: margin %.0f us, spin %.2f %%, lateness p99 %.2f us\n",
                     static_cast<double>(r.final_margin_ns) / 1e3, 100 * r.spin_share, r.lateness_q(0.99));
@@ -248,7 +252,7 @@ TEST(HybridWaiter, ASparseClusterIsCoveredOnlyWhileSpinsAreNotPreempted) {
     m.spin_preempt = 3ms;
     {
         pacer::SimulatedOs os(m);
-        pacer::FramePacer fp({.target_hz = 60.0}, &os);
+        pacer::FramePacer fp({.target_hz = 60.0, .waiter = own_class()}, &os);
         const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 4000, 2'000'000);
         std::printf("long spins preempted: margin %.0f us, spin %.2f %%, lateness p95 %.2f us p99 %.0f us\n",
                     static_cast<double>(r.final_margin_ns) / 1e3, 100 * r.spin_share, r.lateness_q(0.95),
@@ -327,7 +331,7 @@ TEST_P(SchedulerPeriod, HybridLatenessAndSpinShareStayWithinBounds) {
     // Seed 000's fake sleep: uniform delay up to one period, 2 % preemption of one period each,
     // plus 20 us of exponential wake-up noise.
     pacer::SimulatedOs os({.granularity = std::chrono::nanoseconds(g), .jitter_mean = 20us, .preempt_probability = 0.02});
-    pacer::FramePacer fp({.target_hz = 60.0}, &os);
+    pacer::FramePacer fp({.target_hz = 60.0, .waiter = own_class()}, &os);
     const std::int64_t frame_ns = 16'666'667;
     const pacer_test::RunResult r = pacer_test::run_pacer(os, fp, 4000, 4'000'000);
     const double max_spin_ns = 4e6;

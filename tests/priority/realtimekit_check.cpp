@@ -104,6 +104,7 @@ int granted(const char* in_force) {
     {  // normal: pacer leaves the class alone
         pacer::PacerConfig c;
         c.target_hz = 240;
+        c.waiter.priority.mode = pacer::ThreadPriority::normal;
         pacer::FramePacer fp(c);
         int kept = 0;
         for (int i = 0; i < 60; ++i) {
@@ -115,6 +116,17 @@ int granted(const char* in_force) {
         check(p.raises == 0 && !p.refused, "ThreadPriority::normal: nothing raised or refused");
     }
     check(is_rk(), "after the pacer with normal: still RealtimeKit's class (" + class_now() + ")");
+    {  // automatic, the default: a thread RealtimeKit made real-time is kept as it is
+        pacer::PacerConfig c;
+        c.target_hz = 240;
+        pacer::FramePacer fp(c);
+        for (int i = 0; i < 10; ++i) fp.wait();
+        const pacer::PriorityStatus p = fp.status().waiter.priority;
+        check(p.granted && std::strstr(p.in_force, "SCHED_RR (the thread's own, kept)") != nullptr && is_rk(),
+              std::string("ThreadPriority::automatic keeps RealtimeKit's class: \"") + p.in_force + "\"");
+        fp.end_pacing();
+        check(is_rk(), "after automatic's end_pacing(): still RealtimeKit's class (" + class_now() + ")");
+    }
 
     const bool may_raise_itself = pacer::probe_priority().granted;
     check(is_rk(), "after probe_priority(): still RealtimeKit's class (" + class_now() + ")");

@@ -201,6 +201,24 @@ CellStats measure(const Primitive& p, std::int64_t req, long long iterations) {
     return c;
 }
 
+// What this machine grants a pacing thread (WaiterConfig::priority, pacer/priority.hpp), each
+// lever asked once and put back: the weight, what automatic would take here, and the real-time class.
+void print_priority_grants() {
+    const struct {
+        pacer::ThreadPriority mode;
+        const char* serves;
+    } levers[] = {{pacer::ThreadPriority::high, "priority high"},
+                  {pacer::ThreadPriority::automatic, "priority automatic, the default"},
+                  {pacer::ThreadPriority::wait, "priority wait and thread"}};
+    for (const auto& l : levers) {
+        pacer::PriorityConfig c;
+        c.mode = l.mode;
+        const pacer::PriorityGrant g = pacer::probe_priority(c);
+        if (g.granted) std::printf("thread priority (%s): %s granted\n", l.serves, g.in_force);
+        else std::printf("thread priority (%s): %s\n", l.serves, g.reason);
+    }
+}
+
 // The whole run: every load x primitive x time, within the budget, to stdout and the CSV.
 class ProbeRun {
 public:
@@ -214,15 +232,12 @@ public:
     void run() {
         std::printf("pacer probe: %lld calls per cell, %u hardware threads, budget %.1f s\n", o_.iterations,
                     std::thread::hardware_concurrency(), o_.budget);
-        // What this machine grants a pacing thread that asks for a real-time class
-        // (WaiterConfig::priority, pacer/priority.hpp), asked once and put back.
-        const pacer::PriorityGrant g = pacer::probe_priority();
-        if (g.granted) std::printf("thread priority: %s granted (priority wait and thread)\n", g.in_force);
-        else std::printf("thread priority: refused: %s\n", g.reason);
+        print_priority_grants();
         PacingScope scope;  // the hybrid waits and the absolute sleeps get the lowered timer slack
         for (int load : o_.loads) {
             const BusyLoad busy(load);
-            std::printf("\n%d busy thread%s\n| primitive | requested | mean us | stddev us | min us | p50 us | "
+            std::printf("\n%d busy thread%s, every row at the thread's own class (priority normal)\n"
+                        "| primitive | requested | mean us | stddev us | min us | p50 us | "
                         "p99 us | max us | CPU %% |\n|---|---|---|---|---|---|---|---|---|\n",
                         load, load == 1 ? "" : "s");
             for (const Primitive* p : o_.prims)

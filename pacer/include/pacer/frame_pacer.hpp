@@ -156,7 +156,7 @@
 // The thread's OS timer settings (Linux timer slack, Windows timer resolution;
 // TimeSource::begin_pacing) are taken at its first wait() and given back when the pacer is
 // destroyed on that thread or end_pacing() is called; so is a priority raised for good
-// (PacerConfig::waiter.priority, ThreadPriority::thread; pacer/priority.hpp).
+// (PacerConfig::waiter.priority: thread, high and automatic, the default; pacer/priority.hpp).
 //
 // One present thread (a render or RHI thread) may call before_present(), report_present() and
 // report_vblank() beside it, and so may the present adapters driven from it (pacer/sdl2.hpp,

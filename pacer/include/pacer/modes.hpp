@@ -6,7 +6,7 @@
 //   LatePolicy    catch_up, skip, resync
 //   CadenceMode   fixed, automatic ("auto")
 //   PacingSource  sleep, spin, hybrid, vsync (what paced a frame)
-//   ThreadPriority  normal, wait, thread (the enum is in pacer/priority.hpp, its manual)
+//   ThreadPriority  normal, wait, thread, high, automatic (the enum is in pacer/priority.hpp, its manual)
 //
 // Each enum has a name table (kWaitModeNames, ...; pacer/names.hpp), to_string() and parse_*():
 // the names are part of the stable API, they appear in capture files and on command lines.
@@ -52,7 +52,8 @@ inline bool parse_sync_mode(const char* text, SyncMode* out) noexcept {
 }
 
 inline constexpr EnumName<ThreadPriority> kThreadPriorityNames[] = {
-    {ThreadPriority::normal, "normal"}, {ThreadPriority::wait, "wait"}, {ThreadPriority::thread, "thread"},
+    {ThreadPriority::normal, "normal"}, {ThreadPriority::wait, "wait"},           {ThreadPriority::thread, "thread"},
+    {ThreadPriority::high, "high"},     {ThreadPriority::automatic, "automatic"},
 };
 inline const char* to_string(ThreadPriority p) noexcept { return name_of(kThreadPriorityNames, p); }
 inline bool parse_thread_priority(const char* text, ThreadPriority* out) noexcept {

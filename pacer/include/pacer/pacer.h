@@ -144,9 +144,11 @@ typedef enum pacer_mode {
 /* The pacing thread's scheduling class (pacer::ThreadPriority, pacer/priority.hpp: what each OS
  * grants, and what a thread raised for good risks). */
 typedef enum pacer_priority {
-    PACER_PRIORITY_NORMAL = 0, /* the thread's own class, never changed (default) */
-    PACER_PRIORITY_WAIT = 1,   /* raised for each OS sleep, put back at the wake-up */
-    PACER_PRIORITY_THREAD = 2  /* raised at the first wait and kept until put back */
+    PACER_PRIORITY_NORMAL = 0,   /* the thread's own class, never changed */
+    PACER_PRIORITY_WAIT = 1,     /* real-time for each OS sleep and spin, put back just before the deadline */
+    PACER_PRIORITY_THREAD = 2,   /* real-time from the first wait, kept until put back */
+    PACER_PRIORITY_HIGH = 3,     /* a weight (Linux: nice) from the first wait, kept until put back */
+    PACER_PRIORITY_AUTOMATIC = 4 /* the default: HIGH where granted unasked and safe, else NORMAL */
 } pacer_priority;
 
 /* What to do with a frame that enters pacer_wait() after its deadline (pacer::LatePolicy). */
@@ -249,9 +251,10 @@ typedef struct pacer_waiter_config {
     int64_t initial_margin_ns; /* margin until 16 sleeps were measured, [0, 1e9]; default 1000000 */
     int64_t min_margin_ns;     /* floor of the margin, [0, max_spin_ns]; default 20000 */
     int64_t max_spin_ns;       /* cap on the spin of one wait, [0, 1e9], 0 never spin; default 4000000 */
-    int priority;              /* pacer_priority; default PACER_PRIORITY_NORMAL */
+    int priority;              /* pacer_priority; default PACER_PRIORITY_AUTOMATIC */
     int realtime_priority;     /* Linux: SCHED_FIFO/SCHED_RR priority, [1, 99]; default 5 */
     int round_robin;           /* Linux: != 0 SCHED_RR instead of SCHED_FIFO; default 0 */
+    int nice;                  /* Linux, HIGH and AUTOMATIC: the nice value, [-20, -1]; default -15 */
 } pacer_waiter_config;
 
 /* The cadence governor's settings (pacer::CadenceConfig, pacer/cadence.hpp). */
@@ -480,7 +483,7 @@ typedef struct pacer_priority_status {
     int asked;            /* pacer_priority */
     int granted;          /* 1: the last raise was granted */
     int refused;          /* 1: refused (reason says why; not asked again until the setting changes) */
-    int raised_now;       /* 1: the thread runs raised now (PACER_PRIORITY_THREAD) */
+    int raised_now;       /* 1: the thread runs raised now (THREAD, HIGH, AUTOMATIC) */
     uint64_t raises;      /* raises granted so far */
     char in_force[64];    /* e.g. "SCHED_FIFO 5", "normal" */
     char reason[224];     /* refused: why and the remedy, one line; "" otherwise */
@@ -677,7 +680,7 @@ int64_t pacer_sleep_until_ns(int64_t deadline_ns);
 int64_t pacer_sleep_for_ns(int64_t duration_ns);
 
 /* The priority of the calling thread's sleeps above (pacer::set_sleep_priority): priority a
- * pacer_priority, realtime_priority in [1, 99] (Linux). PACER_OK, or PACER_ERROR_INVALID_ARGUMENT
+ * pacer_priority (they start at NORMAL), realtime_priority in [1, 99] (Linux). PACER_OK, or PACER_ERROR_INVALID_ARGUMENT
  * (the old setting kept). pacer_sleep_priority(): what this thread asked for and got.
  * [the calling thread] */
 int pacer_set_sleep_priority(int priority, int realtime_priority);
@@ -687,6 +690,10 @@ int pacer_sleep_priority(pacer_priority_status* out);
  * (pacer::probe_priority). PACER_OK (granted or not: see out->granted, out->reason), or an error
  * for a NULL out or a bad argument. [any thread] */
 int pacer_probe_priority(int realtime_priority, int round_robin, pacer_priority_status* out);
+/* The same for any pacer_priority: PACER_PRIORITY_HIGH or _AUTOMATIC probe the weight at nice
+ * ([-20, -1]; Linux), _WAIT and _THREAD the real-time class (pacer_probe_priority is _WAIT). */
+int pacer_probe_priority_mode(int priority, int realtime_priority, int round_robin, int nice,
+                              pacer_priority_status* out);
 
 /* The linked library's version, "MAJOR.MINOR.PATCH" (static storage). [any thread] */
 const char* pacer_version(void);

@@ -93,22 +93,34 @@
 namespace pacer {
 
 enum class ThreadPriority : std::uint8_t {
-    normal,  // the thread's own class, never changed (default)
-    wait,    // raised for each OS sleep and its spin, put back just before the deadline
-    thread,  // raised at the first wait and kept until put back
+    normal,     // the thread's own class, never changed
+    wait,       // real-time for each OS sleep and its spin, put back just before the deadline
+    thread,     // real-time from the first wait, kept until put back
+    high,       // a weight within the normal class from the first wait, kept until put back
+    automatic,  // the default: high where the OS grants it unasked and it is safe, else normal
 };
 // Its names (kThreadPriorityNames, to_string, parse_thread_priority) are in pacer/modes.hpp.
 
+// The modes that raise the thread at its first wait and keep it raised until it is put back.
+constexpr bool raised_for_good(ThreadPriority m) noexcept {
+    return m == ThreadPriority::thread || m == ThreadPriority::high || m == ThreadPriority::automatic;
+}
+
 struct PriorityConfig {
-    ThreadPriority mode = ThreadPriority::normal;
+    ThreadPriority mode = ThreadPriority::automatic;
     // Linux: the real-time priority, in [1, 99]. Low on purpose: above every normal thread, below
     // the audio and the compositor threads that RealtimeKit and PipeWire raise (10-20 and up) and
     // the kernel's own (50).
     int realtime_priority = 5;
     bool round_robin = false;  // Linux: SCHED_RR (time-sliced among equals) instead of SCHED_FIFO
+    // Linux, high and automatic: the nice value, in [-20, -1]. -15 is where the pacer's tail beside
+    // busy threads drops from milliseconds to tens of microseconds, and the lowest RealtimeKit
+    // grants by default (measured: docs/platforms.md#measured-weight).
+    int nice = -15;
 };
 constexpr bool operator==(const PriorityConfig& a, const PriorityConfig& b) noexcept {
-    return a.mode == b.mode && a.realtime_priority == b.realtime_priority && a.round_robin == b.round_robin;
+    return a.mode == b.mode && a.realtime_priority == b.realtime_priority && a.round_robin == b.round_robin &&
+           a.nice == b.nice;
 }
 constexpr bool operator!=(const PriorityConfig& a, const PriorityConfig& b) noexcept { return !(a == b); }
 
@@ -116,7 +128,8 @@ constexpr bool operator!=(const PriorityConfig& a, const PriorityConfig& b) noex
 // TimeSource fills it in raise_priority() and reads it back in restore_priority().
 struct PriorityGrant {
     bool granted = false;
-    int level = 0;                 // Linux: the real-time priority granted (RLIMIT_RTPRIO may lower it)
+    int level = 0;                 // Linux: the real-time priority granted (RLIMIT_RTPRIO may lower it),
+                                   // or the nice value granted (negative; RLIMIT_NICE may raise it)
     char in_force[64] = "normal";  // what the thread runs at while raised, e.g. "SCHED_FIFO 5"
     char reason[224] = "";         // refused: why and the remedy, one line
     std::int64_t saved[4] = {};    // the OS's old values (policy, priority, handle ...): opaque

@@ -66,7 +66,9 @@ struct SimModel {
     std::chrono::nanoseconds stall_min{1'000'000};
     std::chrono::nanoseconds stall_max{12'000'000};
     // Thread priority (TimeSource::raise_priority): granted unless priority_refusal names a
-    // reason. A raised thread is not preempted by the competing threads (no preemptions at its
+    // reason; a real-time class for wait and thread, a weight for high and automatic, and either
+    // way the competing threads are the engine's own (what a weight covers). A raised thread is not
+    // preempted by them (no preemptions at its
     // wake-up, no spin preemption; the draws are made all the same, so runs stay comparable), but
     // it stops in a stall of the whole machine. Each raise and each put-back costs priority_call
     // of time and CPU (a system call).

@@ -64,7 +64,7 @@
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
 // per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
-// A thread raised for good (ThreadPriority::thread) does not wait for that: until 16 sleeps are
+// A thread raised for good (thread, high, automatic) does not wait for that: until 16 sleeps are
 // measured it sleeps half of such a wait, since its spin would keep every normal thread off the core.
 //
 // The free functions keep one HybridWaiter per thread (thread_local) and bracket each OS sleep
@@ -79,8 +79,8 @@
 // raised right before each OS sleep and put back just before the deadline, at the end of the
 // spin: as early before it as the put-back's system call takes (learned; measured:
 // docs/platforms.md#measured-thread-priority), so that the caller's median is not moved. In
-// thread mode it is raised before the first wait and stays raised until release_priority(),
-// set_config() with another priority, or set_time_source().
+// thread, high and automatic modes it is raised before the first wait and stays raised until
+// release_priority(), set_config() with another priority, or set_time_source().
 //
 // Thread safety: a HybridWaiter is used by one thread at a time.
 #pragma once
@@ -192,17 +192,17 @@ public:
     Status set_config(const WaiterConfig& config);
     // Waits on another clock and OS from the next wait (nullptr: the real OS). The learned margin
     // and cap are kept: they describe the machine, and they adapt if the new source differs. A
-    // thread raised for good (ThreadPriority::thread) is put back first, through the old source.
+    // thread raised for good (thread, high, automatic) is put back first, through the old source.
     void set_time_source(TimeSource* ts) noexcept;
     // Puts a thread raised for good back to its own class now (on the calling thread, which must
-    // be the one that waits); the next wait raises it again while the setting says thread.
+    // be the one that waits); the next wait raises it again while the setting says so.
     // FramePacer calls it from end_pacing() and its destructor. Nothing to do otherwise.
     void release_priority() noexcept;
-    // ThreadPriority::thread: raises the calling thread now unless it is raised or was refused
-    // (the next wait does the same); nothing in the other modes. FramePacer calls it at every
+    // A mode raised for good (thread, high, automatic): raises the calling thread now unless it is
+    // raised or was refused (the next wait does the same); nothing in the other modes. FramePacer calls it at every
     // frame start, so that its first frame, which does not wait, is raised too.
     void hold_priority(std::chrono::nanoseconds period) noexcept {
-        if (cfg_.priority.mode == ThreadPriority::thread && !priority_.raised_now && !priority_.refused)
+        if (raised_for_good(cfg_.priority.mode) && !priority_.raised_now && !priority_.refused)
             priority_.raised_now = raise(period);
     }
     void reset_estimate() noexcept { est_.reset(); }
@@ -219,9 +219,9 @@ private:
     int calm_spins_ = 0;
     std::int64_t spins_since_preempted_ = kCalmSpinsForFloor;
     std::int64_t preempted_spins_ = 0;
-    PriorityGrant grant_{};    // the last raise (held while thread mode keeps the thread raised)
+    PriorityGrant grant_{};    // the last raise (held while a mode raised for good keeps it)
     PriorityStatus priority_{};
-    int level_ = 0;            // the real-time priority last granted (RLIMIT_RTPRIO may lower it)
+    int level_ = 0;  // the real-time priority (> 0) or nice value (< 0) last granted: the OS's limit
     std::int64_t restore_ns_ = 5'000;  // what putting the priority back takes (wait mode), learned
 };
 
@@ -289,8 +289,11 @@ inline WaitResult sleep_until(std::chrono::steady_clock::time_point deadline) no
 }
 // The priority of the calling thread's free sleeps (pacer/priority.hpp): e.g.
 // set_sleep_priority({ThreadPriority::wait}) raises each OS sleep of sleep_until/sleep_for on this
-// thread. Rejects an invalid config (and keeps the old one); a value already in force changes
-// nothing. sleep_priority(): what was asked, granted, and why not, on this thread.
+// thread. They start at normal, not at PriorityConfig's default (automatic): the thread may be
+// anyone's, and no end_pacing() would put a raise back; a mode raised for good (thread, high,
+// automatic) asked here stays until set_sleep_priority() asks another or the thread ends. Rejects
+// an invalid config (and keeps the old one); a value already in force changes nothing.
+// sleep_priority(): what was asked, granted, and why not, on this thread.
 Status set_sleep_priority(const PriorityConfig& config);
 PriorityStatus sleep_priority() noexcept;
 

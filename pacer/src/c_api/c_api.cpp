@@ -253,7 +253,7 @@ int64_t pacer_sleep_for_ns(int64_t duration_ns) {
 int pacer_set_sleep_priority(int priority, int realtime_priority) {
     pacer::PriorityConfig c;
     c.mode = static_cast<pacer::ThreadPriority>(priority);
-    c.realtime_priority = realtime_priority;
+    c.realtime_priority = realtime_priority;  // nice: its default, -15
     return status_code(pacer::set_sleep_priority(c));
 }
 
@@ -264,13 +264,18 @@ int pacer_sleep_priority(pacer_priority_status* out) {
 }
 
 int pacer_probe_priority(int realtime_priority, int round_robin, pacer_priority_status* out) {
-    if (!out) return null_argument("pacer_probe_priority", "out");
+    return pacer_probe_priority_mode(PACER_PRIORITY_WAIT, realtime_priority, round_robin, -15, out);
+}
+
+int pacer_probe_priority_mode(int priority, int realtime_priority, int round_robin, int nice,
+                              pacer_priority_status* out) {
+    if (!out) return null_argument("pacer_probe_priority_mode", "out");
     pacer::WaiterConfig w;
-    w.priority = {pacer::ThreadPriority::wait, realtime_priority, round_robin != 0};
+    w.priority = {static_cast<pacer::ThreadPriority>(priority), realtime_priority, round_robin != 0, nice};
     if (const pacer::Status s = pacer::validate(w); !s) return status_code(s);
     const pacer::PriorityGrant g = pacer::probe_priority(w.priority);
     pacer::PriorityStatus st;
-    st.asked = pacer::ThreadPriority::wait;
+    st.asked = w.priority.mode;
     st.granted = g.granted;
     st.refused = !g.granted;
     st.raises = g.granted ? 1 : 0;

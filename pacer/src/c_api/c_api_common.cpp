@@ -19,7 +19,9 @@ static_assert(PACER_MODE_SLEEP == static_cast<int>(pacer::WaitMode::sleep) &&
               PACER_MODE_AUTO == static_cast<int>(pacer::WaitMode::automatic));
 static_assert(PACER_PRIORITY_NORMAL == static_cast<int>(pacer::ThreadPriority::normal) &&
               PACER_PRIORITY_WAIT == static_cast<int>(pacer::ThreadPriority::wait) &&
-              PACER_PRIORITY_THREAD == static_cast<int>(pacer::ThreadPriority::thread));
+              PACER_PRIORITY_THREAD == static_cast<int>(pacer::ThreadPriority::thread) &&
+              PACER_PRIORITY_HIGH == static_cast<int>(pacer::ThreadPriority::high) &&
+              PACER_PRIORITY_AUTOMATIC == static_cast<int>(pacer::ThreadPriority::automatic));
 static_assert(PACER_LATE_CATCH_UP == static_cast<int>(pacer::LatePolicy::catch_up) &&
               PACER_LATE_SKIP == static_cast<int>(pacer::LatePolicy::skip) &&
               PACER_LATE_RESYNC == static_cast<int>(pacer::LatePolicy::resync));
@@ -137,6 +139,7 @@ PacerConfig to_cpp(const pacer_config& c) noexcept {
     config.waiter.priority.mode = static_cast<ThreadPriority>(c.waiter.priority);
     config.waiter.priority.realtime_priority = c.waiter.realtime_priority;
     config.waiter.priority.round_robin = c.waiter.round_robin != 0;
+    config.waiter.priority.nice = c.waiter.nice;
     config.governor.min_hz = c.governor.min_hz;
     config.governor.dwell = dur(c.governor.dwell_ns);
     config.governor.quantile = c.governor.quantile;
@@ -166,6 +169,7 @@ pacer_config to_c(const PacerConfig& d) noexcept {
     c.waiter.priority = static_cast<int>(d.waiter.priority.mode);
     c.waiter.realtime_priority = d.waiter.priority.realtime_priority;
     c.waiter.round_robin = d.waiter.priority.round_robin ? 1 : 0;
+    c.waiter.nice = d.waiter.priority.nice;
     c.governor.min_hz = d.governor.min_hz;
     c.governor.dwell_ns = ns(d.governor.dwell);
     c.governor.quantile = d.governor.quantile;

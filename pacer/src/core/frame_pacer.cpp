@@ -318,7 +318,7 @@ PacerStatus FramePacer::Impl::snapshot() const noexcept {
 
 void FramePacer::Impl::end_pacing() noexcept {
     if (pacing_ && pacing_thread_ == std::this_thread::get_id()) {
-        waiter_.release_priority();  // a thread raised for good (ThreadPriority::thread)
+        waiter_.release_priority();  // a thread raised for good (thread, high, automatic)
         ts_->end_pacing();
         pacing_ = false;
     }
@@ -379,7 +379,7 @@ FrameTiming FramePacer::Impl::wait(detail::Handoff& handoff) noexcept {
 std::int64_t FramePacer::Impl::start_frame() noexcept {
     if (rate_.follow_display(vsync_.status(), vblanks_.tracker().status())) pending_ = true;
     if (pending_) apply_config();
-    waiter_.hold_priority(grid_.period());  // ThreadPriority::thread: from the first frame
+    waiter_.hold_priority(grid_.period());  // raised for good: from the first frame
     const std::int64_t now = clock::to_ns(ts_->now());
     vblanks_.on_frame(clock::from_ns(now));
     ++frames_;

@@ -36,10 +36,12 @@ Status validate(const WaiterConfig& c) {
         return Status::error(s.message() + " (min_margin cannot exceed max_spin)");
     if (!is_named(kThreadPriorityNames, c.priority.mode))
         return Status::error("waiter.priority.mode = " + detail::num(static_cast<int>(c.priority.mode)) +
-                             ": must be normal, wait or thread");
+                             ": must be normal, wait, thread, high or automatic");
     if (c.priority.realtime_priority < 1 || c.priority.realtime_priority > 99)
         return Status::error("waiter.priority.realtime_priority = " + detail::num(c.priority.realtime_priority) +
                              ": must be in [1, 99]");
+    if (c.priority.nice < -20 || c.priority.nice > -1)
+        return Status::error("waiter.priority.nice = " + detail::num(c.priority.nice) + ": must be in [-20, -1]");
     return {};
 }
 
@@ -99,14 +101,17 @@ void HybridWaiter::release_priority() noexcept {
 // further raises until the setting or the source changes.
 bool HybridWaiter::raise(std::chrono::nanoseconds period) noexcept {
     PriorityConfig c = cfg_.priority;
-    if (level_ > 0) c.realtime_priority = level_;
+    if (level_ > 0) c.realtime_priority = level_;  // what the OS granted before (its limit)
+    if (level_ < 0) c.nice = level_;
     grant_ = ts_->raise_priority(c, period);
     if (!grant_.granted) {
         priority_.granted = false;
         priority_.refused = true;
         copy_text(priority_.in_force, "normal");
         copy_text(priority_.reason, grant_.reason[0] ? grant_.reason : "refused");
-        detail::log(LogLevel::warn, "thread priority %s: %s; pacing goes on at the thread's own class",
+        // automatic asked for nothing the user must give: its refusal is news, not a warning.
+        detail::log(cfg_.priority.mode == ThreadPriority::automatic ? LogLevel::info : LogLevel::warn,
+                    "thread priority %s: %s; pacing goes on at the thread's own class",
                     to_string(cfg_.priority.mode), priority_.reason);
         return false;
     }
@@ -258,8 +263,11 @@ static_assert(std::is_trivially_destructible_v<HybridWaiter>);
 constexpr std::int64_t kFreshThreadPriorNs = 500'000;
 std::atomic<std::int64_t> g_learned_margin_ns{0};
 
+// Their priority is normal until set_sleep_priority() says otherwise: the calling thread may be
+// anyone's (a pool worker, an audio thread), and nothing would put a raise back before it ends.
 WaiterConfig fresh_thread_config() noexcept {
     WaiterConfig c;
+    c.priority.mode = ThreadPriority::normal;
     const std::int64_t learned = g_learned_margin_ns.load(std::memory_order_relaxed);
     c.initial_margin = std::chrono::nanoseconds(learned > 0 ? learned : kFreshThreadPriorNs);
     return c;

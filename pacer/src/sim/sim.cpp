@@ -104,8 +104,13 @@ PriorityGrant SimulatedOs::raise_priority(const PriorityConfig& c, std::chrono::
         return g;
     }
     g.granted = true;
-    g.level = c.realtime_priority;
-    std::snprintf(g.in_force, sizeof g.in_force, "simulated real-time %d", c.realtime_priority);
+    if (c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic) {
+        g.level = c.nice;
+        std::snprintf(g.in_force, sizeof g.in_force, "simulated nice %d", c.nice);
+    } else {
+        g.level = c.realtime_priority;
+        std::snprintf(g.in_force, sizeof g.in_force, "simulated real-time %d", c.realtime_priority);
+    }
     g.saved[0] = raised_ ? 1 : 0;
     raised_ = true;
     return g;

@@ -13,7 +13,9 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -98,9 +100,14 @@ const char* sleep_primitive() noexcept {
                               : "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)";
 }
 
+namespace {
+
+// What restore_priority() puts back (PriorityGrant::saved[3]).
+enum Kind : std::int64_t { kRealtime = 0, kWeight = 1, kUnchanged = 2 };
+
 // SCHED_FIFO (or SCHED_RR) at the asked priority, or at RLIMIT_RTPRIO when that is lower and not
 // 0, with SCHED_RESET_ON_FORK. sched_setscheduler(0, ...) acts on the calling thread on Linux.
-PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
+PriorityGrant raise_realtime(const PriorityConfig& c) noexcept {
     PriorityGrant g;
     const int policy = c.round_robin ? SCHED_RR : SCHED_FIFO;
     const char* name = c.round_robin ? "SCHED_RR" : "SCHED_FIFO";
@@ -149,15 +156,115 @@ PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) 
         std::snprintf(g.in_force, sizeof g.in_force, "%s %d", name, prio);
     g.saved[0] = old_policy;
     g.saved[1] = old.sched_priority;
+    g.saved[3] = kRealtime;
     return g;
+}
+
+int allowed_cpus() noexcept {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+// Why a lower nice value was refused, and the remedy.
+void weight_refusal(PriorityGrant& g, int nice, int err, int old_nice) noexcept {
+    const long long limit = soft_limit(RLIMIT_NICE);
+    if (err != EACCES && err != EPERM)
+        std::snprintf(g.reason, sizeof g.reason, "nice %d refused: %s", nice, std::strerror(err));
+    else if (has_cap_sys_nice())
+        std::snprintf(g.reason, sizeof g.reason, "nice %d refused although the process has CAP_SYS_NICE: %s", nice,
+                      std::strerror(err));
+    else
+        std::snprintf(g.reason, sizeof g.reason,
+                      "nice %d refused: RLIMIT_NICE %lld allows nothing below %d (the thread's own); set nice in "
+                      "limits.conf or LimitNICE=, grant CAP_SYS_NICE, or ask RealtimeKit (pacer::sdl2::request_high)",
+                      nice, limit, std::min(old_nice, static_cast<int>(20 - limit)));
+}
+
+// The weight: a lower nice value for the calling thread (setpriority() on its thread id acts on
+// that thread alone on Linux), within SCHED_OTHER, with SCHED_RESET_ON_FORK so that a child
+// starts at nice 0. The lowest RLIMIT_NICE allows when the asked one is not.
+PriorityGrant raise_weight(const PriorityConfig& c) noexcept {
+    PriorityGrant g;
+    const int policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
+    const int base = policy & ~SCHED_RESET_ON_FORK;
+    if (base == SCHED_FIFO || base == SCHED_RR) {  // raised by the host already (RealtimeKit, ...)
+        g.granted = true;
+        std::snprintf(g.in_force, sizeof g.in_force, "%s (the thread's own, kept)",
+                      base == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR");
+        g.saved[3] = kUnchanged;
+        return g;
+    }
+    if (policy < 0 || (base != SCHED_OTHER && base != SCHED_BATCH)) {
+        std::snprintf(g.reason, sizeof g.reason, "nice %d refused: the thread's class is %s, the host's choice",
+                      c.nice, policy < 0 ? "unreadable" : "SCHED_IDLE or a deadline class");
+        return g;
+    }
+    if (c.mode == ThreadPriority::automatic && allowed_cpus() < 2) {
+        std::snprintf(g.reason, sizeof g.reason,
+                      "automatic: not raised on a thread that may run on one CPU only (a raised thread that spins "
+                      "on a job would starve the worker it waits for); ThreadPriority::high forces it");
+        return g;
+    }
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    errno = 0;
+    const int old_nice = getpriority(PRIO_PROCESS, tid);
+    if (old_nice <= c.nice) {  // as low already (the host, or RealtimeKit through SDL)
+        g.granted = true;
+        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (the thread's own, kept)", old_nice);
+        g.saved[3] = kUnchanged;
+        return g;
+    }
+    int nice = c.nice;
+    int err = setpriority(PRIO_PROCESS, tid, nice) == 0 ? 0 : errno;
+    const long long limit = soft_limit(RLIMIT_NICE);
+    const int floor = limit < 0 ? -20 : static_cast<int>(20 - std::min(limit, 40LL));  // the lowest allowed
+    if ((err == EACCES || err == EPERM) && floor > nice && floor < old_nice) {
+        nice = floor;
+        err = setpriority(PRIO_PROCESS, tid, nice) == 0 ? 0 : errno;
+    }
+    if (err != 0) {
+        weight_refusal(g, c.nice, err, old_nice);
+        return g;
+    }
+    sched_param p{};  // SCHED_OTHER and SCHED_BATCH have priority 0
+    if ((policy & SCHED_RESET_ON_FORK) == 0 && sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &p) != 0) {
+        err = errno;
+        setpriority(PRIO_PROCESS, tid, old_nice);
+        std::snprintf(g.reason, sizeof g.reason, "nice %d refused: SCHED_RESET_ON_FORK could not be set (%s)", nice,
+                      std::strerror(err));
+        return g;
+    }
+    g.granted = true;
+    g.level = nice;
+    std::snprintf(g.in_force, sizeof g.in_force, nice == c.nice ? "nice %d" : "nice %d (RLIMIT_NICE)", nice);
+    g.saved[0] = policy;
+    g.saved[1] = old_nice;
+    g.saved[2] = tid;
+    g.saved[3] = kWeight;
+    return g;
+}
+
+}  // namespace
+
+// A real-time class for wait and thread; a weight for high and automatic.
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
+    return c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic ? raise_weight(c)
+                                                                                  : raise_realtime(c);
 }
 
 // The old policy back, with its own SCHED_RESET_ON_FORK flag. Only a privileged thread may clear
 // the flag (sched(7)); an unprivileged one keeps it (children then start at the default class,
 // which is what they would have had anyway unless the thread had been raised by someone else).
 void restore_priority(const PriorityGrant& g) noexcept {
-    if (!g.granted) return;
+    if (!g.granted || g.saved[3] == kUnchanged) return;
     sched_param p{};
+    if (g.saved[3] == kWeight) {  // a higher nice value is always allowed; the flag as it was
+        setpriority(PRIO_PROCESS, static_cast<id_t>(g.saved[2]), static_cast<int>(g.saved[1]));
+        const int policy = static_cast<int>(g.saved[0]);
+        if ((policy & SCHED_RESET_ON_FORK) == 0) sched_setscheduler(0, policy, &p);  // privileged only
+        return;
+    }
     p.sched_priority = static_cast<int>(g.saved[1]);
     const int policy = static_cast<int>(g.saved[0]);
     if (sched_setscheduler(0, policy, &p) != 0 && errno == EPERM)

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "platform/platform.hpp"
 #include "platform/relax.hpp"
@@ -76,6 +77,34 @@ struct ThreadPort {
 constexpr std::int64_t kWasStandard = 1;        // saved[1] its QoS class, saved[2] its relative priority
 constexpr std::int64_t kWasTimeConstraint = 2;  // saved[1] period | computation << 32,
                                                 // saved[2] constraint, saved[3] preemptible
+constexpr std::int64_t kWasQos = 3;             // a weight: saved[1] the old QoS class, saved[2] relative
+constexpr std::int64_t kUnchanged = 4;          // nothing to put back
+
+// The weight (high, automatic): the QoS class QOS_CLASS_USER_INTERACTIVE, the one an app's main
+// thread runs at, for a pacing thread of its own (and a main thread another library lowered).
+// No privilege is needed; the class stays timesharing, so no budget can be overrun.
+PriorityGrant raise_weight() noexcept {
+    PriorityGrant g;
+    qos_class_t qos = QOS_CLASS_UNSPECIFIED;
+    int relative = 0;
+    if (pthread_get_qos_class_np(pthread_self(), &qos, &relative) == 0 && qos == QOS_CLASS_USER_INTERACTIVE) {
+        g.granted = true;
+        std::snprintf(g.in_force, sizeof g.in_force, "QOS_CLASS_USER_INTERACTIVE (the thread's own, kept)");
+        g.saved[0] = kUnchanged;
+        return g;
+    }
+    const int err = pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0);
+    if (err != 0) {
+        std::snprintf(g.reason, sizeof g.reason, "QOS_CLASS_USER_INTERACTIVE refused: %s", std::strerror(err));
+        return g;
+    }
+    g.granted = true;
+    std::snprintf(g.in_force, sizeof g.in_force, "QOS_CLASS_USER_INTERACTIVE");
+    g.saved[0] = kWasQos;
+    g.saved[1] = static_cast<std::int64_t>(qos);
+    g.saved[2] = relative;
+    return g;
+}
 
 }  // namespace
 
@@ -115,7 +144,8 @@ const char* sleep_primitive() noexcept { return "mach_wait_until"; }
 // priority, and on Apple silicon a candidate for the efficiency cores). So the QoS class is read
 // here and put back by restore_priority(), and a thread that already had a time-constraint
 // policy (set by the host, or an audio library) gets that one back instead of the standard one.
-PriorityGrant raise_priority(const PriorityConfig&, std::chrono::nanoseconds period) noexcept {
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
+    if (c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic) return raise_weight();
     PriorityGrant g;
     const std::int64_t period_ns = std::clamp<std::int64_t>(period.count(), 200'000, 1'000'000'000);
     const std::int64_t computation_ns = std::min<std::int64_t>(period_ns / 2, 2'000'000);
@@ -169,7 +199,13 @@ PriorityGrant raise_priority(const PriorityConfig&, std::chrono::nanoseconds per
 // THREAD_STANDARD_POLICY carries no data: its count is 0, and the kernel reads it as the
 // extended policy with timeshare = TRUE.
 void restore_priority(const PriorityGrant& g) noexcept {
-    if (!g.granted) return;
+    if (!g.granted || g.saved[0] == kUnchanged) return;
+    if (g.saved[0] == kWasQos) {
+        const auto qos = static_cast<qos_class_t>(g.saved[1]);
+        pthread_set_qos_class_self_np(qos != QOS_CLASS_UNSPECIFIED ? qos : QOS_CLASS_DEFAULT,
+                                      static_cast<int>(g.saved[2]));
+        return;
+    }
     ThreadPort self;
     if (g.saved[0] == kWasTimeConstraint) {
         thread_time_constraint_policy_data_t old{};

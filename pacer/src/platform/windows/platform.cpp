@@ -383,6 +383,48 @@ void describe_error(DWORD err, char* out, std::size_t size) noexcept {
 }
 
 constexpr char kTimeCritical[] = "THREAD_PRIORITY_TIME_CRITICAL";
+constexpr char kHighest[] = "THREAD_PRIORITY_HIGHEST";
+constexpr std::int64_t kWeight = 1;    // saved[2]: a weight, saved[0] the old priority
+constexpr std::int64_t kUnchanged = 2;  // saved[2]: nothing to put back
+
+int allowed_cpus() noexcept {
+    DWORD_PTR process = 0, system = 0;
+    if (!GetProcessAffinityMask(GetCurrentProcess(), &process, &system)) return 0;
+    int n = 0;
+    for (; process; process &= process - 1) ++n;
+    return n;
+}
+
+// The weight (high, automatic): THREAD_PRIORITY_HIGHEST, two steps above the normal threads
+// within the process's class. Windows runs the highest ready priority first, so one step would
+// do against the engine's normal threads, but a normal thread woken from a wait is boosted a step
+// or two for a while; HIGHEST stays above them and below TIME_CRITICAL (audio, MMCSS).
+PriorityGrant raise_weight(const PriorityConfig& c, int old) noexcept {
+    PriorityGrant g;
+    char err[192];
+    if (old >= THREAD_PRIORITY_HIGHEST) {  // raised by the host already
+        g.granted = true;
+        std::snprintf(g.in_force, sizeof g.in_force, "thread priority %d (the thread's own, kept)", old);
+        g.saved[2] = kUnchanged;
+        return g;
+    }
+    if (c.mode == ThreadPriority::automatic && allowed_cpus() < 2) {
+        std::snprintf(g.reason, sizeof g.reason,
+                      "automatic: not raised in a process that may run on one CPU only (a raised thread that spins "
+                      "on a job would starve the worker it waits for); ThreadPriority::high forces it");
+        return g;
+    }
+    if (!set_thread_priority(THREAD_PRIORITY_HIGHEST)) {
+        describe_error(GetLastError(), err, sizeof err);
+        std::snprintf(g.reason, sizeof g.reason, "%s refused: %s", kHighest, err);
+        return g;
+    }
+    g.granted = true;
+    g.saved[0] = old;
+    g.saved[2] = kWeight;
+    std::snprintf(g.in_force, sizeof g.in_force, "%s", kHighest);
+    return g;
+}
 
 }  // namespace
 
@@ -512,6 +554,7 @@ PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) 
                       windows::kTimeCritical, err);
         return g;
     }
+    if (c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic) return windows::raise_weight(c, old);
     if (!windows::set_thread_priority(THREAD_PRIORITY_TIME_CRITICAL)) {
         windows::describe_error(GetLastError(), err, sizeof err);
         std::snprintf(g.reason, sizeof g.reason, "%s refused: %s", windows::kTimeCritical, err);
@@ -543,7 +586,7 @@ PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) 
 // MMCSS first, then the old priority: the reverse order of the raise. A failure cannot be
 // handed to anyone (the waiter goes on either way): logged once.
 void restore_priority(const PriorityGrant& g) noexcept {
-    if (!g.granted) return;
+    if (!g.granted || g.saved[2] == windows::kUnchanged) return;
     char err[192];
     if (g.saved[1] != 0) {
         HANDLE mm = reinterpret_cast<HANDLE>(static_cast<std::intptr_t>(g.saved[1]));
@@ -558,7 +601,7 @@ void restore_priority(const PriorityGrant& g) noexcept {
         windows::describe_error(GetLastError(), err, sizeof err);
         PACER_LOG_ONCE(windows::Event::priority_restore_failed, LogLevel::warn,
                        "SetThreadPriority(%d) failed putting the thread back (%s): it stays at %s", old, err,
-                       windows::kTimeCritical);
+                       g.saved[2] == windows::kWeight ? windows::kHighest : windows::kTimeCritical);
     }
 }
 
