@@ -16,9 +16,10 @@
 //     destructor, put the thread back to SCHED_OTHER;
 //   * the free sleeps with set_sleep_priority(wait): granted or refused the same way.
 // share: the pacer raised for good at 1 kHz and a busy normal thread, both pinned to one core,
-// against the busy thread alone there; phases of 0.5 s interleaved, 4 each. The busy thread must
-// keep at least 60 % of the share it has alone (the pacer, raised, sleeps most of each period:
-// its margin stays small because a raised wake-up is not held back by the busy thread).
+// against the same pacer at normal there; phases of 0.5 s interleaved, 4 each. The busy thread
+// must keep at least 60 % of the share it has beside the normal pacer (the pacer, raised, sleeps
+// most of each period: its margin stays small because a raised wake-up is not held back by the
+// busy thread). Both in one window, so a host busy with something else judges neither.
 #include <pthread.h>
 #include <sched.h>
 #include <sys/wait.h>
@@ -159,35 +160,37 @@ int run_share() {
     });
     while (!ready) std::this_thread::yield();
     pin(0);
+    // The baseline is the same pacer at the thread's own class, in the same window: whatever else
+    // shares the host (a share alone of 0.47 was seen on a busy one) weighs on both alike.
     pacer::PacerConfig c;
     c.target_hz = 1000;
+    c.waiter.priority.mode = pacer::ThreadPriority::normal;
+    pacer::FramePacer plain(c);
     c.waiter.priority.mode = pacer::ThreadPriority::thread;
     pacer::FramePacer fp(c);
-    double alone = 0, beside = 0;
+    double normal = 0, raised_share = 0;
     bool raised = true;
     for (int phase = 0; phase < 8; ++phase) {
-        const bool pacing = phase % 2 == 1;
+        const bool raise = phase % 2 == 1;
+        pacer::FramePacer& p = raise ? fp : plain;
         const std::int64_t cpu0 = thread_cpu_ns(busy_clock);
         const auto t0 = std::chrono::steady_clock::now();
-        if (pacing) {
-            for (int i = 0; i < 500; ++i) (void)fp.wait();
-            raised = raised && policy() == SCHED_FIFO;
-            fp.end_pacing();
-        } else {
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        }
+        for (int i = 0; i < 500; ++i) (void)p.wait();
+        if (raise) raised = raised && policy() == SCHED_FIFO;
+        p.end_pacing();
         const double wall = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-        (pacing ? beside : alone) += static_cast<double>(thread_cpu_ns(busy_clock) - cpu0) / wall / 4;
+        (raise ? raised_share : normal) += static_cast<double>(thread_cpu_ns(busy_clock) - cpu0) / wall / 4;
     }
     stop = true;
     busy.join();
     const pacer::PacerStatus s = fp.status();
-    std::printf("     the busy thread's share of the core: %.3f alone, %.3f beside the pacer raised at 1 kHz "
-                "(ratio %.2f); pacer: margin %lld us, %llu frames, %llu missed\n",
-                alone, beside, beside / alone, static_cast<long long>(s.waiter.margin.count() / 1000),
+    std::printf("     the busy thread's share of the core: %.3f beside the pacer at normal, %.3f beside it raised at "
+                "1 kHz (ratio %.2f); raised pacer: margin %lld us, %llu frames, %llu missed\n",
+                normal, raised_share, raised_share / normal, static_cast<long long>(s.waiter.margin.count() / 1000),
                 static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.missed));
     check(raised, "share: the pacer ran at SCHED_FIFO");
-    check(alone > 0 && beside >= 0.6 * alone, "share: the busy thread keeps at least 60 % of its share alone");
+    check(normal > 0 && raised_share >= 0.6 * normal,
+          "share: the busy thread keeps at least 60 % of its share beside the normal pacer");
     return failures == 0 ? 0 : 1;
 }
 
