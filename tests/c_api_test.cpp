@@ -635,6 +635,29 @@ TEST(CApi, PriorityIsAskedAndReported) {
     EXPECT_EQ(sleeps.asked, PACER_PRIORITY_NORMAL);
     EXPECT_EQ(pacer_probe_priority(0, 0, &sleeps), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(pacer_probe_priority(5, 0, nullptr), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(pacer_probe_priority_mode(PACER_PRIORITY_HIGH, 5, 0, 0, &sleeps), PACER_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(pacer_last_error(), "nice = 0"), nullptr) << pacer_last_error();
+    EXPECT_EQ(pacer_probe_priority_mode(7, 5, 0, -15, &sleeps), PACER_ERROR_INVALID_ARGUMENT);
+    ASSERT_EQ(pacer_probe_priority_mode(PACER_PRIORITY_HIGH, 5, 0, -15, &sleeps), PACER_OK);
+    EXPECT_EQ(sleeps.asked, PACER_PRIORITY_HIGH);
+    EXPECT_EQ(sleeps.granted, sleeps.refused ? 0 : 1);
+}
+
+// automatic is the C default too; high's weight is asked at the configured nice value.
+TEST(CApi, AutomaticIsTheDefaultAndHighAsksTheNiceValue) {
+    EXPECT_EQ(pacer_config_default().waiter.priority, PACER_PRIORITY_AUTOMATIC);
+    EXPECT_EQ(pacer_config_default().waiter.nice, -15);
+    pacer_config c = pacer_config_default();
+    c.waiter.priority = PACER_PRIORITY_HIGH;
+    c.waiter.nice = -12;
+    SimPacer sp(c);
+    pacer_frame_timing t;
+    ASSERT_EQ(pacer_wait(sp.p, &t), PACER_OK);
+    pacer_status st;
+    ASSERT_EQ(pacer_get_status(sp.p, &st), PACER_OK);
+    EXPECT_EQ(st.waiter.priority.asked, PACER_PRIORITY_HIGH);
+    EXPECT_EQ(st.waiter.priority.raised_now, 1);
+    EXPECT_STREQ(st.waiter.priority.in_force, "simulated nice -12");
 }
 
 // Work that varies, with a long frame every 97: late frames, catch-ups, cadence changes.

@@ -64,7 +64,9 @@ Cell simulate_cell(const HeatmapOptions& o, WaitMode mode, double period, double
     m.granularity = std::chrono::nanoseconds(std::llround(period * 1e6));
     m.preempt_probability = o.preempt;
     SimulatedOs os(m, static_cast<std::uint64_t>(o.seed));
-    HybridWaiter w({}, &os);
+    WaiterConfig wc;  // the thread's own class: the preemptions the model draws are the point
+    wc.priority.mode = ThreadPriority::normal;
+    HybridWaiter w(wc, &os);
     const auto req = static_cast<std::int64_t>(std::llround(t * 1e6));
     double err = 0;
     const CpuTimes c0 = os.cpu_times();

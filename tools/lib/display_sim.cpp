@@ -93,6 +93,7 @@ DisplayConfig display_config(const DisplaySimConfig& c) {
 // The display-aware pacer, or (baseline) the fixed grid without display lock.
 PacerConfig pacer_config(const DisplaySimConfig& c, bool baseline) {
     PacerConfig pc;
+    pc.waiter.priority.mode = ThreadPriority::normal;  // the model's preemptions hit the pacer, as at its own class
     pc.target_hz = c.refresh_hz;
     pc.mode = c.mode;
     pc.display_lock = !baseline;

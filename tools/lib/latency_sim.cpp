@@ -98,6 +98,7 @@ DisplayConfig display_config(const LatencySimConfig& cfg) {
 
 PacerConfig pacer_config(const LatencySimConfig& cfg, SyncMode sync) {
     PacerConfig pc;
+    pc.waiter.priority.mode = ThreadPriority::normal;  // the model's preemptions hit the pacer, as at its own class
     pc.target_hz = cfg.hz;
     pc.mode = WaitMode::vsync;
     pc.sync = sync;
