@@ -553,6 +553,37 @@ TEST_F(WindowsPlatform, PriorityThreadModeRevertsTheMmcssHandleItTook) {
     EXPECT_EQ(thread_priority(), own_priority_);
 }
 
+// The weight (high, automatic): THREAD_PRIORITY_HIGHEST, no MMCSS, the old priority back; a
+// thread at HIGHEST or above already is kept (no call either way); a refusal says why.
+TEST_F(WindowsPlatform, PriorityWeightIsHighestAndPutBack) {
+    for (pacer::ThreadPriority mode : {pacer::ThreadPriority::high, pacer::ThreadPriority::automatic}) {
+        g_priority_sets = 0;
+        const pacer::PriorityGrant g = pacer::platform::raise_priority({mode}, milliseconds(7));
+        ASSERT_TRUE(g.granted) << g.reason;  // Wine's processes may run on every CPU of the host
+        EXPECT_STREQ(g.in_force, "THREAD_PRIORITY_HIGHEST");
+        EXPECT_EQ(thread_priority(), THREAD_PRIORITY_HIGHEST);
+        EXPECT_EQ(g_mmcss_joins.load(), 0) << "the weight never joins MMCSS";
+        pacer::platform::restore_priority(g);
+        EXPECT_EQ(thread_priority(), own_priority_);
+        EXPECT_EQ(g_priority_sets.load(), 2) << "one call up, one down";
+    }
+    ASSERT_TRUE(SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_TIME_CRITICAL));
+    g_priority_sets = 0;
+    const pacer::PriorityGrant kept = pacer::platform::raise_priority({pacer::ThreadPriority::automatic}, milliseconds(7));
+    EXPECT_TRUE(kept.granted);
+    EXPECT_NE(std::string(kept.in_force).find("the thread's own, kept"), std::string::npos) << kept.in_force;
+    pacer::platform::restore_priority(kept);
+    EXPECT_EQ(g_priority_sets.load(), 0);
+    EXPECT_EQ(thread_priority(), THREAD_PRIORITY_TIME_CRITICAL);
+    ASSERT_TRUE(SetThreadPriority(GetCurrentThread(), own_priority_));
+
+    g_refuse_priority = true;
+    const pacer::PriorityGrant no = pacer::platform::raise_priority({pacer::ThreadPriority::high}, milliseconds(7));
+    EXPECT_FALSE(no.granted);
+    EXPECT_EQ(std::string(no.reason).rfind("THREAD_PRIORITY_HIGHEST refused: ", 0), 0u) << no.reason;
+    g_refuse_priority = false;
+}
+
 // A refused SetThreadPriority: not granted, the OS's reason, nothing changed, and a restore of
 // that grant touches nothing (no SetThreadPriority, no MMCSS).
 TEST_F(WindowsPlatform, PriorityRefusedLeavesTheThreadAsItWas) {
