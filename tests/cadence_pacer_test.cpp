@@ -11,25 +11,17 @@
 
 #include "log_capture.hpp"
 #include "pacer/pacer.hpp"
+#include "sim_time.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::int64_t kMs = 1'000'000;
-constexpr std::int64_t kS = 1'000'000'000;
-
-struct Quiet {
-    Quiet() { pacer::set_log_function(nullptr); }
-    ~Quiet() { pacer::set_log_function(pacer::log_to_stderr); }
-};
-
-pacer::SimModel exact() {
-    pacer::SimModel m;
-    m.granularity = 0ns;
-    m.jitter_mean = 0ns;
-    return m;
-}
+using pacer_test::kMs;
+using pacer_test::kS;
+using pacer_test::LogSilenced;
+using pacer_test::noiseless;
+using pacer_test::ns_of;
 
 // A loaded machine's OS sleep: a 1 ms scheduler and exponential wake-up noise.
 pacer::SimModel noisy() {
@@ -38,8 +30,6 @@ pacer::SimModel noisy() {
     m.jitter_mean = 300us;
     return m;
 }
-
-std::int64_t ns(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
 
 pacer::PacerConfig automatic(double hz, pacer::WaitMode mode = pacer::WaitMode::hybrid) {
     pacer::PacerConfig c;
@@ -52,8 +42,8 @@ pacer::PacerConfig automatic(double hz, pacer::WaitMode mode = pacer::WaitMode::
 // 20 ms of work against a 60 Hz target: without the governor the frames mix 16.7 and 33.3 ms;
 // with it, from the first judged frame on, every frame is 33.3 ms: a steady 30 fps.
 TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
-    Quiet quiet;
-    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(kS));
+    LogSilenced quiet;
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::FramePacer fp(automatic(60), &os);
     int switched = -1;
     std::uint32_t prev = 1;
@@ -80,7 +70,7 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
     EXPECT_EQ(fp.status().period.count(), 33'333'333);
 
     // The same loop with CadenceMode::fixed: the target rate, whatever the work.
-    pacer::SimulatedOs os2(exact(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os2(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::FramePacer fixed({.target_hz = 60}, &os2);
     int short_frames = 0;
     for (int i = 0; i < 600; ++i) {
@@ -97,13 +87,13 @@ TEST(FramePacerCadence, OverrunningWorkGetsASteadyHalfRate) {
 
 TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
     pacer_test::LogCapture log(pacer::LogLevel::info);
-    pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::FramePacer fp(automatic(60), &os);
     std::vector<std::pair<std::int64_t, std::uint32_t>> switches;
     std::uint32_t prev = 1;
     for (int i = 0; i < 1500; ++i) {
         const pacer::FrameTiming t = fp.wait();
-        if (t.cadence != prev) switches.emplace_back(ns(t.wake), t.cadence);
+        if (t.cadence != prev) switches.emplace_back(ns_of(t.wake), t.cadence);
         prev = t.cadence;
         // 8 ms, then 22 ms from frame 300 to 700, then 8 ms again.
         os.advance(std::chrono::nanoseconds(i >= 300 && i < 700 ? 22 * kMs : 8 * kMs));
@@ -125,7 +115,7 @@ TEST(FramePacerCadence, LightWorkKeepsTheTargetAndAHeavierSceneComesBackUp) {
 // display shows each frame for exactly N refreshes. 60 Hz with 20 ms of work: 30 fps; 144 Hz
 // with 10 ms: 72 (10 <= 0.95 x 13.9); with 15 ms: 48 (15 > 13.2, <= 0.95 x 20.8).
 TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
-    Quiet quiet;
+    LogSilenced quiet;
     struct Case {
         double hz;
         std::int64_t work;
@@ -133,7 +123,7 @@ TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
     };
     for (const Case c : {Case{60, 20 * kMs, 2}, Case{144, 10 * kMs, 2}, Case{144, 15 * kMs, 3}}) {
         SCOPED_TRACE(std::to_string(c.hz) + " Hz, divisor " + std::to_string(c.divisor));
-        pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(kS));
+        pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
         pacer::DisplayConfig dc;
         dc.refresh_hz = c.hz;
         pacer::SimulatedDisplay d(os, dc);
@@ -161,7 +151,7 @@ TEST(FramePacerCadence, VsyncSwapGetsIntervalNAndSteadyScanouts) {
 // over 10 s and drops back, for two minutes, with OS wake-up noise. At most one switch per dwell
 // window, and while the cadence is 2 no frame comes a refresh early (no 16.7 / 33.3 mix).
 TEST(FramePacerCadence, SawtoothSwitchesAtMostOncePerDwellAndHoldsASteadyDivisor) {
-    Quiet quiet;
+    LogSilenced quiet;
     pacer::SimModel m;
     m.granularity = 50us;
     m.jitter_mean = 20us;
@@ -174,9 +164,9 @@ TEST(FramePacerCadence, SawtoothSwitchesAtMostOncePerDwellAndHoldsASteadyDivisor
     while (pacer::clock::to_ns(os.now()) - start < 120 * kS) {
         const pacer::FrameTiming t = fp.wait();
         if (t.cadence != prev) {
-            switches.push_back(ns(t.wake));
+            switches.push_back(ns_of(t.wake));
         } else if (t.cadence == 2) {
-            ASSERT_GT(t.interval.count(), 30 * kMs) << "at " << ns(t.wake) - start;
+            ASSERT_GT(t.interval.count(), 30 * kMs) << "at " << ns_of(t.wake) - start;
             ++halves;
         }
         prev = t.cadence;
@@ -193,7 +183,7 @@ TEST(FramePacerCadence, SawtoothSwitchesAtMostOncePerDwellAndHoldsASteadyDivisor
 // with OS wake-up noise: no display known (the schedule), and a display that reports its
 // displayed times, loses a fifth of the reports and changes its refresh from 60 to 144 Hz.
 TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshChange) {
-    Quiet quiet;
+    LogSilenced quiet;
     // Hybrid waits hand the end of their spin to the caller (FramePacer::wait(), inline): that
     // time must reach the deltas too (without it the sum fell 20 us behind every frame).
     for (const pacer::WaitMode mode : {pacer::WaitMode::sleep, pacer::WaitMode::hybrid})
@@ -212,9 +202,9 @@ TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshCha
         std::int64_t prev_refresh = d.refresh_period_at(os.now()).count();
         for (int i = 0; i < 60 * 240; ++i) {  // 4 minutes
             const pacer::FrameTiming t = fp.wait();
-            if (i == 0) first = ns(t.wake);
+            if (i == 0) first = ns_of(t.wake);
             sum += t.display_dt.count();
-            const std::int64_t wall = ns(t.wake) - first;
+            const std::int64_t wall = ns_of(t.wake) - first;
             const std::int64_t refresh = d.refresh_period_at(t.wake).count();
             ASSERT_LE(std::llabs(wall - sum), std::max(refresh, prev_refresh)) << "frame " << i;
             worst = std::max<std::int64_t>(worst, std::llabs(wall - sum));
@@ -247,7 +237,7 @@ TEST(FramePacerDisplayDelta, SumTracksWallTimeWithNoiseLostReportsAndARefreshCha
 // same interpolation alpha every frame, where the wake intervals (sleep mode, 1 ms scheduler)
 // move alpha by the wake-up noise: the render would jitter.
 TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
-    Quiet quiet;
+    LogSilenced quiet;
     pacer::SimulatedOs os(noisy(), 3, pacer::clock::from_ns(kS));
     pacer::DisplayConfig dc;
     dc.refresh_hz = 60;
@@ -288,7 +278,7 @@ TEST(FramePacerDisplayDelta, FixedStepGetsOneStepAndASteadyAlphaPerFrame) {
 // the wake jitter: the pacer's deadlines are never closer than the panel's min period. (Wake
 // intervals can be: a frame that overran is caught up at once, by the late policy.)
 TEST(FramePacerVrr, CapsBelowTheCeiling) {
-    Quiet quiet;
+    LogSilenced quiet;
     pacer::SimulatedOs os(noisy(), 5, pacer::clock::from_ns(kS));
     pacer::DisplayConfig dc;
     dc.refresh_hz = 144;
@@ -299,7 +289,7 @@ TEST(FramePacerVrr, CapsBelowTheCeiling) {
     int capped = 0;
     for (int i = 0; i < 3000; ++i) {
         const pacer::FrameTiming t = fp.wait();
-        const std::int64_t deadline = ns(t.deadline);
+        const std::int64_t deadline = ns_of(t.deadline);
         if (i > 2000 && t.skipped == 0) closest = std::min(closest, deadline - prev_deadline);
         if (i > 2000) capped += t.cadence_reason == pacer::CadenceReason::vrr;
         prev_deadline = deadline;
@@ -318,7 +308,7 @@ TEST(FramePacerVrr, CapsBelowTheCeiling) {
 // VRR with the governor on: work that cannot hold the target (5-11 ms at 144 Hz) is paced at the
 // rate it sustains, evenly, instead of late against the cap: few missed frames, a steady period.
 TEST(FramePacerVrr, TheGovernorPacesAtTheRateTheWorkSustains) {
-    Quiet quiet;
+    LogSilenced quiet;
     int missed[2] = {0, 0};
     std::int64_t period[2] = {0, 0};
     for (int governed = 0; governed < 2; ++governed) {

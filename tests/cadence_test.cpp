@@ -9,20 +9,21 @@
 #include <vector>
 
 #include "pacer/cadence.hpp"
+#include "sim_time.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 using std::chrono::nanoseconds;
-constexpr nanoseconds kMs = 1ms;
-constexpr nanoseconds k60{16'666'667};   // 1e9 / 60, rounded
+constexpr nanoseconds kOneMs = 1ms;
+using pacer_test::k60;
 constexpr nanoseconds k144{6'944'444};   // 1e9 / 144, rounded
 
 using pacer::CadenceGovernor;
 using pacer::CadenceReason;
 
 // The governor's time points: t after the clock's epoch.
-pacer::clock::time_point at(nanoseconds t) { return pacer::clock::time_point(t); }
+using pacer_test::at;
 
 TEST(CadenceGovernor, MinDivisorKeepsTheRateAtOrBelowTheTarget) {
     EXPECT_EQ(CadenceGovernor::min_divisor(k60, k60), 1u);
@@ -35,11 +36,11 @@ TEST(CadenceGovernor, MinDivisorKeepsTheRateAtOrBelowTheTarget) {
 
 TEST(CadenceGovernor, WorkThatFitsKeepsTheFullRate) {
     CadenceGovernor g;
-    for (int i = 0; i < 200; ++i) EXPECT_FALSE(g.update(at(i * k60), 10 * kMs, k60, k60)) << i;
+    for (int i = 0; i < 200; ++i) EXPECT_FALSE(g.update(at(i * k60), 10 * kOneMs, k60, k60)) << i;
     EXPECT_EQ(g.divisor(), 1u);
     EXPECT_EQ(g.status().code, CadenceReason::fits);
     EXPECT_NEAR(g.status().hz, 60.0, 1e-5);
-    EXPECT_EQ(g.status().cost, 10 * kMs);
+    EXPECT_EQ(g.status().cost, 10 * kOneMs);
     EXPECT_EQ(g.status().switches, 0u);
 }
 
@@ -48,35 +49,35 @@ TEST(CadenceGovernor, WorkThatFitsKeepsTheFullRate) {
 TEST(CadenceGovernor, OverrunGoesToTheHighestSustainableDivisorAtOnce) {
     CadenceGovernor g;
     for (int i = 0; i < CadenceGovernor::kMinFrames - 1; ++i) {
-        EXPECT_FALSE(g.update(at(i * k60), 20 * kMs, k60, k60));
+        EXPECT_FALSE(g.update(at(i * k60), 20 * kOneMs, k60, k60));
         EXPECT_EQ(g.status().code, CadenceReason::learning);
     }
-    EXPECT_TRUE(g.update(at(15 * k60), 20 * kMs, k60, k60));
+    EXPECT_TRUE(g.update(at(15 * k60), 20 * kOneMs, k60, k60));
     EXPECT_EQ(g.divisor(), 2u);
     EXPECT_EQ(g.status().code, CadenceReason::overrun);
     EXPECT_NEAR(g.status().hz, 30.0, 1e-5);
-    EXPECT_FALSE(g.update(at(16 * k60), 20 * kMs, k60, k60));
+    EXPECT_FALSE(g.update(at(16 * k60), 20 * kOneMs, k60, k60));
     EXPECT_EQ(g.status().code, CadenceReason::steady);
     // 35 ms: 0.95 x 50 = 47.5 holds it: every third refresh, 20 Hz (min_hz 20, within 0.5 %).
     CadenceGovernor h;
-    for (int i = 0; i < 16; ++i) h.update(at(i * k60), 35 * kMs, k60, k60);
+    for (int i = 0; i < 16; ++i) h.update(at(i * k60), 35 * kOneMs, k60, k60);
     EXPECT_EQ(h.divisor(), 3u);
     // 144 Hz, 15 ms: 0.95 x 3 x 6.944 = 19.79 holds it: 48 Hz.
     CadenceGovernor f;
-    for (int i = 0; i < 16; ++i) f.update(at(i * k144), 15 * kMs, k144, k144);
+    for (int i = 0; i < 16; ++i) f.update(at(i * k144), 15 * kOneMs, k144, k144);
     EXPECT_EQ(f.divisor(), 3u);
     EXPECT_NEAR(f.status().hz, 48.0, 1e-4);
 }
 
 TEST(CadenceGovernor, WorkBeyondTheSlowestCadenceStopsAtMinHz) {
     CadenceGovernor g;  // min_hz 20: at 60 Hz at most every third refresh
-    for (int i = 0; i < 40; ++i) g.update(at(i * k60), 100 * kMs, k60, k60);
+    for (int i = 0; i < 40; ++i) g.update(at(i * k60), 100 * kOneMs, k60, k60);
     EXPECT_EQ(g.divisor(), 3u);
     EXPECT_EQ(g.status().code, CadenceReason::slowest);
     pacer::CadenceConfig c;
     c.min_hz = 10;  // 60 / 6 = 10 Hz
     CadenceGovernor h(c);
-    for (int i = 0; i < 40; ++i) h.update(at(i * k60), 90 * kMs, k60, k60);
+    for (int i = 0; i < 40; ++i) h.update(at(i * k60), 90 * kOneMs, k60, k60);
     EXPECT_EQ(h.divisor(), 6u);  // 0.95 x 5 x 16.67 = 79.2 < 90 <= 0.95 x 6 x 16.67 = 95
     EXPECT_EQ(h.status().code, CadenceReason::steady);
 }
@@ -85,10 +86,10 @@ TEST(CadenceGovernor, WorkBeyondTheSlowestCadenceStopsAtMinHz) {
 // light frames are in; from then on the headroom must last a whole dwell (1 s).
 TEST(CadenceGovernor, HeadroomForADwellGoesBackUp) {
     CadenceGovernor g;
-    const nanoseconds step = 10 * kMs;  // the governor only sees the times it is given
+    const nanoseconds step = 10 * kOneMs;  // the governor only sees the times it is given
     int switched_down = -1, switched_up = -1;
     for (int i = 0; i < 400; ++i) {
-        const nanoseconds cost = i < 64 ? 20 * kMs : 12 * kMs;  // 12 <= 0.8 x 16.67 = 13.33
+        const nanoseconds cost = i < 64 ? 20 * kOneMs : 12 * kOneMs;  // 12 <= 0.8 x 16.67 = 13.33
         if (g.update(at(i * step), cost, k60, k60)) (g.divisor() == 2 ? switched_down : switched_up) = i;
         if (i >= 121 && i < 221) {
             EXPECT_EQ(g.status().code, CadenceReason::dwell) << i;
@@ -104,10 +105,10 @@ TEST(CadenceGovernor, HeadroomForADwellGoesBackUp) {
 // Heavy again right after going back up: the switch down waits for the dwell since the last one.
 TEST(CadenceGovernor, ASwitchRightAfterAnotherWaitsForTheDwell) {
     CadenceGovernor g;
-    const nanoseconds step = 10 * kMs;
+    const nanoseconds step = 10 * kOneMs;
     int down_again = -1;
     for (int i = 0; i < 400; ++i) {
-        const nanoseconds cost = i < 64 ? 20 * kMs : i <= 221 ? 12 * kMs : 20 * kMs;
+        const nanoseconds cost = i < 64 ? 20 * kOneMs : i <= 221 ? 12 * kOneMs : 20 * kOneMs;
         const bool changed = g.update(at(i * step), cost, k60, k60);
         if (i == 221) {
             ASSERT_TRUE(changed && g.divisor() == 1u);  // as in HeadroomForADwellGoesBackUp
@@ -129,27 +130,27 @@ TEST(CadenceGovernor, ASwitchRightAfterAnotherWaitsForTheDwell) {
 // Between the two thresholds (13.33 < cost <= 15.83 ms at 60 Hz) the cadence stays where it is.
 TEST(CadenceGovernor, HysteresisBetweenFitAndHeadroom) {
     CadenceGovernor fresh;
-    for (int i = 0; i < 500; ++i) fresh.update(at(i * k60), 15 * kMs, k60, k60);
+    for (int i = 0; i < 500; ++i) fresh.update(at(i * k60), 15 * kOneMs, k60, k60);
     EXPECT_EQ(fresh.divisor(), 1u);
     CadenceGovernor slow;
-    for (int i = 0; i < 64; ++i) slow.update(at(i * k60), 20 * kMs, k60, k60);
+    for (int i = 0; i < 64; ++i) slow.update(at(i * k60), 20 * kOneMs, k60, k60);
     ASSERT_EQ(slow.divisor(), 2u);
-    for (int i = 64; i < 1000; ++i) slow.update(at(i * k60), 15 * kMs, k60, k60);  // 16 s
+    for (int i = 64; i < 1000; ++i) slow.update(at(i * k60), 15 * kOneMs, k60, k60);  // 16 s
     EXPECT_EQ(slow.divisor(), 2u);
     EXPECT_EQ(slow.status().switches, 1u);
 }
 
 TEST(CadenceGovernor, ARefreshChangeChoosesAfreshAtOnce) {
     CadenceGovernor g;
-    for (int i = 0; i < 64; ++i) g.update(at(i * k60), 10 * kMs, k60, k60);
+    for (int i = 0; i < 64; ++i) g.update(at(i * k60), 10 * kOneMs, k60, k60);
     ASSERT_EQ(g.divisor(), 1u);
     // The display turns out to be 144 Hz with a 60 Hz target: 10 ms fits 3 x 6.944 x 0.95 = 19.8.
-    EXPECT_TRUE(g.update(at(64 * k60), 10 * kMs, k144, k60));
+    EXPECT_TRUE(g.update(at(64 * k60), 10 * kOneMs, k144, k60));
     EXPECT_EQ(g.divisor(), 3u);
     EXPECT_EQ(g.status().code, CadenceReason::rebased);
     EXPECT_EQ(g.status().base, k144);
     // 144 Hz with a 144 Hz target: 10 ms needs 2 x 6.944 x 0.95 = 13.2: 72 Hz.
-    EXPECT_TRUE(g.update(at(65 * k60), 10 * kMs, k144, k144));
+    EXPECT_TRUE(g.update(at(65 * k60), 10 * kOneMs, k144, k144));
     EXPECT_EQ(g.divisor(), 2u);
     EXPECT_NEAR(g.status().hz, 72.0, 1e-4);
 }
@@ -174,7 +175,7 @@ TEST(CadenceGovernor, SawtoothSwitchesAtMostOncePerDwell) {
         }
         SCOPED_TRACE("dwell " + std::to_string(dwell_ms) + " ms");
         for (std::size_t i = 1; i < switches.size(); ++i)
-            EXPECT_GE(switches[i] - switches[i - 1], dwell_ms * kMs) << "switch " << i;
+            EXPECT_GE(switches[i] - switches[i - 1], dwell_ms * kOneMs) << "switch " << i;
         EXPECT_GE(switches.size(), 10u);  // it follows every cycle ...
         EXPECT_LE(switches.size(), 12u);  // ... and no more than down and up in each
     }
@@ -269,9 +270,9 @@ TEST(DisplayDelta, ScheduledIntervalsPassUnchanged) {
     for (int i = 0; i < 100; ++i) EXPECT_EQ(d.next(k60, k60, k60 / 2), k60);
     // A late wake (interval + 3 ms) then its early successor. The debt of 3 ms is beyond the dead
     // band (bound / 4 = 2'083'333 ns): a quarter of the excess comes back at once.
-    const nanoseconds a = d.next(k60 + 3 * kMs, k60, k60 / 2);
+    const nanoseconds a = d.next(k60 + 3 * kOneMs, k60, k60 / 2);
     EXPECT_EQ(a, k60 + 229'166ns);  // (3'000'000 - 2'083'333) / 4
-    const nanoseconds b = d.next(k60 - 3 * kMs, k60, k60 / 2);
+    const nanoseconds b = d.next(k60 - 3 * kOneMs, k60, k60 / 2);
     EXPECT_EQ(a + b + d.debt(), 2 * k60);
 }
 

@@ -14,6 +14,7 @@
 #include "pacer/log.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
+#include "sim_time.hpp"
 
 using namespace std::chrono_literals;
 
@@ -24,12 +25,8 @@ using pacer::DisplayTracker;
 using pacer::VblankSource;
 using pacer::clock;
 
-constexpr std::int64_t kMs = 1'000'000;
-
-struct Quiet {
-    Quiet() { pacer::set_log_function(nullptr); }
-    ~Quiet() { pacer::set_log_function(pacer::log_to_stderr); }
-};
+using pacer_test::kMs;
+using pacer_test::LogSilenced;
 
 // A displayed vblank at `ns` with its counter (X11 Present's MSC, wp_presentation's sequence).
 pacer::VblankSample counted(std::int64_t ns, std::uint64_t msc) {
@@ -66,7 +63,7 @@ double phase_error(const DisplayTracker& d, double hz, double ppm, std::int64_t 
 }
 
 TEST(DisplayTracker, UnknownUntilAVblankThenLocksAfterTwelveExactOnes) {
-    Quiet quiet;
+    LogSilenced quiet;
     DisplayTracker d;
     EXPECT_EQ(d.status().state, DisplayState::unknown);
     EXPECT_FALSE(d.locked());
@@ -91,7 +88,7 @@ TEST(DisplayTracker, UnknownUntilAVblankThenLocksAfterTwelveExactOnes) {
 }
 
 TEST(DisplayTracker, FitsTheSkewAgainstTheReportedRefresh) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (double ppm : {-1000.0, 50.0, 500.0}) {
         DisplayTracker d;
         for (int n = 0; n < 40; ++n) add(d, vblank(144, ppm, 5 * kMs, n), 144);
@@ -105,7 +102,7 @@ TEST(DisplayTracker, FitsTheSkewAgainstTheReportedRefresh) {
 }
 
 TEST(DisplayTracker, NoisyDisplayedTimesWithLostAndRepeatedReports) {
-    Quiet quiet;
+    LogSilenced quiet;
     Rng rng{7};
     DisplayTracker d;
     const double hz = 60, ppm = 50;
@@ -133,7 +130,7 @@ TEST(DisplayTracker, NoisyDisplayedTimesWithLostAndRepeatedReports) {
 }
 
 TEST(DisplayTracker, LateSwapReturnsFitTheirEarlyEnvelope) {
-    Quiet quiet;
+    LogSilenced quiet;
     Rng rng{3};
     DisplayTracker d;
     const double hz = 144, ppm = -200;
@@ -154,7 +151,7 @@ TEST(DisplayTracker, LateSwapReturnsFitTheirEarlyEnvelope) {
 }
 
 TEST(DisplayTracker, AReportedRefreshChangeRelocks) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (auto [from, to] : {std::pair{60.0, 59.94}, std::pair{144.0, 60.0}}) {
         DisplayTracker d;
         std::int64_t t = 0;
@@ -176,7 +173,7 @@ TEST(DisplayTracker, AReportedRefreshChangeRelocks) {
 }
 
 TEST(DisplayTracker, AnUnreportedChangeLeavesTheLock) {
-    Quiet quiet;
+    LogSilenced quiet;
     // 60 -> 59.94 Hz unreported is a 1000 ppm skew: followed, stays locked.
     DisplayTracker a;
     std::int64_t t = 0;
@@ -201,7 +198,7 @@ TEST(DisplayTracker, AnUnreportedChangeLeavesTheLock) {
 // Presents on a variable-refresh display land whenever the frames are ready: each shown a steady
 // 0.3 ms after its submit.
 TEST(DisplayTracker, VariableRefreshNeverLocks) {
-    Quiet quiet;
+    LogSilenced quiet;
     Rng rng{11};
     DisplayTracker d;
     std::int64_t t = kMs;
@@ -224,7 +221,7 @@ TEST(DisplayTracker, VariableRefreshNeverLocks) {
 // variable refresh either: unsynced, never vrr, never locked. Without submit times (vblank events
 // alone) there is no evidence of a variable refresh at all: unsynced as well.
 TEST(DisplayTracker, IrregularTimesThatDoNotFollowTheFramesAreNoVariableRefresh) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (bool with_submits : {true, false}) {
         Rng rng{12};
         DisplayTracker d;
@@ -268,7 +265,7 @@ TEST(DisplayTracker, UnsyncedSamplesGiveTheirOwnStateAndTheShownRate) {
 // Vblanks known by their counter: indexed by it, so a gap of missed events needs no guess and a
 // noisy time cannot shift a vblank into its neighbour's index; the counter of any fitted vblank.
 TEST(DisplayTracker, CountedVblanksAreIndexedByTheirCounter) {
-    Quiet quiet;
+    LogSilenced quiet;
     Rng rng{13};
     DisplayTracker d;
     const double hz = 60.0024;  // an X server's fake 16667 us vblank
@@ -307,7 +304,7 @@ TEST(DisplayTracker, CountedVblanksAreIndexedByTheirCounter) {
 // long as the server runs. A third of the window a millisecond off is that pattern, not outliers:
 // the fit locks on it at once (it waited 3-27 s for noise to break the pattern before).
 TEST(DisplayTracker, CountedVblanksOnAMillisecondTimerPatternLockAtOnce) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (const double step : {1.05e6, -1.05e6}) {  // the odd one late, or the pair late
         SCOPED_TRACE(step);
         Rng rng{29};
@@ -331,7 +328,7 @@ TEST(DisplayTracker, CountedVblanksOnAMillisecondTimerPatternLockAtOnce) {
 // known to a few ppm, where one window's line (128 stamps of +-0.5 ms) wanders by 100-300 ppm.
 // A refresh that changes without a report leaves that long fit for the window's again.
 TEST(DisplayTracker, CountedVblanksFitThePeriodOverTheirWholeSpan) {
-    Quiet quiet;
+    LogSilenced quiet;
     Rng rng{41};
     DisplayTracker d;
     const double period = 1e9 / 60.0024;  // Xvfb's 16666 us
@@ -439,7 +436,7 @@ TrackRun track(const pacer::DisplayConfig& dc, int frames, double work_ms, doubl
 }
 
 TEST(DisplayTrackerOnSimulatedDisplay, LocksWithin60FramesAndHoldsThePhaseUnderNoiseAndSkew) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (double hz : {60.0, 144.0}) {
         pacer::DisplayConfig dc;
         dc.refresh_hz = hz;
@@ -460,7 +457,7 @@ TEST(DisplayTrackerOnSimulatedDisplay, LocksWithin60FramesAndHoldsThePhaseUnderN
 }
 
 TEST(DisplayTrackerOnSimulatedDisplay, RelocksWithin30FramesAfterARefreshChange) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (auto [from, to] : {std::pair{60.0, 59.94}, std::pair{144.0, 60.0}}) {
         pacer::DisplayConfig dc;
         dc.refresh_hz = from;
@@ -474,7 +471,7 @@ TEST(DisplayTrackerOnSimulatedDisplay, RelocksWithin30FramesAfterARefreshChange)
 }
 
 TEST(DisplayTrackerOnSimulatedDisplay, NoLockOnVariableRefresh) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (bool lfc : {false, true}) {
         pacer::DisplayConfig dc;
         dc.refresh_hz = 144;
@@ -538,7 +535,7 @@ struct XvfbStamps {
 // Xvfb's millisecond spread on every stamp) leaves the fit along a line of its own, and the fit
 // follows within 30 vblanks.
 TEST(DisplayTracker, CountedVblanksOnANewLineAreANewDisplay) {
-    Quiet quiet;
+    LogSilenced quiet;
     Rng rng{17};
     DisplayTracker d;
     std::uint64_t msc = 7000;
@@ -568,7 +565,7 @@ TEST(DisplayTracker, CountedVblanksOnANewLineAreANewDisplay) {
 // more: a stamp 6 ms late at the end of a young window moved its period 3 %, and spells of late
 // stamps read as a new display.)
 TEST(DisplayTracker, CountedVblanksStayLockedWhenTheServerDelaysItsStamps) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (const double hz : {60.0, 120.0, 144.0}) {
         for (const double gap_ms : {120.0, 60.0, 30.0, 20.0}) {
             for (const std::uint64_t seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
@@ -615,7 +612,7 @@ TEST(DisplayTracker, CountedVblanksStayLockedWhenTheServerDelaysItsStamps) {
 // twice (8 stamps 1.5-2.2 ms late after 8 on time read as a display 4 % faster: 3.5 % off) and
 // file b's rate was 500-1,470 ppm off for 140 vblanks once a tilted window restarted the span.
 TEST(DisplayTracker, RealXvfbStampsBesideADiskWriterKeepOneLockAndTheRate) {
-    Quiet quiet;
+    LogSilenced quiet;
     for (const char* name : {"xvfb_144hz_disk_a.csv", "xvfb_144hz_disk_b.csv"}) {
         SCOPED_TRACE(name);
         std::ifstream in(std::string(PACER_SAMPLES_DIR) + "/" + name);

@@ -10,6 +10,7 @@
 #include "pacer/frame_pacer.hpp"
 #include "pacer/present_classifier.hpp"
 #include "pacer/sim.hpp"
+#include "sim_time.hpp"
 
 namespace {
 
@@ -20,7 +21,7 @@ using pacer::PresentOutcome;
 using pacer::VblankSource;
 using pacer::clock;
 
-clock::time_point at(std::chrono::nanoseconds t) { return clock::time_point(t); }
+using pacer_test::at;
 
 PresentInfo shown_at(std::uint64_t id, std::chrono::nanoseconds displayed, bool vsync_flag) {
     PresentInfo f;

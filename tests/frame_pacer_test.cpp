@@ -7,32 +7,27 @@
 
 #include "pacer/pacer.hpp"
 #include "sim_run.hpp"
+#include "sim_time.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-using ns = std::chrono::nanoseconds;
 
-std::int64_t at(pacer::clock::time_point t) { return pacer::clock::to_ns(t); }
-
-// An exact OS: sleeps end on the requested nanosecond; spinning moves 1 ns at a time; the
-// priority calls (the default, automatic, raises at the first wait) take no time.
-pacer::SimModel exact() {
-    return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns, .priority_call = 0ns};
-}
+using pacer_test::exact;
+using pacer_test::ns_of;
 
 TEST(FramePacer, FirstWaitAnchorsAtOnceThenFollowsTheGrid) {
     pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(5'000));
     pacer::FramePacer fp({.target_hz = 100.0}, &os);
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 0u);
-    EXPECT_EQ(at(t.wake), 5'000);
+    EXPECT_EQ(ns_of(t.wake), 5'000);
     EXPECT_EQ(t.interval, 0ns);
     for (int k = 1; k <= 50; ++k) {
         os.advance(3ms);
         t = fp.wait();
         ASSERT_EQ(t.index, static_cast<std::uint64_t>(k));
-        ASSERT_EQ(at(t.deadline), 5'000 + k * 10'000'000);
+        ASSERT_EQ(ns_of(t.deadline), 5'000 + k * 10'000'000);
         ASSERT_EQ(t.lateness, 0ns);
         ASSERT_EQ(t.interval, 10ms);
         ASSERT_EQ(t.work, 3ms);
@@ -44,7 +39,7 @@ TEST(FramePacer, NoDriftOverAMillionFrames) {
     // Each wait is OS sleep in an exact OS, so this is the deadline arithmetic alone.
     pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
     pacer::FramePacer fp({.target_hz = 144.0, .mode = pacer::WaitMode::sleep}, &os);
-    const std::int64_t start = at(fp.wait().wake);
+    const std::int64_t start = ns_of(fp.wait().wake);
     pacer::FrameTiming t;
     const std::uint64_t n = 1'000'000;
     std::int64_t worst = 0;
@@ -52,11 +47,11 @@ TEST(FramePacer, NoDriftOverAMillionFrames) {
         t = fp.wait();
         // Exact deadline: start + k * 1e9 / 144, in integers.
         const std::int64_t want = start + static_cast<std::int64_t>((k * 1'000'000'000ull) / 144ull);
-        worst = std::max(worst, std::abs(at(t.deadline) - want));
+        worst = std::max(worst, std::abs(ns_of(t.deadline) - want));
     }
     EXPECT_EQ(t.index, n);
     EXPECT_LE(worst, 1);  // ns, over 1.9 hours of frames
-    EXPECT_EQ(at(t.wake) - start, 6'944'444'444'444);  // 10^6 / 144 s, floored to the ns
+    EXPECT_EQ(ns_of(t.wake) - start, 6'944'444'444'444);  // 10^6 / 144 s, floored to the ns
 }
 
 TEST(FramePacer, CatchUpServesOneLateFrameAtOnceAndKeepsTheGrid) {
@@ -66,13 +61,13 @@ TEST(FramePacer, CatchUpServesOneLateFrameAtOnceAndKeepsTheGrid) {
     os.advance(15ms);        // frame 1's work overruns by 5 ms
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 1u);
-    EXPECT_EQ(at(t.deadline), 10'000'000);
+    EXPECT_EQ(ns_of(t.deadline), 10'000'000);
     EXPECT_EQ(t.lateness, 5ms);    // returned at once
     EXPECT_EQ(t.skipped, 0u);
     EXPECT_TRUE(t.missed);
     t = fp.wait();                 // back on the grid
     EXPECT_EQ(t.index, 2u);
-    EXPECT_EQ(at(t.wake), 20'000'000);
+    EXPECT_EQ(ns_of(t.wake), 20'000'000);
     EXPECT_EQ(t.interval, 5ms);
     EXPECT_FALSE(t.missed);
 }
@@ -89,7 +84,7 @@ TEST(FramePacer, CatchUpIsBoundedAfterAClockJump) {
         for (int i = 0; i < 10; ++i) {
             const std::int64_t before = pacer::clock::to_ns(os.now());
             t = fp.wait();
-            if (at(t.wake) == before) ++immediate;
+            if (ns_of(t.wake) == before) ++immediate;
         }
         EXPECT_EQ(immediate, m) << "max_catch_up " << m;
         EXPECT_EQ(t.lateness, 0ns) << "resynchronized on the grid";
@@ -104,12 +99,12 @@ TEST(FramePacer, SkipWaitsForTheNextSlotOnTheGrid) {
     const pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.skipped, 2u);                  // slots 1 and 2 passed
     EXPECT_EQ(t.index, 3u);
-    EXPECT_EQ(at(t.deadline), 30'000'000);
-    EXPECT_EQ(at(t.wake), 30'000'000);
+    EXPECT_EQ(ns_of(t.deadline), 30'000'000);
+    EXPECT_EQ(ns_of(t.wake), 30'000'000);
     EXPECT_EQ(t.lateness, 0ns);
     EXPECT_TRUE(t.missed);
     const pacer::FrameTiming u = fp.wait();
-    EXPECT_EQ(at(u.deadline), 40'000'000);
+    EXPECT_EQ(ns_of(u.deadline), 40'000'000);
 }
 
 TEST(FramePacer, ResyncRestartsTheGridAtTheLateWakeUp) {
@@ -119,16 +114,16 @@ TEST(FramePacer, ResyncRestartsTheGridAtTheLateWakeUp) {
     os.advance(13ms);
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 1u);
-    EXPECT_EQ(at(t.wake), 13'000'000);         // at once
+    EXPECT_EQ(ns_of(t.wake), 13'000'000);         // at once
     EXPECT_EQ(t.lateness, 0ns);                // its deadline is now
     t = fp.wait();
     EXPECT_EQ(t.index, 2u);
-    EXPECT_EQ(at(t.deadline), 23'000'000);     // new grid
+    EXPECT_EQ(ns_of(t.deadline), 23'000'000);     // new grid
     os.jump(5s);
     t = fp.wait();
-    EXPECT_EQ(at(t.wake), 5'023'000'000);
+    EXPECT_EQ(ns_of(t.wake), 5'023'000'000);
     t = fp.wait();
-    EXPECT_EQ(at(t.deadline), 5'033'000'000);
+    EXPECT_EQ(ns_of(t.deadline), 5'033'000'000);
 }
 
 TEST(FramePacer, SlightLatenessUnderEachPolicy) {
@@ -161,15 +156,15 @@ TEST(FramePacer, RateChangeTakesEffectAtTheNextFrameFromTheLastDeadline) {
     pacer::FramePacer fp({.target_hz = 50.0}, &os);
     fp.wait();
     pacer::FrameTiming t = fp.wait();
-    EXPECT_EQ(at(t.deadline), 20'000'000);
+    EXPECT_EQ(ns_of(t.deadline), 20'000'000);
     ASSERT_TRUE(fp.set_target_hz(200.0).ok());
     EXPECT_EQ(fp.status().period, 5ms);
     t = fp.wait();
-    EXPECT_EQ(at(t.deadline), 25'000'000);
+    EXPECT_EQ(ns_of(t.deadline), 25'000'000);
     EXPECT_EQ(t.index, 2u);
     EXPECT_EQ(t.period, 5ms);
     t = fp.wait();
-    EXPECT_EQ(at(t.deadline), 30'000'000);
+    EXPECT_EQ(ns_of(t.deadline), 30'000'000);
 }
 
 TEST(FramePacer, ModeChangeTakesEffectAtTheNextFrame) {
@@ -199,10 +194,10 @@ TEST(FramePacer, ResetAnchorsANewGridAndIndicesContinue) {
     fp.reset();
     pacer::FrameTiming t = fp.wait();
     EXPECT_EQ(t.index, 2u);
-    EXPECT_EQ(at(t.wake), 13'333'333);
+    EXPECT_EQ(ns_of(t.wake), 13'333'333);
     EXPECT_EQ(t.interval, 0ns);
     t = fp.wait();
-    EXPECT_EQ(at(t.deadline), 23'333'333);
+    EXPECT_EQ(ns_of(t.deadline), 23'333'333);
 }
 
 TEST(FramePacer, MissedCountsLateAndSkippedFrames) {
@@ -244,13 +239,13 @@ TEST(FramePacer, ALongSuspendAtAHighRateKeepsTheDeadlineExact) {
     for (pacer::LatePolicy policy : {pacer::LatePolicy::catch_up, pacer::LatePolicy::skip}) {
         pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));
         pacer::FramePacer fp({.target_hz = hz, .late_policy = policy}, &os);
-        const std::int64_t start = at(fp.wait().wake);
+        const std::int64_t start = ns_of(fp.wait().wake);
         fp.wait();
         os.jump(std::chrono::nanoseconds(10LL * 24 * 3600 * 1'000'000'000));
         for (int i = 0; i < 3; ++i) {
             const pacer::FrameTiming t = fp.wait();
             const auto want = start + static_cast<std::int64_t>(std::floor(static_cast<long double>(t.index) * period_ns));
-            EXPECT_LE(std::abs(at(t.deadline) - want), 2) << pacer::to_string(policy) << " frame " << i;
+            EXPECT_LE(std::abs(ns_of(t.deadline) - want), 2) << pacer::to_string(policy) << " frame " << i;
             EXPECT_LT(t.lateness, 100'001ns) << pacer::to_string(policy) << " frame " << i;
             EXPECT_GT(t.index, 8'000'000'000u);
         }
@@ -277,7 +272,7 @@ TEST(FramePacer, ANewTimeSourceKeepsWhatTheWaiterLearned) {
     EXPECT_EQ(fp.status().waiter.sleeps_measured, learned);
     const std::int64_t sleeps = coarse.sleeps();
     const pacer::FrameTiming first = fp.wait();  // the grid restarts on the new clock
-    EXPECT_EQ(at(first.wake), pacer::clock::to_ns(coarse.now()));
+    EXPECT_EQ(ns_of(first.wake), pacer::clock::to_ns(coarse.now()));
     for (int i = 0; i < 10; ++i) {
         coarse.advance(2ms);
         fp.wait();
@@ -318,9 +313,9 @@ TEST(FramePacer, BackgroundPacesSlowlyWithOsSleepAndReturnsWithoutABurst) {
         EXPECT_EQ(t.mode, pacer::WaitMode::automatic) << "the configured mode is kept";
         EXPECT_EQ(fp.desired_swap_interval(), 0) << "vsync off in the background";
         if (i > 0) {
-            EXPECT_EQ(at(t.deadline) - last, 100'000'000);
+            EXPECT_EQ(ns_of(t.deadline) - last, 100'000'000);
         }
-        last = at(t.deadline);
+        last = ns_of(t.deadline);
         EXPECT_LT(t.lateness, 1ms) << "a 1 ms tick late at most";
     }
     // Back in front, in hybrid mode (in auto mode the vsync probe would restart and pace).
@@ -328,13 +323,13 @@ TEST(FramePacer, BackgroundPacesSlowlyWithOsSleepAndReturnsWithoutABurst) {
     ASSERT_TRUE(pacer_test::change(fp, [](pacer::PacerConfig& c) { c.mode = pacer::WaitMode::hybrid; }).ok());
     const pacer::FrameTiming back = fp.wait();
     EXPECT_FALSE(back.background);
-    EXPECT_EQ(at(back.deadline) - last, 6'944'444) << "one target period after the last deadline";
+    EXPECT_EQ(ns_of(back.deadline) - last, 6'944'444) << "one target period after the last deadline";
     // The next frames follow the 144 Hz grid: no frame comes sooner than a period.
-    std::int64_t prev = at(back.wake);
+    std::int64_t prev = ns_of(back.wake);
     for (int i = 0; i < 10; ++i) {
         const pacer::FrameTiming t = fp.wait();
-        EXPECT_GE(at(t.wake) - prev, 6'944'444);
-        prev = at(t.wake);
+        EXPECT_GE(ns_of(t.wake) - prev, 6'944'444);
+        prev = ns_of(t.wake);
     }
     // A target below the background rate is kept: background never speeds a loop up.
     pacer::FramePacer slow({.target_hz = 4.0}, &os);

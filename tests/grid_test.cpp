@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "pacer/grid.hpp"
+#include "sim_time.hpp"
 
 namespace {
 
@@ -15,7 +16,7 @@ using pacer::GridSlot;
 using pacer::LatePolicy;
 using pacer::clock;
 
-clock::time_point at(std::chrono::nanoseconds t) { return clock::time_point(t); }
+using pacer_test::at;
 
 TEST(DeadlineGrid, DeadlinesAreExactForAnySlotCount) {
     DeadlineGrid g;

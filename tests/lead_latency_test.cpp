@@ -7,6 +7,7 @@
 
 #include "pacer/latency.hpp"
 #include "pacer/lead.hpp"
+#include "sim_time.hpp"
 
 namespace {
 
@@ -18,8 +19,8 @@ using pacer::LeadSample;
 using pacer::SyncMode;
 using pacer::clock;
 
-clock::time_point at(std::chrono::nanoseconds t) { return clock::time_point(t); }
-constexpr std::chrono::nanoseconds k60{16'666'667};
+using pacer_test::at;
+using pacer_test::k60;
 
 TEST(LeadController, OnePeriodUntilEightFramesAreLearned) {
     LeadController lead;

@@ -1,4 +1,5 @@
-// Collects pacer's log lines while in scope (level debug), and restores the defaults after.
+// Collects pacer's log lines while in scope (level debug), and restores the defaults after;
+// LogSilenced drops them.
 #pragma once
 
 #include <string>
@@ -35,6 +36,14 @@ struct LogCapture {
         for (const std::string& l : lines) n += l.find(needle) != std::string::npos ? 1 : 0;
         return n;
     }
+};
+
+// No log lines while in scope (nothing written); the default function (stderr) after.
+struct LogSilenced {
+    LogSilenced() { pacer::set_log_function(nullptr); }
+    ~LogSilenced() { pacer::set_log_function(pacer::log_to_stderr); }
+    LogSilenced(const LogSilenced&) = delete;
+    LogSilenced& operator=(const LogSilenced&) = delete;
 };
 
 }  // namespace pacer_test

@@ -7,6 +7,7 @@
 
 #include "log_capture.hpp"
 #include "pacer/pacer.hpp"
+#include "sim_time.hpp"
 
 using namespace std::chrono_literals;
 
@@ -14,7 +15,7 @@ namespace {
 
 using pacer_test::LogCapture;
 
-pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
+using pacer_test::exact;
 
 void run_frames(pacer::FramePacer& fp, pacer::SimulatedOs& os, int n) {
     for (int i = 0; i < n; ++i) {

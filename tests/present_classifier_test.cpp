@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "pacer/present_classifier.hpp"
+#include "sim_time.hpp"
 
 namespace {
 
@@ -16,12 +17,12 @@ using pacer::PresentVerdict;
 using pacer::VblankSource;
 using pacer::clock;
 
-clock::time_point at(std::chrono::nanoseconds t) { return clock::time_point(t); }
+using pacer_test::at;
 
 // Vblanks every `period` from t = 0.
-class Grid final : public pacer::VblankModel {
+class VblankGrid final : public pacer::VblankModel {
 public:
-    Grid(std::chrono::nanoseconds period, bool known, bool predicted)
+    VblankGrid(std::chrono::nanoseconds period, bool known, bool predicted)
         : period_(period), known_(known), predicted_(predicted) {}
     bool known() const noexcept override { return known_; }
     bool predicted() const noexcept override { return predicted_; }
@@ -35,8 +36,8 @@ private:
     bool known_, predicted_;
 };
 
-constexpr std::chrono::nanoseconds k60{16'666'667};
-const Grid kPredicted(k60, true, true);
+using pacer_test::k60;
+const VblankGrid kPredicted(k60, true, true);
 
 PresentInfo present(std::chrono::nanoseconds begin, std::chrono::nanoseconds end, int interval = 1) {
     PresentInfo p;
@@ -106,7 +107,7 @@ TEST(PresentClassifier, AReturnInsideTheWindowWaitedForTheVblankItSpanned) {
 
 // Without predicted vblanks (the last observed one, often a late return) the window is [0, early].
 TEST(PresentClassifier, TheLastObservedVblankHasNoEarlySlack) {
-    const Grid last_seen(k60, true, false);
+    const VblankGrid last_seen(k60, true, false);
     const std::chrono::nanoseconds v1 = 2 * k60;
     EXPECT_FALSE(PresentClassifier::classify(present(v1 - 3ms, v1 - 400us), false, last_seen, true).waited);
     EXPECT_TRUE(PresentClassifier::classify(present(v1 - 1ms, v1 + 400us), false, last_seen, true).waited);
@@ -132,7 +133,7 @@ TEST(PresentClassifier, AFailedOrUnknownPresentSaysNothing) {
     PresentVerdict v = PresentClassifier::classify(p, false, kPredicted, true);
     EXPECT_FALSE(v.waited);
     EXPECT_EQ(v.observation, VblankSource::none);
-    const Grid unknown(k60, false, true);
+    const VblankGrid unknown(k60, false, true);
     v = PresentClassifier::classify(present(2 * k60 - 1ms, 2 * k60 + 1ms), false, unknown, true);
     EXPECT_FALSE(v.waited);
     EXPECT_FALSE(v.shown_known);

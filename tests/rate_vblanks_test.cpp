@@ -10,6 +10,7 @@
 #include "pacer/rate.hpp"
 #include "pacer/vblanks.hpp"
 #include "log_capture.hpp"
+#include "sim_time.hpp"
 
 namespace {
 
@@ -17,7 +18,7 @@ using namespace std::chrono_literals;
 using pacer::clock;
 using pacer::RateReason;
 
-clock::time_point at(std::chrono::nanoseconds t) { return clock::time_point(t); }
+using pacer_test::at;
 
 pacer::RatePlanner planner(double target_hz, pacer::CadenceMode cadence = pacer::CadenceMode::fixed,
                            bool match = false) {

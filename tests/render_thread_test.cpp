@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pacer/pacer.hpp"
+#include "sim_time.hpp"
 
 using namespace std::chrono_literals;
 
@@ -15,7 +16,7 @@ namespace {
 
 using pacer::clock;
 
-pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
+using pacer_test::exact;
 
 constexpr std::int64_t kPeriod = 16'666'667;  // 60 Hz
 

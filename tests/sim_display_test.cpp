@@ -10,21 +10,15 @@
 #include <vector>
 
 #include "pacer/pacer.hpp"
+#include "sim_time.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-constexpr std::int64_t kMs = 1'000'000;
-constexpr std::int64_t kS = 1'000'000'000;
-
-// An OS without scheduler noise: the display's own rules are under test.
-pacer::SimModel quiet() {
-    pacer::SimModel m;
-    m.granularity = 0ns;
-    m.jitter_mean = 0ns;
-    return m;
-}
+using pacer_test::kMs;
+using pacer_test::kS;
+using pacer_test::noiseless;  // an OS without scheduler noise: the display's own rules are under test
 
 pacer::DisplayConfig at_hz(double hz, int depth = 2) {
     pacer::DisplayConfig c;
@@ -36,7 +30,7 @@ pacer::DisplayConfig at_hz(double hz, int depth = 2) {
 // A host that presents as fast as it can: no work between presents.
 void fifo_latching(int depth) {
     SCOPED_TRACE("queue depth " + std::to_string(depth));
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     const std::int64_t t0 = pacer::clock::to_ns(os.now());
     pacer::SimulatedDisplay d(os, at_hz(100, depth));  // vblanks at t0 + k * 10 ms
     const std::int64_t p = 10 * kMs;
@@ -62,7 +56,7 @@ TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth2) { fifo_lat
 TEST(SimulatedDisplay, FifoLatchesAtTheNextFreeVblankWithQueueDepth3) { fifo_latching(3); }
 
 TEST(SimulatedDisplay, VblankAfterIsStrictAndPhaseShiftsTheGrid) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
     c.phase = std::chrono::nanoseconds(3 * kMs);
     const pacer::SimulatedDisplay d(os, c);
@@ -73,7 +67,7 @@ TEST(SimulatedDisplay, VblankAfterIsStrictAndPhaseShiftsTheGrid) {
 }
 
 TEST(SimulatedDisplay, ABlockedPresentCostsNoCpuAndWakesThroughTheOsModel) {
-    pacer::SimModel m = quiet();
+    pacer::SimModel m = noiseless();
     m.jitter_mean = 20us;
     m.sleep_cpu = 2us;
     pacer::SimulatedOs os(m, 3, pacer::clock::from_ns(kS));
@@ -101,7 +95,7 @@ TEST(SimulatedDisplay, ABlockedPresentCostsNoCpuAndWakesThroughTheOsModel) {
 
 TEST(SimulatedDisplay, TearingShowsAtOnceAndNeverBlocks) {
     for (const bool driver_vsync : {true, false}) {
-        pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+        pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
         pacer::DisplayConfig c = at_hz(60, 1);
         c.vsync = driver_vsync;
         c.present_cpu = 300us;
@@ -123,7 +117,7 @@ TEST(SimulatedDisplay, TearingShowsAtOnceAndNeverBlocks) {
 }
 
 TEST(SimulatedDisplay, SwapIntervalTwoShowsEveryOtherVblank) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::SimulatedDisplay d(os, at_hz(120, 1));
     const std::int64_t v0 = pacer::clock::to_ns(d.vblank_after(pacer::clock::from_ns(kS)));
     std::int64_t prev = pacer::clock::to_ns(d.present(2).scanout);
@@ -137,7 +131,7 @@ TEST(SimulatedDisplay, SwapIntervalTwoShowsEveryOtherVblank) {
 }
 
 TEST(SimulatedDisplay, ClockSkewDriftsThePhaseByPpmTimesElapsedTime) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(0));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(0));
     pacer::DisplayConfig fast = at_hz(100), slow = at_hz(100);
     fast.clock_ppm = 100;   // gains 100 us a second: 100 more vblanks in 10^6 periods
     slow.clock_ppm = -100;
@@ -159,7 +153,7 @@ TEST(SimulatedDisplay, ClockSkewDriftsThePhaseByPpmTimesElapsedTime) {
 }
 
 TEST(SimulatedDisplay, RefreshChangeTakesEffectAtTheNextVblank) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(60);
     c.refresh_changes = {{1s, 59.94}};
     const pacer::SimulatedDisplay d(os, c);
@@ -175,7 +169,7 @@ TEST(SimulatedDisplay, RefreshChangeTakesEffectAtTheNextVblank) {
 }
 
 TEST(SimulatedDisplay, RefreshChangeOffAVblankStartsAtTheNextOneAndPresentsFollow) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(144);
     c.refresh_changes = {{501ms, 60}};
     pacer::SimulatedDisplay d(os, c);
@@ -210,7 +204,7 @@ struct VrrAt40Fps {
         c.lfc = lfc;
         return c;
     }
-    pacer::SimulatedOs os{quiet(), 1, pacer::clock::from_ns(kS)};
+    pacer::SimulatedOs os{noiseless(), 1, pacer::clock::from_ns(kS)};
     pacer::SimulatedDisplay d;
     std::vector<pacer::PresentResult> r;
 };
@@ -243,7 +237,7 @@ TEST(SimulatedDisplay, VrrWithLfcShowsFramesOnTimeOnceTheCadenceIsKnown) {
 }
 
 TEST(SimulatedDisplay, VrrInsideTheRangeShowsAtOnceAndAboveItAtTheMaxRate) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(144, 1);
     c.vrr_min_hz = 48;
     pacer::SimulatedDisplay d(os, c);
@@ -266,7 +260,7 @@ TEST(SimulatedDisplay, VrrInsideTheRangeShowsAtOnceAndAboveItAtTheMaxRate) {
 }
 
 TEST(SimulatedDisplay, ReportNoiseStaysWithinItsBoundsAndCentres) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
     c.report_noise = 100us;
     pacer::SimulatedDisplay d(os, c);
@@ -295,7 +289,7 @@ struct Reports {
 };
 
 Reports reports(std::uint64_t seed, double drop, double dup) {
-    pacer::SimulatedOs os(quiet(), 1, pacer::clock::from_ns(kS));
+    pacer::SimulatedOs os(noiseless(), 1, pacer::clock::from_ns(kS));
     pacer::DisplayConfig c = at_hz(100);
     c.report_noise = 50us;
     c.drop_probability = drop;

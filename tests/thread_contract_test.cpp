@@ -11,12 +11,13 @@
 
 #include "pacer/pacer.hpp"
 #include "present_thread.hpp"
+#include "sim_time.hpp"
 
 using namespace std::chrono_literals;
 
 namespace {
 
-pacer::SimModel exact() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}; }
+using pacer_test::exact;
 
 TEST(FramePacerThreads, AnotherThreadTakesOverAfterEndPacing) {
     pacer::SimulatedOs os(exact(), 1, pacer::clock::from_ns(0));

@@ -806,7 +806,7 @@ TEST(Formats, CrLfAndNoFinalLineFeed) {
 
 // ---- bad input ------------------------------------------------------------------------------
 
-std::string error_of(const std::string& text) {
+std::string analysis_error(const std::string& text) {
     Analysis a;
     return analyze_text(text, a).message();
 }
@@ -826,12 +826,12 @@ TEST(BadInput, EmptyFile) {
 }
 
 TEST(BadInput, HeaderWithoutFrameTimeColumn) {
-    EXPECT_EQ(error_of("Application,ProcessID,TimeInSeconds\ngame,1,0.5\n"),
+    EXPECT_EQ(analysis_error("Application,ProcessID,TimeInSeconds\ngame,1,0.5\n"),
               "mem.csv:1: header has no frame-time column (MsBetweenPresents, FrameTime or MsBetweenAppStart)");
-    EXPECT_NE(error_of("a,b\n1,2\n").find("mem.csv:2: no header with a frame-time column"), std::string::npos);
+    EXPECT_NE(analysis_error("a,b\n1,2\n").find("mem.csv:2: no header with a frame-time column"), std::string::npos);
     // Only the first line past the preamble is a PresentMon header: a later row that starts with
     // "Application" is not called one.
-    const std::string late = error_of("a,b\n1,2\nApplication,game\n");
+    const std::string late = analysis_error("a,b\n1,2\nApplication,game\n");
     EXPECT_EQ(late.find("header has no frame-time column"), std::string::npos) << late;
     EXPECT_NE(late.find("no header with a frame-time column"), std::string::npos) << late;
 }
@@ -878,7 +878,7 @@ TEST(BadInput, StatsSidecarIsRecognisedAndSkipped) {
 }
 
 TEST(BadInput, RowWithTooFewFields) {
-    EXPECT_EQ(error_of(classic_header() + "game,1,0x1,DXGI,1,0,0,Flip,0,0.1,16.0\n"),
+    EXPECT_EQ(analysis_error(classic_header() + "game,1,0x1,DXGI,1,0,0,Flip,0,0.1,16.0\n"),
               "mem.csv:2: row has 11 fields, the header has 15");
 }
 
@@ -887,23 +887,23 @@ TEST(BadInput, TextNaNNegativeAndHugeNumbers) {
         return classic_header() + "game,1,0x1,DXGI,1,0,0,Flip,0,0.1,16.0,NA,NA,NA,NA\n" +
                "game,1,0x1,DXGI,1,0,0,Flip,0,0.2," + ft + ",NA,NA,NA,NA\n";
     };
-    EXPECT_EQ(error_of(row("16,7")), "mem.csv:3: row has 16 fields, the header has 15");
-    EXPECT_EQ(error_of(row("abc")), "mem.csv:3: MsBetweenPresents = \"abc\": not a number");
-    EXPECT_EQ(error_of(row("16.6ms")), "mem.csv:3: MsBetweenPresents = \"16.6ms\": not a number");
-    EXPECT_EQ(error_of(row(" 16.6")), "mem.csv:3: MsBetweenPresents = \" 16.6\": not a number");
-    EXPECT_EQ(error_of(row("nan")), "mem.csv:3: MsBetweenPresents = nan: not a finite number");
-    EXPECT_EQ(error_of(row("inf")), "mem.csv:3: MsBetweenPresents = inf: not a finite number");
-    EXPECT_EQ(error_of(row("-1")), "mem.csv:3: MsBetweenPresents = -1: negative");
-    EXPECT_EQ(error_of(row("1e400")), "mem.csv:3: MsBetweenPresents = 1e400: number out of range");
-    EXPECT_NE(error_of(row("1e300")).find("mem.csv:3: MsBetweenPresents = 1e300: too large"), std::string::npos);
-    EXPECT_NE(error_of(row("3600001")).find("mem.csv:3: MsBetweenPresents: frame time above one hour"), std::string::npos);
+    EXPECT_EQ(analysis_error(row("16,7")), "mem.csv:3: row has 16 fields, the header has 15");
+    EXPECT_EQ(analysis_error(row("abc")), "mem.csv:3: MsBetweenPresents = \"abc\": not a number");
+    EXPECT_EQ(analysis_error(row("16.6ms")), "mem.csv:3: MsBetweenPresents = \"16.6ms\": not a number");
+    EXPECT_EQ(analysis_error(row(" 16.6")), "mem.csv:3: MsBetweenPresents = \" 16.6\": not a number");
+    EXPECT_EQ(analysis_error(row("nan")), "mem.csv:3: MsBetweenPresents = nan: not a finite number");
+    EXPECT_EQ(analysis_error(row("inf")), "mem.csv:3: MsBetweenPresents = inf: not a finite number");
+    EXPECT_EQ(analysis_error(row("-1")), "mem.csv:3: MsBetweenPresents = -1: negative");
+    EXPECT_EQ(analysis_error(row("1e400")), "mem.csv:3: MsBetweenPresents = 1e400: number out of range");
+    EXPECT_NE(analysis_error(row("1e300")).find("mem.csv:3: MsBetweenPresents = 1e300: too large"), std::string::npos);
+    EXPECT_NE(analysis_error(row("3600001")).find("mem.csv:3: MsBetweenPresents: frame time above one hour"), std::string::npos);
 }
 
 TEST(BadInput, OverlongLineIsRefusedWithoutReadingOn) {
     std::string s = classic_header() + std::string(CaptureReader::kMaxLine + 10, '1') + "\n";
-    EXPECT_EQ(error_of(s), "mem.csv:2: line longer than 65536 bytes");
+    EXPECT_EQ(analysis_error(s), "mem.csv:2: line longer than 65536 bytes");
     // No line feed at all: the same error, from the first kMaxLine bytes.
-    EXPECT_EQ(error_of(std::string(200'000, 'x')), "mem.csv:1: line longer than 65536 bytes");
+    EXPECT_EQ(analysis_error(std::string(200'000, 'x')), "mem.csv:1: line longer than 65536 bytes");
 }
 
 TEST(BadInput, TwoGigabyteFileStopsAtTheFirstBadLine) {
@@ -919,7 +919,7 @@ TEST(BadInput, TwoGigabyteFileStopsAtTheFirstBadLine) {
 }
 
 TEST(BadInput, NoFramesIsAnError) {
-    EXPECT_EQ(error_of(classic_header()), "mem.csv: no frames");
+    EXPECT_EQ(analysis_error(classic_header()), "mem.csv: no frames");
 }
 
 // ---- deterministic mutation test (the fuzz target's property, without libFuzzer) -------------

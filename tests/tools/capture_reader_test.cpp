@@ -44,7 +44,7 @@ FileAnalysis analyze(const std::string& path, const AnalyzeOptions& o = {}) {
     return fa;
 }
 
-std::string error_of(const std::string& text, const char* name = "mem.csv") {
+std::string reader_error(const std::string& text, const char* name = "mem.csv") {
     CaptureReader r;
     if (pacer::Status st = r.open_memory(text, name); !st) return st.message();
     FrameRecord f;
@@ -472,35 +472,35 @@ TEST(Reader, FastNumbersAreTheDoublesFromCharsGives) {
 
 TEST(BadInput, QuotedFieldsThatDoNotClose) {
     const std::string head = "Application,TimeInSeconds,MsBetweenPresents\n";
-    EXPECT_EQ(error_of(head + "\"game,0.1,16\n"), "mem.csv:2: field 1: quoted field not closed on its line");
-    EXPECT_EQ(error_of(head + "\"game\"x,0.1,16\n"), "mem.csv:2: field 1: text after the closing quote");
+    EXPECT_EQ(reader_error(head + "\"game,0.1,16\n"), "mem.csv:2: field 1: quoted field not closed on its line");
+    EXPECT_EQ(reader_error(head + "\"game\"x,0.1,16\n"), "mem.csv:2: field 1: text after the closing quote");
 }
 
 TEST(BadInput, ShortRowsOnlyWhereTheHeaderHasSystemColumns) {
     const std::string ocat = "Application,TimeInSeconds,MsBetweenPresents,Motherboard,OS\n";
-    EXPECT_EQ(error_of(ocat + "g,0.1,16,x\n"),
+    EXPECT_EQ(reader_error(ocat + "g,0.1,16,x\n"),
               "mem.csv:2: row has 4 fields, the header has 5 (or 3 without the system columns)");
-    EXPECT_EQ(error_of("Application,TimeInSeconds,MsBetweenPresents,Comment\ng,0.1,16\n"),
+    EXPECT_EQ(reader_error("Application,TimeInSeconds,MsBetweenPresents,Comment\ng,0.1,16\n"),
               "mem.csv:2: row has 3 fields, the header has 4");
 }
 
 TEST(BadInput, CapFrameXJsonErrorsNameTheLine) {
     const std::string run = "{\"Info\": {\"ProcessName\": \"a.exe\"},\n \"Runs\": [{\"CaptureData\": {\n";
-    EXPECT_EQ(error_of(run + "\"MsBetweenPresents\": [10, -5]}}]}", "c.json"),
+    EXPECT_EQ(reader_error(run + "\"MsBetweenPresents\": [10, -5]}}]}", "c.json"),
               "c.json:3: CapFrameX JSON: MsBetweenPresents[1] = -5: negative");
-    EXPECT_EQ(error_of(run + "\"MsBetweenPresents\": [10, \"x\"]}}]}", "c.json"),
+    EXPECT_EQ(reader_error(run + "\"MsBetweenPresents\": [10, \"x\"]}}]}", "c.json"),
               "c.json:3: CapFrameX JSON: expected a number, found '\"'");
-    EXPECT_EQ(error_of(run + "\"MsBetweenPresents\": [10, 12", "c.json"),
+    EXPECT_EQ(reader_error(run + "\"MsBetweenPresents\": [10, 12", "c.json"),
               "c.json:3: CapFrameX JSON: expected ']' at the end of the file");
-    EXPECT_EQ(error_of(run + "\"TimeInSeconds\": [1]}}]}", "c.json"),
+    EXPECT_EQ(reader_error(run + "\"TimeInSeconds\": [1]}}]}", "c.json"),
               "c.json:3: CapFrameX JSON: run 1 has no CaptureData.MsBetweenPresents");
-    EXPECT_EQ(error_of("{\"Info\": {}}\n", "c.json"),
+    EXPECT_EQ(reader_error("{\"Info\": {}}\n", "c.json"),
               "c.json:2: CapFrameX JSON without Runs[].CaptureData.MsBetweenPresents");
-    EXPECT_EQ(error_of("{\"Runs\": " + std::string(100, '[') + std::string(100, ']') + "}", "c.json"),
+    EXPECT_EQ(reader_error("{\"Runs\": " + std::string(100, '[') + std::string(100, ']') + "}", "c.json"),
               "c.json:1: CapFrameX JSON: expected '{', found '['");
-    EXPECT_EQ(error_of("{\"X\": " + std::string(100, '[') + std::string(100, ']') + "}", "c.json"),
+    EXPECT_EQ(reader_error("{\"X\": " + std::string(100, '[') + std::string(100, ']') + "}", "c.json"),
               "c.json:1: CapFrameX JSON: nested deeper than 64 levels");
-    EXPECT_EQ(error_of(run + "\"MsBetweenPresents\": [1]}}]} x", "c.json"),
+    EXPECT_EQ(reader_error(run + "\"MsBetweenPresents\": [1]}}]} x", "c.json"),
               "c.json:3: CapFrameX JSON: text after the end of the JSON object");
 }
 

@@ -34,7 +34,7 @@ bool ci_starts_with(std::string_view s, std::string_view prefix) noexcept {
 // double std::from_chars gives. Anything else (exponents, long mantissas, text) returns false and
 // goes to std::from_chars. Captures are almost all such numbers: this halves the time per field.
 inline bool fast_decimal(const char* p, const char* end, double& v) {
-    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    static constexpr double kScale[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
     const bool neg = p < end && *p == '-';
     if (neg) ++p;
@@ -50,7 +50,7 @@ inline bool fast_decimal(const char* p, const char* end, double& v) {
     }
     if (p != end || digits == 0 || digits > 19 || m > (std::uint64_t{1} << 53) || frac > 22) return false;
     const double x = static_cast<double>(m);
-    v = frac > 0 ? x / kPow10[frac] : x;
+    v = frac > 0 ? x / kScale[frac] : x;
     if (neg) v = -v;
     return true;
 }

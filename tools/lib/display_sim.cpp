@@ -6,6 +6,7 @@
 
 #include "format.hpp"
 #include "latency_sim.hpp"
+#include "percentile.hpp"
 #include "pacer/fixed_step.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
@@ -62,15 +63,6 @@ double dt_error_max_ns(const std::vector<double>& sim_ns, const std::vector<std:
         worst = std::max(worst, std::fabs((sim_ns[k] - sim_ns[0]) - static_cast<double>(shown_ns[k] - shown_ns[0])));
     return worst;
 }
-
-namespace {
-
-double pct(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    return percentile_sorted(v, p);
-}
-
-}  // namespace
 
 namespace {
 
@@ -238,8 +230,8 @@ private:
         if (c_.change_hz > 0 && change_seen_)
             res.relock_frames = frames_until_for_good(relocked_, change_frame_, relocked_.size());
         if (!phase_us_.empty()) {
-            res.phase_error_p50_us = pct(phase_us_, 0.5);
-            res.phase_error_p99_us = pct(phase_us_, 0.99);
+            res.phase_error_p50_us = percentile_of(phase_us_, 0.5);
+            res.phase_error_p99_us = percentile_of(phase_us_, 0.99);
         }
         const MissCount m = count_misses(shown_);
         res.missed_vblanks = m.missed_vblanks;

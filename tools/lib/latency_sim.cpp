@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 
+#include "percentile.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
 #include "pacer/stats.hpp"
@@ -35,11 +36,6 @@ double normal_quantile(double p) noexcept {
            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-double pct(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    return percentile_sorted(v, p);
-}
-
 }  // namespace
 
 std::vector<double> work_trace(const WorkModel& work, std::size_t frames, std::uint64_t seed) {
@@ -67,7 +63,7 @@ double work_quantile_ms(const WorkModel& work, double p) {
         return std::exp(mu + work.sigma * normal_quantile(p));
     }
     if (work.kind == WorkModel::Kind::constant) return work.mean_ms;
-    return work.replay_ms.empty() ? 0.0 : pct(work.replay_ms, p);
+    return work.replay_ms.empty() ? 0.0 : percentile_of(work.replay_ms, p);
 }
 
 double late_bound(std::size_t n, double b) {
@@ -252,12 +248,12 @@ private:
         res.sync = sync_;
         res.render_thread = cfg_.render_thread;
         res.frames = latency_.size();
-        res.latency_p50_ms = pct(latency_, 0.5);
-        res.latency_p99_ms = pct(latency_, 0.99);
-        res.pacer_latency_p50_ms = pct(pacer_latency_, 0.5);
+        res.latency_p50_ms = percentile_of(latency_, 0.5);
+        res.latency_p99_ms = percentile_of(latency_, 0.99);
+        res.pacer_latency_p50_ms = percentile_of(pacer_latency_, 0.5);
         res.late = late_;
         res.late_share = res.frames ? static_cast<double>(late_) / static_cast<double>(res.frames) : 0.0;
-        res.present_interval_p99_error_ms = pct(interval_err_, 0.99);
+        res.present_interval_p99_error_ms = percentile_of(interval_err_, 0.99);
         const double wall = static_cast<double>(pacer::clock::to_ns(os_.now()) - wall0_);
         res.cpu_share = wall > 0 ? static_cast<double>(os_.cpu_times().thread.count() - cpu0_) / wall : 0.0;
         if (step_at_ >= 0) res.recovery_frames = recovery_frames(late_after_step_, cfg_.max_late_share);
