@@ -10,6 +10,7 @@
 #include "pacer/pacer.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
+#include "sim_vsync.hpp"
 
 using namespace std::chrono_literals;
 
@@ -54,10 +55,7 @@ LockRun blocking_run(bool lock, SyncMode sync, double hz, double ppm, int frames
     pacer::SimulatedOs os(loaded(), 9);
     const double period = 1e9 / hz * 1e6 / (1e6 + ppm);
     const std::int64_t phase0 = pacer::clock::to_ns(os.now()) + 2'345'678;
-    auto vblank_after = [&](std::int64_t t) {
-        const double n = std::floor(static_cast<double>(t - phase0) / period) + 1;
-        return phase0 + static_cast<std::int64_t>(std::llround(n * period));
-    };
+    const pacer_test::SimVblanks vblanks{phase0, period};
     pacer::PacerConfig pc;
     pc.target_hz = hz;
     pc.mode = pacer::WaitMode::vsync;
@@ -73,15 +71,7 @@ LockRun blocking_run(bool lock, SyncMode sync, double hz, double ppm, int frames
         const std::int64_t input = pacer::clock::to_ns(os.now());
         if (i == warm) cpu0 = os.cpu_times().thread.count();
         os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>((0.25 + 0.2 * os.uniform()) * 1e9 / hz)));
-        fp.before_present();
-        pacer::PresentInfo p;
-        p.begin = fp.now();
-        const std::int64_t shown = vblank_after(pacer::clock::to_ns(os.now()));
-        os.block_until(pacer::clock::from_ns(shown));
-        p.end = fp.now();
-        p.swap_interval = 1;
-        p.refresh_hz = hz;
-        fp.report_present(p);
+        const std::int64_t shown = pacer_test::present_blocking(os, fp, vblanks, hz);
         if (i >= warm) {
             ++out.frames;
             out.late += prev_shown != 0 && static_cast<double>(shown - prev_shown) > 1.5 * period ? 1 : 0;

@@ -12,6 +12,7 @@
 #include "sim_run.hpp"
 #include "pacer/sim.hpp"
 #include "pacer/sim_display.hpp"
+#include "sim_vsync.hpp"
 
 namespace {
 
@@ -163,10 +164,7 @@ BlockingRun run_blocking(SyncMode sync, double hz, const pacer::tools::WorkModel
     pacer::SimulatedOs os(model, 3);
     const double period = 1e9 / hz;
     const std::int64_t phase0 = pacer::clock::to_ns(os.now()) + 1'234'567;  // vblanks at phase0 + n period
-    auto vblank_after = [&](std::int64_t t) {
-        return phase0 + static_cast<std::int64_t>(std::floor(static_cast<double>(t - phase0) / period) + 1) *
-                            static_cast<std::int64_t>(std::llround(period));
-    };
+    const pacer_test::SimVblanks vblanks{phase0, std::round(period)};
     pacer::FramePacer fp({.target_hz = hz, .mode = pacer::WaitMode::vsync, .sync = sync}, &os);
     const std::vector<double> trace = pacer::tools::work_trace(work, static_cast<std::size_t>(frames), 5);
     BlockingRun out;
@@ -181,15 +179,7 @@ BlockingRun run_blocking(SyncMode sync, double hz, const pacer::tools::WorkModel
         }
         if (i > 200 && t.latency.count() > 0) out.pacer_ms.push_back(static_cast<double>(t.latency.count()) / 1e6);
         os.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(trace[static_cast<std::size_t>(i)] * 1e6)));
-        fp.before_present();
-        pacer::PresentInfo p;
-        p.begin = fp.now();
-        const std::int64_t shown = vblank_after(pacer::clock::to_ns(os.now()));
-        os.block_until(pacer::clock::from_ns(shown));
-        p.end = fp.now();
-        p.swap_interval = 1;
-        p.refresh_hz = hz;
-        fp.report_present(p);
+        const std::int64_t shown = pacer_test::present_blocking(os, fp, vblanks, hz);
         if (i >= 200) {
             out.truth_ms.push_back(static_cast<double>(shown - input) / 1e6);
             out.late += prev_shown != 0 && static_cast<double>(shown - prev_shown) > 1.5 * period ? 1 : 0;

@@ -13,28 +13,17 @@
 # usage: priority_os_test.sh PRIORITY_CHECK   (exit 0 ok, 1 failed, 77 nothing could run)
 set -u
 check=$1
-fail=0
-run() {  # title, then the command
-  local title=$1
-  shift
-  echo "== $title"
-  if "$@"; then echo "== $title: ok"; else echo "== $title: FAILED"; fail=1; fi
-}
+. "$(dirname "$0")/as_users.sh"
 
 if [ "$(id -u)" = 0 ]; then
   run "root: granted" "$check" granted "SCHED_FIFO 5"
-  # The program must be readable by nobody: a build tree under a private home is not.
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  cp "$check" "$tmp/priority_check"
-  chmod 755 "$tmp" "$tmp/priority_check"
-  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  copy_for_nobody "$check"
   # RLIMIT_RTPRIO 0 as a login session has it by default (root's shell may have inherited more).
-  run "nobody: refused" prlimit --rtprio=0:0 "${nobody[@]}" "$tmp/priority_check" refused "RLIMIT_RTPRIO is 0"
+  run "nobody: refused" prlimit --rtprio=0:0 "${nobody[@]}" "$copy" refused "RLIMIT_RTPRIO is 0"
   run "nobody with CAP_SYS_NICE: granted" prlimit --rtprio=0:0 "${nobody[@]}" --inh-caps=+sys_nice \
-    --ambient-caps=+sys_nice "$tmp/priority_check" granted "SCHED_FIFO 5"
+    --ambient-caps=+sys_nice "$copy" granted "SCHED_FIFO 5"
   if prlimit --rtprio=3:3 true 2>/dev/null; then
-    run "nobody with RLIMIT_RTPRIO 3: granted at 3" prlimit --rtprio=3:3 "${nobody[@]}" "$tmp/priority_check" \
+    run "nobody with RLIMIT_RTPRIO 3: granted at 3" prlimit --rtprio=3:3 "${nobody[@]}" "$copy" \
       granted "SCHED_FIFO 3"
   else
     echo "== nobody with RLIMIT_RTPRIO 3: skipped: this host does not let RLIMIT_RTPRIO be raised (no CAP_SYS_RESOURCE)"

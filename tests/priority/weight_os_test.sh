@@ -16,28 +16,18 @@
 # usage: weight_os_test.sh WEIGHT_CHECK   (exit 0 ok, 1 failed, 77 nothing could run)
 set -u
 check=$1
-fail=0
-run() {  # title, then the command
-  local title=$1
-  shift
-  echo "== $title"
-  if "$@"; then echo "== $title: ok"; else echo "== $title: FAILED"; fail=1; fi
-}
+. "$(dirname "$0")/as_users.sh"
 ncpu=$(nproc --all)
 one_cpu() { taskset -c "$(taskset -cp $$ | sed 's/.*: //; s/[,-].*//')" "$@"; }
 
 if [ "$(id -u)" = 0 ]; then
   run "root: granted" prlimit --nice=0:0 "$check" granted "nice -15"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  cp "$check" "$tmp/weight_check"  # nobody cannot read a build tree under a private home
-  chmod 755 "$tmp" "$tmp/weight_check"
-  nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-  run "nobody: refused" prlimit --nice=0:0 "${nobody[@]}" "$tmp/weight_check" refused "RLIMIT_NICE 0"
+  copy_for_nobody "$check"
+  run "nobody: refused" prlimit --nice=0:0 "${nobody[@]}" "$copy" refused "RLIMIT_NICE 0"
   run "nobody with CAP_SYS_NICE: granted" prlimit --nice=0:0 "${nobody[@]}" --inh-caps=+sys_nice \
-    --ambient-caps=+sys_nice "$tmp/weight_check" granted "nice -15"
+    --ambient-caps=+sys_nice "$copy" granted "nice -15"
   if prlimit --nice=30:30 true 2>/dev/null; then
-    run "nobody with RLIMIT_NICE 30: granted at -10" prlimit --nice=30:30 "${nobody[@]}" "$tmp/weight_check" \
+    run "nobody with RLIMIT_NICE 30: granted at -10" prlimit --nice=30:30 "${nobody[@]}" "$copy" \
       granted "nice -10 (RLIMIT_NICE)"
   else
     echo "== nobody with RLIMIT_NICE 30: skipped: this host does not let RLIMIT_NICE be raised (no CAP_SYS_RESOURCE)"
