@@ -33,6 +33,10 @@
 //     unprivileged.
 //
 // high-granted checks, on the main thread after SDL_Init(0), at nice 0 before:
+//   * SDL alone, first: a thread of its own (started at nice 0) raised by
+//     SDL_LinuxSetThreadPriority(tid, -15) reads nice -15, with SCHED_RESET_ON_FORK where
+//     RealtimeKit granted it (rtkit sets the flag) and without where SDL's setpriority() did
+//     (why request_high sets it); the script counts this grant too;
 //   * the grant: granted, level -15, in_force; getpriority reads nice -15, the thread is
 //     SCHED_OTHER with SCHED_RESET_ON_FORK (RealtimeKit's, or request_high's own after SDL's
 //     setpriority());
@@ -213,6 +217,20 @@ int child_nice() {
 int high_granted(const char* in_force) {
     const std::string want = in_force;
     check(nice_now() == 0 && policy() == SCHED_OTHER, "before: SCHED_OTHER at nice " + std::to_string(nice_now()));
+    {  // SDL alone, on a thread of its own: who sets SCHED_RESET_ON_FORK?
+        int sdl_rc = 0, sdl_nice = 0;
+        bool sdl_flag = false;
+        std::thread([&] {
+            sdl_rc = SDL_LinuxSetThreadPriority(static_cast<Sint64>(syscall(SYS_gettid)), -15);
+            sdl_nice = nice_now();
+            sdl_flag = reset_on_fork();
+        }).join();
+        const bool by_rtkit = want.find("RealtimeKit") != std::string::npos;
+        check(sdl_rc == 0 && sdl_nice == -15 && sdl_flag == by_rtkit,
+              std::string("SDL_LinuxSetThreadPriority alone: nice ") + std::to_string(sdl_nice) +
+                  (sdl_flag ? ", with" : ", without") + " SCHED_RESET_ON_FORK (" +
+                  (by_rtkit ? "RealtimeKit sets it" : "SDL's setpriority() does not") + ")");
+    }
     const pacer::PriorityGrant g = ask_high();
     check(g.granted && g.level == -15, "granted at nice -15");
     check(want == g.in_force, "in force \"" + want + "\"");

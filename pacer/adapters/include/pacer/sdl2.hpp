@@ -143,8 +143,9 @@
 // SCHED_OTHER | SCHED_RESET_ON_FORK before its setpriority(): a child process starts at nice 0.
 // SDL's own setpriority() leaves the flag alone: request_high() then sets it (an unprivileged
 // thread may set it, not clear it), and where that fails it puts the old nice value back and
-// refuses (tested: root through setpriority and nobody through RealtimeKit, each child forked
-// after the grant starts at nice 0).
+// refuses. Tested: SDL_LinuxSetThreadPriority alone leaves a thread with the flag where
+// RealtimeKit granted it and without where root's setpriority() did; after request_high(), a
+// child forked by root (setpriority) or by nobody (RealtimeKit) starts at nice 0.
 // Refusals: SDL's error is "setpriority() failed" whatever happened; the reason names the usual
 // cause: no D-Bus session bus (SDL 2 then uses no D-Bus at all, as for request_realtime), else
 // RealtimeKit and its polkit rule. Nothing is changed when refused.
