@@ -284,8 +284,9 @@ run "nobody, polkitd without the rule: request_high refused" 0 \
 sleep 0.2
 kill "$monitor"
 wait "$monitor" 2>/dev/null
-denied=$(grep -A1 "^error .*sender=$rtkit_name .*error_name=org.freedesktop.DBus.Error.AccessDenied" "$tmp/monitor.log")
-n_denied=$(grep -c "^error .*sender=$rtkit_name .*error_name=org.freedesktop.DBus.Error.AccessDenied" "$tmp/monitor.log")
+access_denied="^error .*sender=$rtkit_name .*error_name=org.freedesktop.DBus.Error.AccessDenied"
+denied=$(grep -A1 "$access_denied" "$tmp/monitor.log")
+n_denied=$(grep -c "$access_denied" "$tmp/monitor.log")
 if [ "$n_denied" = 2 ]; then  # request_realtime's and request_high's
   echo "ok   RealtimeKit answered twice: $(echo "$denied" | tr -s ' \n' ' ')"
 else

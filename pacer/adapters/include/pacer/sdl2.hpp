@@ -436,7 +436,8 @@ private:
 // soft RLIMIT_NICE at 20 - nice or more.
 inline bool may_set_nice_itself(int nice) noexcept {
     rlimit rl{};
-    if (getrlimit(RLIMIT_NICE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || 20 - nice <= static_cast<long long>(rl.rlim_cur)))
+    if (getrlimit(RLIMIT_NICE, &rl) == 0 &&
+        (rl.rlim_cur == RLIM_INFINITY || 20 - nice <= static_cast<long long>(rl.rlim_cur)))
         return true;
     std::FILE* f = std::fopen("/proc/self/status", "r");
     if (f == nullptr) return false;
@@ -515,8 +516,8 @@ inline PriorityGrant request_high(int nice = -15) noexcept {
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
     const int policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
     const int base = policy & ~SCHED_RESET_ON_FORK;
-    errno = 0;
-    const int old_nice = getpriority(PRIO_PROCESS, tid);
+    if (policy >= 0) errno = 0;  // getpriority() may return -1 as a nice value: errno tells
+    const int old_nice = policy < 0 ? 0 : getpriority(PRIO_PROCESS, tid);
     if (policy < 0 || (old_nice == -1 && errno != 0)) {
         std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the thread's class could not be read (%s)", nice,
                       std::strerror(errno));
