@@ -20,3 +20,9 @@ void gl_frame(pacer::FramePacer& pacer, pacer::sdl2::GlPresenter& present, const
 }
 
 double refresh_of(SDL_Window* window) { return pacer::sdl2::display_refresh_hz(window); }
+
+// RealtimeKit through SDL, on the pacing thread before pacing: a real-time class, or the weight.
+bool raise_pacing_thread(bool realtime) {
+    const pacer::PriorityGrant g = realtime ? pacer::sdl2::request_realtime() : pacer::sdl2::request_high();
+    return g.granted;
+}

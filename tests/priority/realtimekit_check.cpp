@@ -5,6 +5,12 @@
 //   realtimekit_check granted IN_FORCE   granted, in force exactly IN_FORCE; then what pacer does
 //                                        with the thread, and the class given back
 //   realtimekit_check refused TEXT       refused, the reason containing TEXT, the thread unchanged
+//   realtimekit_check high-granted IN_FORCE
+//                                        pacer::sdl2::request_high(): granted at nice -15, in force
+//                                        exactly IN_FORCE; then what pacer does with it, a child,
+//                                        and the nice value given back
+//   realtimekit_check high-refused TEXT  request_high() refused, the reason containing TEXT, the
+//                                        thread still at nice 0
 //   realtimekit_check budget FILE        granted, then spins without a system call: RLIMIT_RTTIME
 //                                        must end it (SIGXCPU at the soft limit, reported on
 //                                        stdout, then SIGKILL at the hard one); exit 1 if it
@@ -25,11 +31,28 @@
 //   * SDL_SetThreadPriority(SDL_THREAD_PRIORITY_NORMAL) does not give the class back (SDL 2 then
 //     only changes the nice level); sched_setscheduler(SCHED_OTHER | SCHED_RESET_ON_FORK) does,
 //     unprivileged.
+//
+// high-granted checks, on the main thread after SDL_Init(0), at nice 0 before:
+//   * SDL alone, first: a thread of its own (started at nice 0) raised by
+//     SDL_LinuxSetThreadPriority(tid, -15) reads nice -15, with SCHED_RESET_ON_FORK where
+//     RealtimeKit granted it (rtkit sets the flag) and without where SDL's setpriority() did
+//     (why request_high sets it); the script counts this grant too;
+//   * the grant: granted, level -15, in_force; getpriority reads nice -15, the thread is
+//     SCHED_OTHER with SCHED_RESET_ON_FORK (RealtimeKit's, or request_high's own after SDL's
+//     setpriority());
+//   * a second request_high(): kept, "nice -15 (the thread's own, kept)", nothing asked (the
+//     script counts RealtimeKit's grants);
+//   * FramePacer with the default priority (automatic), 240 Hz, 10 frames: "nice -15 (the
+//     thread's own, kept)" (on one CPU automatic refuses instead, and changes nothing), and the
+//     thread reads nice -15 after end_pacing();
+//   * a child forked now starts at nice 0;
+//   * given back: setpriority(PRIO_PROCESS, tid, saved[1]) reads nice 0, unprivileged.
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +71,7 @@ namespace {
 
 using priority_test::check;
 using priority_test::failures;
+using priority_test::nice_now;
 using priority_test::policy;
 using priority_test::reset_on_fork;
 int rt_priority() {
@@ -172,6 +196,89 @@ int refused(const char* text) {
     return failures == 0 ? 0 : 1;
 }
 
+pacer::PriorityGrant ask_high() {
+    const pacer::clock::time_point t0 = pacer::clock::now();
+    const pacer::PriorityGrant g = pacer::sdl2::request_high();
+    const double ms = std::chrono::duration<double, std::milli>(pacer::clock::now() - t0).count();
+    std::printf("     request_high(): %.1f ms, granted %d, level %d, in force \"%s\", reason \"%s\"\n", ms, g.granted,
+                g.level, g.in_force, g.reason);
+    return g;
+}
+
+// The nice value a child forked now starts at (it reads it and exits with it + 20).
+int child_nice() {
+    const pid_t pid = fork();
+    if (pid == 0) _exit(getpriority(PRIO_PROCESS, 0) + 20);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 99;
+    return WEXITSTATUS(status) - 20;
+}
+
+int high_granted(const char* in_force) {
+    const std::string want = in_force;
+    check(nice_now() == 0 && policy() == SCHED_OTHER, "before: SCHED_OTHER at nice " + std::to_string(nice_now()));
+    {  // SDL alone, on a thread of its own: who sets SCHED_RESET_ON_FORK?
+        int sdl_rc = 0, sdl_nice = 0;
+        bool sdl_flag = false;
+        std::thread([&] {
+            sdl_rc = SDL_LinuxSetThreadPriority(static_cast<Sint64>(syscall(SYS_gettid)), -15);
+            sdl_nice = nice_now();
+            sdl_flag = reset_on_fork();
+        }).join();
+        const bool by_rtkit = want.find("RealtimeKit") != std::string::npos;
+        check(sdl_rc == 0 && sdl_nice == -15 && sdl_flag == by_rtkit,
+              std::string("SDL_LinuxSetThreadPriority alone: nice ") + std::to_string(sdl_nice) +
+                  (sdl_flag ? ", with" : ", without") + " SCHED_RESET_ON_FORK (" +
+                  (by_rtkit ? "RealtimeKit sets it" : "SDL's setpriority() does not") + ")");
+    }
+    const pacer::PriorityGrant g = ask_high();
+    check(g.granted && g.level == -15, "granted at nice -15");
+    check(want == g.in_force, "in force \"" + want + "\"");
+    check(nice_now() == -15, "the thread reads nice -15 (reads " + std::to_string(nice_now()) + ")");
+    check(policy() == SCHED_OTHER && reset_on_fork(), "SCHED_OTHER with SCHED_RESET_ON_FORK");
+    if (!g.granted) return 1;
+
+    const pacer::PriorityGrant again = ask_high();
+    check(again.granted && std::strcmp(again.in_force, "nice -15 (the thread's own, kept)") == 0,
+          "a second request_high(): kept, nothing asked");
+    {  // automatic, the default: the thread's own nice value is kept
+        pacer::PacerConfig c;
+        c.target_hz = 240;
+        pacer::FramePacer fp(c);
+        for (int i = 0; i < 10; ++i) fp.wait();
+        const pacer::PriorityStatus p = fp.status().waiter.priority;
+        std::printf("     automatic: granted %d, refused %d, in force \"%s\", reason \"%s\"\n", p.granted, p.refused,
+                    p.in_force, p.reason);
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        const bool one_cpu = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2;
+        if (one_cpu)
+            check(p.refused && nice_now() == -15, "automatic on one CPU: refused, the thread still at nice -15");
+        else
+            check(p.granted && std::strcmp(p.in_force, "nice -15 (the thread's own, kept)") == 0 && nice_now() == -15,
+                  "ThreadPriority::automatic keeps it: \"" + std::string(p.in_force) + "\"");
+        fp.end_pacing();
+        check(nice_now() == -15, "after end_pacing(): nice " + std::to_string(nice_now()));
+    }
+    const int child = child_nice();
+    check(child == 0, "a forked child starts at nice " + std::to_string(child));
+    const bool back = setpriority(PRIO_PROCESS, static_cast<id_t>(g.saved[0]), static_cast<int>(g.saved[1])) == 0;
+    check(back && nice_now() == 0, "given back: setpriority(PRIO_PROCESS, tid, " + std::to_string(g.saved[1]) +
+                                       ") reads nice " + std::to_string(nice_now()));
+    return failures == 0 ? 0 : 1;
+}
+
+int high_refused(const char* text) {
+    const std::string t = text;
+    const pacer::PriorityGrant g = ask_high();
+    check(!g.granted, "refused");
+    check(std::strstr(g.reason, text) != nullptr, "the reason says \"" + t + "\"");
+    check(std::strcmp(g.in_force, "normal") == 0, "in force \"normal\"");
+    check(nice_now() == 0 && policy() == SCHED_OTHER,
+          "the thread is still SCHED_OTHER at nice 0 (" + class_now() + ", nice " + std::to_string(nice_now()) + ")");
+    return failures == 0 ? 0 : 1;
+}
+
 // Written from the SIGXCPU handler with write(2) only.
 volatile sig_atomic_t xcpu_ms = -1;
 double spin_start_ms = 0;
@@ -265,8 +372,14 @@ int main(int argc, char** argv) {
         rc = refused(argv[2]);
     else if (mode == "budget" && argc == 3)
         rc = budget(argv[2]);
+    else if (mode == "high-granted" && argc == 3)
+        rc = high_granted(argv[2]);
+    else if (mode == "high-refused" && argc == 3)
+        rc = high_refused(argv[2]);
     else
-        std::fprintf(stderr, "usage: realtimekit_check granted IN_FORCE | refused TEXT | budget FILE\n");
+        std::fprintf(stderr,
+                     "usage: realtimekit_check granted IN_FORCE | refused TEXT | budget FILE | high-granted IN_FORCE | "
+                     "high-refused TEXT\n");
     SDL_Quit();
     return rc;
 }

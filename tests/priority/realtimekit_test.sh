@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pacer::sdl2::request_realtime() against the real RealtimeKit, as a desktop user would meet it,
+# pacer::sdl2::request_realtime() and request_high() against the real RealtimeKit, as a desktop user would meet it,
 # without touching the machine's own D-Bus or /etc. The script starts, all its own:
 #   - a system bus, dbus-daemon on $tmp/system_bus_socket, with the policies of
 #     /usr/share/dbus-1/system.d (rtkit's and polkit's bus names) and no service activation;
@@ -19,6 +19,16 @@
 #   4. nobody without a session bus: refused, the reason says so;
 #   5. nobody with polkitd restarted without the rule: refused; the bus shows RealtimeKit's
 #      answer, org.freedesktop.DBus.Error.AccessDenied (SDL drops it: its error text is generic).
+# request_high() (the weight, nice -15), each beside the run above it:
+#   1. root, no RealtimeKit reachable: granted through setpriority() directly, SCHED_RESET_ON_FORK
+#      set by request_high (SDL does not), a forked child starts at nice 0;
+#   2. nobody, polkit allowing RealtimeKit: granted at nice -15, rtkit logged two grants (SDL's
+#      call alone on a thread of its own first: rtkit sets SCHED_RESET_ON_FORK itself); pacer's
+#      default priority (automatic) keeps it and the thread reads nice -15 after end_pacing(); a
+#      forked child starts at nice 0; given back with setpriority();
+#   4. nobody without a session bus: refused, the reason says so;
+#   5. nobody with polkitd restarted without the rule: refused, still nice 0, AccessDenied on the bus.
+# Every run starts at nice 0 (the script's own nice value is set to 0 first).
 #
 # usage: realtimekit_test.sh REALTIMEKIT_CHECK   (exit 0 ok, 1 failed, 77 skipped, saying why)
 set -u
@@ -117,6 +127,7 @@ cat >"$tmp/session.conf" <<EOF
 </busconfig>
 EOF
 
+renice -n 0 -p $$ >/dev/null || skip "cannot set the script's nice value to 0"  # the checks start there
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/system_bus_socket
 session=unix:path=$tmp/session/session_bus_socket
 unset DBUS_SESSION_BUS_ADDRESS
@@ -203,10 +214,16 @@ as_nobody() {  # session bus address or "", then the command
 }
 # rtkit-daemon names the user by uid: it looks names up after its chroot into /proc.
 successes() { grep -Ec "Successfully made thread .* owned by '(nobody|65534)' RT at priority" "$tmp/rtkit.log"; }
+high_successes() {
+  grep -Ec "Successfully made thread .* owned by '(nobody|65534)' high priority at nice level -15" "$tmp/rtkit.log"
+}
 
 run "root, no RealtimeKit reachable: refused, may raise itself" 0 \
   env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no_bus "$tmp/realtimekit_check" refused \
   "this process may raise itself"
+run "root, no RealtimeKit reachable: request_high granted through setpriority" 0 \
+  env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/no_bus "$tmp/realtimekit_check" high-granted \
+  "nice -15 (setpriority)"
 
 before=$(successes)
 run "nobody, polkit allows RealtimeKit: granted" 0 \
@@ -215,6 +232,16 @@ if [ "$(successes)" = $((before + 1)) ]; then
   echo "ok   rtkit-daemon logged the grant: $(grep "Successfully made thread" "$tmp/rtkit.log" | tail -1)"
 else
   echo "FAIL rtkit-daemon did not log one grant to nobody"
+  failed=1
+fi
+
+before=$(high_successes)
+run "nobody, polkit allows RealtimeKit: request_high granted" 0 \
+  as_nobody "$session" "$tmp/realtimekit_check" high-granted "nice -15 (RealtimeKit)"
+if [ "$(high_successes)" = $((before + 2)) ]; then  # SDL's alone, request_high's; its second asks nothing
+  echo "ok   rtkit-daemon logged the grants: $(grep "high priority at nice level" "$tmp/rtkit.log" | tail -1)"
+else
+  echo "FAIL rtkit-daemon did not log two nice grants to nobody (SDL's alone, request_high's)"
   failed=1
 fi
 
@@ -237,6 +264,8 @@ fi
 
 run "nobody without a session bus: refused, says so" 0 \
   as_nobody "" "$tmp/realtimekit_check" refused "no D-Bus session bus"
+run "nobody without a session bus: request_high refused, says so" 0 \
+  as_nobody "" "$tmp/realtimekit_check" high-refused "no D-Bus session bus"
 
 stop_polkitd
 start_polkitd "$tmp/no-rules.d"
@@ -245,21 +274,28 @@ monitor=$!
 pids+=($monitor)
 sleep 0.5  # dbus-monitor becomes a monitor (BecomeMonitor) before anything is asked
 before=$(successes)
+before_high=$(high_successes)
 run "nobody, polkitd without the rule: refused" 0 \
   as_nobody "$session" "$tmp/realtimekit_check" refused \
+  "install and run rtkit-daemon, and allow org.freedesktop.RealtimeKit1 for this user in polkit"
+run "nobody, polkitd without the rule: request_high refused" 0 \
+  as_nobody "$session" "$tmp/realtimekit_check" high-refused \
   "install and run rtkit-daemon, and allow org.freedesktop.RealtimeKit1 for this user in polkit"
 sleep 0.2
 kill "$monitor"
 wait "$monitor" 2>/dev/null
-denied=$(grep -A1 "^error .*sender=$rtkit_name .*error_name=org.freedesktop.DBus.Error.AccessDenied" "$tmp/monitor.log")
-if [ -n "$denied" ]; then
-  echo "ok   RealtimeKit answered: $(echo "$denied" | tr -s ' \n' ' ')"
+access_denied="^error .*sender=$rtkit_name .*error_name=org.freedesktop.DBus.Error.AccessDenied"
+denied=$(grep -A1 "$access_denied" "$tmp/monitor.log")
+n_denied=$(grep -c "$access_denied" "$tmp/monitor.log")
+if [ "$n_denied" = 2 ]; then  # request_realtime's and request_high's
+  echo "ok   RealtimeKit answered twice: $(echo "$denied" | tr -s ' \n' ' ')"
 else
-  echo "FAIL no AccessDenied from RealtimeKit ($rtkit_name) on the bus:"
+  echo "FAIL not two AccessDenied from RealtimeKit ($rtkit_name) on the bus ($n_denied):"
   cat "$tmp/monitor.log"
   failed=1
 fi
 [ "$(successes)" = "$before" ] || { echo "FAIL rtkit-daemon logged a grant"; failed=1; }
+[ "$(high_successes)" = "$before_high" ] || { echo "FAIL rtkit-daemon logged a nice grant"; failed=1; }
 
 if [ $failed != 0 ]; then
   fail "see above"

@@ -110,10 +110,59 @@
 // SDL_THREAD_PRIORITY_NORMAL) does not (tested): SDL 2 then only changes the nice level.
 // Other OSes: a refused grant, "RealtimeKit is Linux only".
 //
+// The weight from RealtimeKit (Linux): request_high(nice = -15). pacer's ThreadPriority::automatic
+// (the default) and high lower the pacing thread's nice value, within SCHED_OTHER, where the
+// process may do so itself; a desktop user may not (RLIMIT_NICE 0, no CAP_SYS_NICE: automatic is
+// refused quietly, high with a warning, pacer/priority.hpp). RealtimeKit grants it over D-Bus
+// (MakeThreadHighPriority, polkit action org.freedesktop.RealtimeKit1.acquire-high-priority), down
+// to its min-nice-level, -15 by default. No real-time class: no RLIMIT_RTTIME budget, nothing the
+// kernel kills a long frame for. Ask on the pacing thread, before pacing:
+//
+//   SDL_Init(0);                                                 // SDL connects to D-Bus here
+//   const pacer::PriorityGrant w = pacer::sdl2::request_high();  // on the pacing thread
+//   if (!w.granted) log(w.reason);  // pacing goes on; automatic still raises where it may
+//   pacer::FramePacer fp;           // automatic keeps it: "nice -15 (the thread's own, kept)"
+//
+// The rule: a nice value below the thread's own, for good (until given back), and never to a
+// child process. Granted when the nice value really went down (read back with getpriority() on
+// the thread's id): level the nice value in force, in_force "nice -15 (RealtimeKit)" or
+// "nice -15 (setpriority)"; saved[0] the thread's id, saved[1] its nice value before. A thread
+// already at the asked nice value or lower, or already real-time (RealtimeKit would put it back
+// to SCHED_OTHER), is kept as it is and nothing is asked: granted, "nice -15 (the thread's own,
+// kept)" or "SCHED_RR (the thread's own, kept)". A nice value outside [-20, -1] is refused.
+// The mechanism: SDL_LinuxSetThreadPriority(tid, nice) (SDL 2.26.5's
+// src/core/linux/SDL_threadprio.c) calls setpriority() first and asks RealtimeKit
+// (MakeThreadHighPriorityWithPID, on the system bus, or the desktop portal's Realtime interface
+// when the session bus has one) only when that fails, at RealtimeKit's MinNiceLevel when the
+// asked value is below it: request_high(-20) gets -15 from a default RealtimeKit. The two paths
+// are told apart before the call, as the kernel decides setpriority() (can_nice): CAP_SYS_NICE
+// (root has it) or a soft RLIMIT_NICE of 20 - nice or more is "setpriority", otherwise the grant
+// is RealtimeKit's. SDL waits 300 ms for RealtimeKit's answer, as for request_realtime: a later
+// answer reads as a grant only if it came before the getpriority() that follows.
+// Children: RealtimeKit (rtkit 0.13's process_set_high_priority) puts the thread at
+// SCHED_OTHER | SCHED_RESET_ON_FORK before its setpriority(): a child process starts at nice 0.
+// SDL's own setpriority() leaves the flag alone: request_high() then sets it (an unprivileged
+// thread may set it, not clear it), and where that fails it puts the old nice value back and
+// refuses. Tested: SDL_LinuxSetThreadPriority alone leaves a thread with the flag where
+// RealtimeKit granted it and without where root's setpriority() did; after request_high(), a
+// child forked by root (setpriority) or by nobody (RealtimeKit) starts at nice 0.
+// Refusals: SDL's error is "setpriority() failed" whatever happened; the reason names the usual
+// cause: no D-Bus session bus (SDL 2 then uses no D-Bus at all, as for request_realtime), else
+// RealtimeKit and its polkit rule. Nothing is changed when refused.
+// With pacer: keep automatic (tested: it keeps the grant, "nice -15 (the thread's own, kept)",
+// and end_pacing() leaves it), or high with PriorityConfig::nice at the granted value or above
+// (kept the same way). A PriorityConfig::nice below the grant is asked of the kernel, refused,
+// and the thread keeps RealtimeKit's value.
+// Giving it back: setpriority(PRIO_PROCESS, saved[0], saved[1]) (or 0) from any thread of the
+// process: a higher nice value is always allowed (tested, as nobody). SCHED_RESET_ON_FORK stays
+// (an unprivileged thread may not clear it; harmless: children start at nice 0 anyway).
+// Other OSes: a refused grant, "RealtimeKit is Linux only".
+//
 // Header-only on purpose: it compiles in the game's own build against the game's own SDL2, so the
 // pacer library never depends on SDL. Requires SDL 2.0.18 or later (SDL_RenderSetVSync).
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -122,6 +171,8 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #endif
@@ -327,6 +378,13 @@ private:
 #if defined(__linux__)
 namespace detail {
 
+// The remedies request_realtime() and request_high() name when RealtimeKit did not answer yes.
+inline constexpr const char* kRealtimeKitRemedy =
+    "install and run rtkit-daemon, and allow org.freedesktop.RealtimeKit1 for this user in polkit";
+inline constexpr const char* kNoSessionBusRemedy =
+    "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS): SDL 2 asks RealtimeKit only with one; start the game in the "
+    "desktop session";
+
 // True when this process surely has no D-Bus session bus, where libdbus 1.14 looks for one: no
 // DBUS_SESSION_BUS_ADDRESS, no $XDG_RUNTIME_DIR/bus socket (systemd's user bus), and no X display
 // it could start one for (autolaunch). SDL 2 then uses no D-Bus at all, the system bus included.
@@ -373,6 +431,24 @@ private:
     bool from_env_ = false;
 };
 
+// True when the kernel lets this process lower a thread's nice value to `nice` itself, as
+// setpriority() decides it (can_nice): CAP_SYS_NICE in the effective set (root has it), or the
+// soft RLIMIT_NICE at 20 - nice or more.
+inline bool may_set_nice_itself(int nice) noexcept {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_NICE, &rl) == 0 &&
+        (rl.rlim_cur == RLIM_INFINITY || 20 - nice <= static_cast<long long>(rl.rlim_cur)))
+        return true;
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (f == nullptr) return false;
+    char line[256];
+    unsigned long long caps = 0;
+    while (std::fgets(line, sizeof line, f) != nullptr)
+        if (std::sscanf(line, "CapEff: %llx", &caps) == 1) break;
+    std::fclose(f);
+    return ((caps >> 23) & 1ULL) != 0;  // CAP_SYS_NICE
+}
+
 }  // namespace detail
 #endif
 
@@ -411,19 +487,103 @@ inline PriorityGrant request_realtime() noexcept {
             std::snprintf(g.in_force, sizeof g.in_force, "%s %d", name, g.level);
         return g;
     }
-    const char* remedy =
-        "install and run rtkit-daemon, and allow org.freedesktop.RealtimeKit1 for this user in polkit";
+    const char* remedy = detail::kRealtimeKitRemedy;
     if (probe_priority().granted)  // raises and puts back: may this process do it itself?
         remedy = "this process may raise itself: ThreadPriority::wait or thread need no RealtimeKit";
     else if (detail::surely_no_session_bus())
-        remedy = "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS): SDL 2 asks RealtimeKit only with one; start the "
-                 "game in the desktop session";
+        remedy = detail::kNoSessionBusRemedy;
     if (asked == 0)
         std::snprintf(g.reason, sizeof g.reason, "SCHED_RR not granted (SDL said yes, the thread is not real-time); %s",
                       remedy);
     else
         std::snprintf(g.reason, sizeof g.reason, "SCHED_RR not granted (SDL: %s); %s", sdl_error, remedy);
 #else
+    std::snprintf(g.reason, sizeof g.reason, "RealtimeKit is Linux only");
+#endif
+    return g;
+}
+
+// The calling thread's weight, a nice value below its own, through SDL: setpriority() where the
+// process may, else RealtimeKit (SDL_Init must have been called). Granted, with the nice value in
+// force, or refused with why and the remedy. Manual: "The weight from RealtimeKit" above.
+inline PriorityGrant request_high(int nice = -15) noexcept {
+    PriorityGrant g;
+#if defined(__linux__)
+    if (nice < -20 || nice > -1) {
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the weight is a nice value in [-20, -1]", nice);
+        return g;
+    }
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    const int policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
+    const int base = policy & ~SCHED_RESET_ON_FORK;
+    if (policy >= 0) errno = 0;  // getpriority() may return -1 as a nice value: errno tells
+    const int old_nice = policy < 0 ? 0 : getpriority(PRIO_PROCESS, tid);
+    if (policy < 0 || (old_nice == -1 && errno != 0)) {
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the thread's class could not be read (%s)", nice,
+                      std::strerror(errno));
+        return g;
+    }
+    if (base == SCHED_FIFO || base == SCHED_RR || old_nice <= nice) {
+        // Real-time already (RealtimeKit would put it back to SCHED_OTHER), or as low already:
+        // kept as it is, nothing asked, like ThreadPriority::automatic.
+        g.granted = true;
+        g.level = old_nice;
+        if (base == SCHED_FIFO || base == SCHED_RR)
+            std::snprintf(g.in_force, sizeof g.in_force, "%s (the thread's own, kept)",
+                          base == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR");
+        else
+            std::snprintf(g.in_force, sizeof g.in_force, "nice %d (the thread's own, kept)", old_nice);
+        return g;
+    }
+    if (base != SCHED_OTHER && base != SCHED_BATCH) {
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the thread's class is SCHED_IDLE or a deadline "
+                      "class, the host's choice", nice);
+        return g;
+    }
+    // SDL tries setpriority() first (it succeeds exactly where the kernel lets the process do it),
+    // then RealtimeKit: so who granted it is known before the call.
+    const bool itself = detail::may_set_nice_itself(nice);
+    const int asked = SDL_LinuxSetThreadPriority(static_cast<Sint64>(tid), nice);
+    char sdl_error[64];
+    std::snprintf(sdl_error, sizeof sdl_error, "%s", SDL_GetError());
+    errno = 0;
+    const int now = getpriority(PRIO_PROCESS, tid);
+    if (now < old_nice && errno == 0) {
+        // pacer's rule: a child process never inherits a negative nice value. RealtimeKit sets
+        // SCHED_RESET_ON_FORK with its grant; SDL's own setpriority() does not: set it here (any
+        // thread may set it, only a privileged one clear it).
+        const int after = sched_getscheduler(0);
+        sched_param zero{};
+        if (after >= 0 && (after & SCHED_RESET_ON_FORK) == 0 &&
+            sched_setscheduler(0, after | SCHED_RESET_ON_FORK, &zero) != 0) {
+            const int err = errno;
+            setpriority(PRIO_PROCESS, tid, old_nice);  // a higher nice value is always allowed
+            std::snprintf(g.reason, sizeof g.reason,
+                          "nice %d given back: SCHED_RESET_ON_FORK could not be set (%s), and a child process "
+                          "would inherit it",
+                          now, std::strerror(err));
+            return g;
+        }
+        g.granted = true;
+        g.level = now;
+        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", now, itself ? "setpriority" : "RealtimeKit");
+        g.saved[0] = tid;
+        g.saved[1] = old_nice;
+        return g;
+    }
+    const char* remedy = detail::kRealtimeKitRemedy;
+    if (itself)
+        remedy = "setpriority() refused it although the process may (CAP_SYS_NICE or RLIMIT_NICE); a security "
+                 "module?";
+    else if (detail::surely_no_session_bus())
+        remedy = detail::kNoSessionBusRemedy;
+    if (asked == 0)
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not granted (SDL said yes, the thread reads nice %d); %s",
+                      nice, now, remedy);
+    else
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not granted (SDL: %s); %s", nice, sdl_error, remedy);
+#else
+    (void)nice;
     std::snprintf(g.reason, sizeof g.reason, "RealtimeKit is Linux only");
 #endif
     return g;
