@@ -98,12 +98,13 @@
 // The limit is the whole process's: it covers any thread raised later, pacer's
 // ThreadPriority::thread too.
 //
-// With pacer: ThreadPriority::normal (the default) keeps what RealtimeKit granted: pacer never
-// lowers a thread's class (tested: 60 frames at 240 Hz all read SCHED_RR 20). wait and thread ask
-// the kernel directly, for SCHED_FIFO at PriorityConfig::realtime_priority (5): a desktop user is
-// refused (RLIMIT_RTPRIO 0) and the thread keeps RealtimeKit's SCHED_RR 20 (tested); a process
-// that may do so gets SCHED_FIFO 5 instead, below what RealtimeKit gave, for the sleeps (wait) or
-// for good (thread). So with RealtimeKit, keep normal.
+// With pacer: ThreadPriority::automatic (the default) and normal keep what RealtimeKit granted:
+// pacer never lowers a thread's class (tested: 60 frames at 240 Hz all read SCHED_RR 20, and
+// automatic reports "SCHED_RR (the thread's own, kept)"). wait and thread ask the kernel
+// directly, for SCHED_FIFO at PriorityConfig::realtime_priority (5): a desktop user is refused
+// (RLIMIT_RTPRIO 0) and the thread keeps RealtimeKit's SCHED_RR 20 (tested); a process that may
+// do so gets SCHED_FIFO 5 instead, below what RealtimeKit gave, for the sleeps (wait) or for good
+// (thread). So with RealtimeKit, keep automatic or normal.
 //
 // Giving it back: sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &zero) on that thread
 // (an unprivileged thread may not clear the flag; tested). SDL_SetThreadPriority(
