@@ -124,9 +124,14 @@
 //   if (!w.granted) log(w.reason);  // pacing goes on; automatic still raises where it may
 //   pacer::FramePacer fp;           // automatic keeps it: "nice -15 (the thread's own, kept)"
 //
-// The rule: a nice value below the thread's own, for good (until given back), and never to a
-// child process. Granted when the nice value really went down (read back with getpriority() on
-// the thread's id): level the nice value in force, in_force "nice -15 (RealtimeKit)" or
+// The rule: a nice value below the thread's own, kept until given back, and never to a child
+// process. RealtimeKit may take its grant back first: its reset_known() (rtkit 0.13's
+// rtkit-daemon.c) puts every thread it raised, nice grants included, back to SCHED_OTHER at
+// nice 0 when its canary watchdog finds the machine starved, when asked to (ResetKnown,
+// rtkitctl --reset-known) and when rtkit-daemon exits. pacer does not watch for that (its
+// status still reads the kept grant): ask request_high() again for the weight back.
+// Granted when the nice value really went down (read back with getpriority() on the thread's
+// id): level the nice value in force, in_force "nice -15 (RealtimeKit)" or
 // "nice -15 (setpriority)"; saved[0] the thread's id, saved[1] its nice value before. A thread
 // already at the asked nice value or lower, or already real-time (RealtimeKit would put it back
 // to SCHED_OTHER), is kept as it is and nothing is asked: granted, "nice -15 (the thread's own,
