@@ -46,7 +46,10 @@
 //     thread's own, kept)" (on one CPU automatic refuses instead, and changes nothing), and the
 //     thread reads nice -15 after end_pacing();
 //   * a child forked now starts at nice 0;
-//   * given back: setpriority(PRIO_PROCESS, tid, saved[1]) reads nice 0, unprivileged.
+//   * given back: setpriority(PRIO_PROCESS, tid, saved[1]) reads nice 0, unprivileged;
+//   * on a thread of its own that set SCHED_RESET_ON_FORK first (the flag then cannot tell who
+//     granted it): request_high() granted, the same IN_FORCE, nice -15; the script counts this
+//     grant too.
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -265,6 +268,14 @@ int high_granted(const char* in_force) {
     const bool back = setpriority(PRIO_PROCESS, static_cast<id_t>(g.saved[0]), static_cast<int>(g.saved[1])) == 0;
     check(back && nice_now() == 0, "given back: setpriority(PRIO_PROCESS, tid, " + std::to_string(g.saved[1]) +
                                        ") reads nice " + std::to_string(nice_now()));
+    std::thread([&] {  // the flag set before: who granted it is told by what the process may
+        sched_param zero{};
+        const bool flag = sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &zero) == 0;
+        const pacer::PriorityGrant f = ask_high();
+        check(flag && f.granted && want == f.in_force && nice_now() == -15,
+              "a thread with SCHED_RESET_ON_FORK before: \"" + std::string(f.in_force) + "\", nice " +
+                  std::to_string(nice_now()));
+    }).join();
     return failures == 0 ? 0 : 1;
 }
 

@@ -22,10 +22,11 @@
 # request_high() (the weight, nice -15), each beside the run above it:
 #   1. root, no RealtimeKit reachable: granted through setpriority() directly, SCHED_RESET_ON_FORK
 #      set by request_high (SDL does not), a forked child starts at nice 0;
-#   2. nobody, polkit allowing RealtimeKit: granted at nice -15, rtkit logged two grants (SDL's
-#      call alone on a thread of its own first: rtkit sets SCHED_RESET_ON_FORK itself); pacer's
-#      default priority (automatic) keeps it and the thread reads nice -15 after end_pacing(); a
-#      forked child starts at nice 0; given back with setpriority();
+#   2. nobody, polkit allowing RealtimeKit: granted at nice -15, rtkit logged three grants (SDL's
+#      call alone on a thread of its own first: rtkit sets SCHED_RESET_ON_FORK itself; then
+#      request_high's, and request_high's on a thread that set the flag before); pacer's default
+#      priority (automatic) keeps it and the thread reads nice -15 after end_pacing(); a forked
+#      child starts at nice 0; given back with setpriority();
 #   4. nobody without a session bus: refused, the reason says so;
 #   5. nobody with polkitd restarted without the rule: refused, still nice 0, AccessDenied on the bus.
 # Every run starts at nice 0 (the script's own nice value is set to 0 first).
@@ -238,10 +239,11 @@ fi
 before=$(high_successes)
 run "nobody, polkit allows RealtimeKit: request_high granted" 0 \
   as_nobody "$session" "$tmp/realtimekit_check" high-granted "nice -15 (RealtimeKit)"
-if [ "$(high_successes)" = $((before + 2)) ]; then  # SDL's alone, request_high's; its second asks nothing
+# SDL's alone, request_high's (its second asks nothing), request_high's on a thread with the flag set before
+if [ "$(high_successes)" = $((before + 3)) ]; then
   echo "ok   rtkit-daemon logged the grants: $(grep "high priority at nice level" "$tmp/rtkit.log" | tail -1)"
 else
-  echo "FAIL rtkit-daemon did not log two nice grants to nobody (SDL's alone, request_high's)"
+  echo "FAIL rtkit-daemon did not log three nice grants to nobody (SDL's alone, request_high's twice)"
   failed=1
 fi
 
