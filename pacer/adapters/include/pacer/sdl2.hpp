@@ -129,7 +129,8 @@
 // rtkit-daemon.c) puts every thread it raised, nice grants included, back to SCHED_OTHER at
 // nice 0 when its canary watchdog finds the machine starved, when asked to (ResetKnown,
 // rtkitctl --reset-known) and when rtkit-daemon exits. pacer does not watch for that (its
-// status still reads the kept grant): ask request_high() again for the weight back.
+// status still reads the kept grant): ask request_high() again for the weight back (tested
+// through ResetKnown: nice 0, pacer's status unchanged, a second request_high() granted).
 // Granted when the nice value really went down (read back with getpriority() on the thread's
 // id): level the nice value in force, in_force "nice -15 (RealtimeKit)" or
 // "nice -15 (setpriority)"; saved[0] the thread's id, saved[1] its nice value before. A thread
