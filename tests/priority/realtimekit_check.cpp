@@ -11,6 +11,12 @@
 //                                        and the nice value given back
 //   realtimekit_check high-refused TEXT  request_high() refused, the reason containing TEXT, the
 //                                        thread still at nice 0
+//   realtimekit_check high-reset FILE    request_high() granted by RealtimeKit and kept by a
+//                                        FramePacer (automatic); writes "granted" to FILE and
+//                                        waits (10 s at most) for the script to ask rtkit
+//                                        ResetKnown and write "reset"; then the thread reads
+//                                        nice 0, the pacer's status still the kept grant, and a
+//                                        second request_high() is granted again
 //   realtimekit_check budget FILE        granted, then spins without a system call: RLIMIT_RTTIME
 //                                        must end it (SIGXCPU at the soft limit, reported on
 //                                        stdout, then SIGKILL at the hard one); exit 1 if it
@@ -46,7 +52,10 @@
 //     thread's own, kept)" (on one CPU automatic refuses instead, and changes nothing), and the
 //     thread reads nice -15 after end_pacing();
 //   * a child forked now starts at nice 0;
-//   * given back: setpriority(PRIO_PROCESS, tid, saved[1]) reads nice 0, unprivileged.
+//   * given back: setpriority(PRIO_PROCESS, tid, saved[1]) reads nice 0, unprivileged;
+//   * on a thread of its own that set SCHED_RESET_ON_FORK first (the flag then cannot tell who
+//     granted it): request_high() granted, the same IN_FORCE, nice -15; the script counts this
+//     grant too.
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -265,6 +274,61 @@ int high_granted(const char* in_force) {
     const bool back = setpriority(PRIO_PROCESS, static_cast<id_t>(g.saved[0]), static_cast<int>(g.saved[1])) == 0;
     check(back && nice_now() == 0, "given back: setpriority(PRIO_PROCESS, tid, " + std::to_string(g.saved[1]) +
                                        ") reads nice " + std::to_string(nice_now()));
+    std::thread([&] {  // the flag set before: who granted it is told by what the process may
+        sched_param zero{};
+        const bool flag = sched_setscheduler(0, SCHED_OTHER | SCHED_RESET_ON_FORK, &zero) == 0;
+        const pacer::PriorityGrant f = ask_high();
+        check(flag && f.granted && want == f.in_force && nice_now() == -15,
+              "a thread with SCHED_RESET_ON_FORK before: \"" + std::string(f.in_force) + "\", nice " +
+                  std::to_string(nice_now()));
+    }).join();
+    return failures == 0 ? 0 : 1;
+}
+
+// FILE's first line, "" when it has none.
+std::string first_line(const char* file) {
+    char line[64] = "";
+    if (std::FILE* f = std::fopen(file, "r")) {
+        if (std::fgets(line, sizeof line, f) == nullptr) line[0] = 0;
+        std::fclose(f);
+    }
+    return std::string(line, std::strcspn(line, "\n"));
+}
+
+int high_reset(const char* file) {
+    const pacer::PriorityGrant g = ask_high();
+    check(g.granted && std::strcmp(g.in_force, "nice -15 (RealtimeKit)") == 0 && nice_now() == -15,
+          "granted by RealtimeKit at nice " + std::to_string(nice_now()));
+    if (!g.granted) return 1;
+    pacer::PacerConfig c;
+    c.target_hz = 240;
+    pacer::FramePacer fp(c);
+    for (int i = 0; i < 10; ++i) fp.wait();
+    const std::string kept = "nice -15 (the thread's own, kept)";  // automatic refuses on one CPU
+    check(fp.status().waiter.priority.in_force == kept || fp.status().waiter.priority.refused,
+          std::string("automatic before: \"") + fp.status().waiter.priority.in_force + "\"");
+    {
+        std::FILE* f = std::fopen(file, "w");
+        check(f != nullptr && std::fputs("granted\n", f) >= 0 && std::fclose(f) == 0, "told the script");
+    }
+    bool reset = false;  // the script asks RealtimeKit ResetKnown, then writes "reset"
+    for (int i = 0; i < 1000 && !reset; ++i) {
+        timespec ms{0, 10000000};
+        nanosleep(&ms, nullptr);
+        reset = first_line(file) == "reset";
+    }
+    check(reset, "the script asked RealtimeKit ResetKnown");
+    check(nice_now() == 0 && policy() == SCHED_OTHER,
+          "RealtimeKit took it back: nice " + std::to_string(nice_now()) + " (" + class_now() + ")");
+    for (int i = 0; i < 10; ++i) fp.wait();
+    const pacer::PriorityStatus p = fp.status().waiter.priority;
+    check((p.in_force == kept || p.refused) && nice_now() == 0,
+          std::string("pacer does not watch for it: \"") + p.in_force + "\", the thread at nice " +
+              std::to_string(nice_now()));
+    fp.end_pacing();
+    const pacer::PriorityGrant again = ask_high();
+    check(again.granted && std::strcmp(again.in_force, "nice -15 (RealtimeKit)") == 0 && nice_now() == -15,
+          "request_high() again: \"" + std::string(again.in_force) + "\", nice " + std::to_string(nice_now()));
     return failures == 0 ? 0 : 1;
 }
 
@@ -376,10 +440,12 @@ int main(int argc, char** argv) {
         rc = high_granted(argv[2]);
     else if (mode == "high-refused" && argc == 3)
         rc = high_refused(argv[2]);
+    else if (mode == "high-reset" && argc == 3)
+        rc = high_reset(argv[2]);
     else
         std::fprintf(stderr,
                      "usage: realtimekit_check granted IN_FORCE | refused TEXT | budget FILE | high-granted IN_FORCE | "
-                     "high-refused TEXT\n");
+                     "high-refused TEXT | high-reset FILE\n");
     SDL_Quit();
     return rc;
 }

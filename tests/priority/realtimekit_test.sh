@@ -22,10 +22,14 @@
 # request_high() (the weight, nice -15), each beside the run above it:
 #   1. root, no RealtimeKit reachable: granted through setpriority() directly, SCHED_RESET_ON_FORK
 #      set by request_high (SDL does not), a forked child starts at nice 0;
-#   2. nobody, polkit allowing RealtimeKit: granted at nice -15, rtkit logged two grants (SDL's
-#      call alone on a thread of its own first: rtkit sets SCHED_RESET_ON_FORK itself); pacer's
-#      default priority (automatic) keeps it and the thread reads nice -15 after end_pacing(); a
-#      forked child starts at nice 0; given back with setpriority();
+#   2. nobody, polkit allowing RealtimeKit: granted at nice -15, rtkit logged three grants (SDL's
+#      call alone on a thread of its own first: rtkit sets SCHED_RESET_ON_FORK itself; then
+#      request_high's, and request_high's on a thread that set the flag before); pacer's default
+#      priority (automatic) keeps it and the thread reads nice -15 after end_pacing(); a forked
+#      child starts at nice 0; given back with setpriority();
+#   2b. nobody granted again while a FramePacer keeps it, then root asks rtkit ResetKnown (what
+#      rtkitctl --reset-known sends): the thread reads nice 0, the pacer's status still the kept
+#      grant (pacer does not watch), and request_high() gets it back; rtkit logged the demotion;
 #   4. nobody without a session bus: refused, the reason says so;
 #   5. nobody with polkitd restarted without the rule: refused, still nice 0, AccessDenied on the bus.
 # Every run starts at nice 0 (the script's own nice value is set to 0 first).
@@ -238,10 +242,35 @@ fi
 before=$(high_successes)
 run "nobody, polkit allows RealtimeKit: request_high granted" 0 \
   as_nobody "$session" "$tmp/realtimekit_check" high-granted "nice -15 (RealtimeKit)"
-if [ "$(high_successes)" = $((before + 2)) ]; then  # SDL's alone, request_high's; its second asks nothing
+# SDL's alone, request_high's (its second asks nothing), request_high's on a thread with the flag set before
+if [ "$(high_successes)" = $((before + 3)) ]; then
   echo "ok   rtkit-daemon logged the grants: $(grep "high priority at nice level" "$tmp/rtkit.log" | tail -1)"
 else
-  echo "FAIL rtkit-daemon did not log two nice grants to nobody (SDL's alone, request_high's)"
+  echo "FAIL rtkit-daemon did not log three nice grants to nobody (SDL's alone, request_high's twice)"
+  failed=1
+fi
+
+# RealtimeKit takes its grants back (reset_known(): ResetKnown here, its watchdog or its exit
+# elsewhere); root alone may ask it (rtkit's bus policy). high-reset says when it holds one.
+demotions() { grep -c "Successfully demoted thread" "$tmp/rtkit.log"; }
+title="nobody granted nice -15, RealtimeKit's ResetKnown: taken back"
+echo "== $title"
+before=$(demotions)
+install -m 644 -o 65534 -g 65534 /dev/null "$tmp/reset.sync"
+as_nobody "$session" "$tmp/realtimekit_check" high-reset "$tmp/reset.sync" &
+reset_pid=$!
+if wait_for 10 grep -qx granted "$tmp/reset.sync"; then
+  dbus-send --system --print-reply --dest=org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1 \
+    org.freedesktop.RealtimeKit1.ResetKnown >/dev/null || echo "FAIL ResetKnown was not answered"
+  echo reset >"$tmp/reset.sync"
+fi
+wait "$reset_pid"
+rc=$?
+demoted=$(($(demotions) - before))
+if [ "$rc" = 0 ] && [ "$demoted" -ge 1 ]; then
+  echo "== $title: ok (rtkit-daemon: $(grep "Successfully demoted thread" "$tmp/rtkit.log" | tail -1))"
+else
+  echo "== $title: FAILED (exit $rc; rtkit-daemon logged $demoted demotions)"
   failed=1
 fi
 

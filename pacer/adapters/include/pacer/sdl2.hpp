@@ -124,9 +124,15 @@
 //   if (!w.granted) log(w.reason);  // pacing goes on; automatic still raises where it may
 //   pacer::FramePacer fp;           // automatic keeps it: "nice -15 (the thread's own, kept)"
 //
-// The rule: a nice value below the thread's own, for good (until given back), and never to a
-// child process. Granted when the nice value really went down (read back with getpriority() on
-// the thread's id): level the nice value in force, in_force "nice -15 (RealtimeKit)" or
+// The rule: a nice value below the thread's own, kept until given back, and never to a child
+// process. RealtimeKit may take its grant back first: its reset_known() (rtkit 0.13's
+// rtkit-daemon.c) puts every thread it raised, nice grants included, back to SCHED_OTHER at
+// nice 0 when its canary watchdog finds the machine starved, when asked to (ResetKnown,
+// rtkitctl --reset-known) and when rtkit-daemon exits. pacer does not watch for that (its
+// status still reads the kept grant): ask request_high() again for the weight back (tested
+// through ResetKnown: nice 0, pacer's status unchanged, a second request_high() granted).
+// Granted when the nice value really went down (read back with getpriority() on the thread's
+// id): level the nice value in force, in_force "nice -15 (RealtimeKit)" or
 // "nice -15 (setpriority)"; saved[0] the thread's id, saved[1] its nice value before. A thread
 // already at the asked nice value or lower, or already real-time (RealtimeKit would put it back
 // to SCHED_OTHER), is kept as it is and nothing is asked: granted, "nice -15 (the thread's own,
@@ -136,10 +142,14 @@
 // (MakeThreadHighPriorityWithPID, on the system bus, or the desktop portal's Realtime interface
 // when the session bus has one) only when that fails, at RealtimeKit's MinNiceLevel when the
 // asked value is below it: request_high(-20) gets -15 from a default RealtimeKit. The two paths
-// are told apart before the call, as the kernel decides setpriority() (can_nice): CAP_SYS_NICE
-// (root has it) or a soft RLIMIT_NICE of 20 - nice or more is "setpriority", otherwise the grant
-// is RealtimeKit's. SDL waits 300 ms for RealtimeKit's answer, as for request_realtime: a later
-// answer reads as a grant only if it came before the getpriority() that follows.
+// are told apart by SCHED_RESET_ON_FORK where the thread had it off before: RealtimeKit sets it
+// with its grant, SDL's setpriority() does not (both tested). Where the thread had it already,
+// by what the kernel lets the process do (can_nice), read before the call: CAP_SYS_NICE (root
+// has it) or a soft RLIMIT_NICE of 20 - nice or more is "setpriority", otherwise RealtimeKit;
+// that guess is wrong where a security module refuses setpriority() or the capability is held
+// in a user namespace only (SDL then asks RealtimeKit). SDL waits 300 ms for RealtimeKit's
+// answer, as for request_realtime: a later answer reads as a grant only if it came before the
+// getpriority() that follows.
 // Children: RealtimeKit (rtkit 0.13's process_set_high_priority) puts the thread at
 // SCHED_OTHER | SCHED_RESET_ON_FORK before its setpriority(): a child process starts at nice 0.
 // SDL's own setpriority() leaves the flag alone: request_high() then sets it (an unprivileged
@@ -517,6 +527,7 @@ inline PriorityGrant request_high(int nice = -15) noexcept {
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
     const int policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
     const int base = policy & ~SCHED_RESET_ON_FORK;
+    const bool flag_before = policy >= 0 && (policy & SCHED_RESET_ON_FORK) != 0;
     if (policy >= 0) errno = 0;  // getpriority() may return -1 as a nice value: errno tells
     const int old_nice = policy < 0 ? 0 : getpriority(PRIO_PROCESS, tid);
     if (policy < 0 || (old_nice == -1 && errno != 0)) {
@@ -541,8 +552,8 @@ inline PriorityGrant request_high(int nice = -15) noexcept {
                       "class, the host's choice", nice);
         return g;
     }
-    // SDL tries setpriority() first (it succeeds exactly where the kernel lets the process do it),
-    // then RealtimeKit: so who granted it is known before the call.
+    // SDL tries setpriority() first (it succeeds where the kernel lets the process do it), then
+    // RealtimeKit: what the process may is a guess at who granted it, read before the call.
     const bool itself = detail::may_set_nice_itself(nice);
     const int asked = SDL_LinuxSetThreadPriority(static_cast<Sint64>(tid), nice);
     char sdl_error[64];
@@ -554,6 +565,9 @@ inline PriorityGrant request_high(int nice = -15) noexcept {
         // SCHED_RESET_ON_FORK with its grant; SDL's own setpriority() does not: set it here (any
         // thread may set it, only a privileged one clear it).
         const int after = sched_getscheduler(0);
+        // Who granted it: RealtimeKit set the flag, SDL's setpriority() did not; the guess where
+        // the thread had the flag before.
+        const bool by_setpriority = !flag_before && after >= 0 ? (after & SCHED_RESET_ON_FORK) == 0 : itself;
         sched_param zero{};
         if (after >= 0 && (after & SCHED_RESET_ON_FORK) == 0 &&
             sched_setscheduler(0, after | SCHED_RESET_ON_FORK, &zero) != 0) {
@@ -567,7 +581,8 @@ inline PriorityGrant request_high(int nice = -15) noexcept {
         }
         g.granted = true;
         g.level = now;
-        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", now, itself ? "setpriority" : "RealtimeKit");
+        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", now,
+                      by_setpriority ? "setpriority" : "RealtimeKit");
         g.saved[0] = tid;
         g.saved[1] = old_nice;
         return g;
