@@ -287,24 +287,30 @@ std::string duration_text(double s) {
     return buf;
 }
 
+// "8 settings x 11 strategies x 5 rounds x 2 s = about 880 s (14.7 min)"
+std::string estimate_text(const Options& o) {
+    return std::to_string(settings_run(o)) + " settings x " + std::to_string(strategies_run(o)) + " strategies x " +
+           std::to_string(o.rounds) + " rounds x " + cli::format_number(o.seconds) + " s = about " +
+           duration_text(run_seconds(o));
+}
+
 // The usage's closing lines: the strategies from kRows, the contention kinds, the duration.
 std::string compare_epilogue() {
     std::string e = "Strategies (a row of each setting's table; the CSV's and the summaries' name first):\n";
     for (const StrategyRow& r : kRows) e += "  " + std::string(r.key) + std::string(18 - std::strlen(r.key), ' ') + r.name + "\n";
     e += "The priority modes (pacer/priority.hpp): normal, high and automatic (a nice value, --nice, on\n"
-         "Linux), wait and thread (a real-time class). The summary of thread priority shows:";
+         "Linux), wait and thread (a real-time class). The summary of thread priority shows:\n ";
     for (const int k : priority_rows()) e += " " + std::string(kRows[k].key);
     e += ".\nContention kinds (--contention; each runs every --load above 0; --load 0 runs once, idle):\n";
     for (const auto& c : kContentionNames)
         e += "  " + std::string(c.name) + std::string(11 - std::strlen(c.name), ' ') + describe(c.value) + "\n";
-    e += "  (processes and sessions fork() spinning children, killed at the end of each setting;\n"
-         "  Linux and Unix only. On Linux autogroups and cgroups share the CPU between groups first:\n"
-         "  a nice value does not win against another session's processes, a real-time class does.)\n";
-    const Options d;
+    e += "  (processes and sessions fork() spinning children, killed at the end of each setting; Linux\n"
+         "  and Unix only. Linux shares the CPU between groups first, then within each: with autogroups\n"
+         "  on, in the root CPU cgroup, each session is a group, and a nice value does not win against\n"
+         "  another session's processes, a real-time class does. The header says which holds here.)\n";
     e += "Duration: settings (rates x (1 for --load 0 + kinds x loads above 0)) x strategies x rounds x\n"
-         "--seconds; the defaults: " + std::to_string(settings_run(d)) + " x " + std::to_string(strategies_run(d)) +
-         " x " + std::to_string(d.rounds) + " x " + cli::format_number(d.seconds) + " s = about " +
-         duration_text(run_seconds(d)) + ". The estimate is printed at the start.\n";
+         "--seconds, printed at the start. The defaults:\n  " + estimate_text(Options{}) + ".\n"
+         "Options before --help (pacer compare --load 0,2 --help) add how long they take.\n";
     return e;
 }
 
@@ -599,8 +605,7 @@ std::string print_header(const Options& o, const char* prog) {
     for (const Contention k : o.contention) kinds += (kinds.empty() ? "" : ", ") + std::string(describe(k));
     const std::string note = autogroup_note();
     std::printf("contention: %s%s%s\n", kinds.c_str(), note.empty() ? "" : "; ", note.c_str());
-    std::printf("this run: %d settings x %d strategies x %d rounds x %.1f s = about %s\n", settings_run(o),
-                strategies_run(o), o.rounds, o.seconds, duration_text(run_seconds(o)).c_str());
+    std::printf("this run: %s\n", estimate_text(o).c_str());
     std::fflush(stdout);
     return automatic;
 }
@@ -637,8 +642,10 @@ int run_all(const Options& o, const char* prog, std::ofstream& csv, std::vector<
 int compare_main(int argc, char** argv, const char* prog) {
     pacer::set_log_function(nullptr);
     Options o;
-    const cli::Parser opts = compare_parser(&o, prog);
+    cli::Parser opts = compare_parser(&o, prog);
     const cli::Parsed parsed = opts.parse(argc, argv);
+    if (parsed.help && argc > 1)  // the options before --help were taken: how long they take
+        opts.epilogue += "With the options before --help:\n  " + estimate_text(o) + ".\n";
     if (parsed.stopped()) return cli::stop(opts, parsed.status);
     std::ofstream csv;
     if (!o.csv.empty()) {

@@ -72,12 +72,46 @@ std::string contention_label(Contention kind, int n) {
     return std::to_string(n) + ' ' + (n == 1 ? kOne[i] : kMany[i]);
 }
 
+namespace {
+
+// The process's CPU cgroup as /proc/self/cgroup shows it (a cgroup namespace may show its own root
+// as "/"): the path in the v1 hierarchy with the cpu controller, or the v2 path where the v2 root
+// hands the cpu controller to its children, else "/" (the root CPU group); "" when unknown.
+std::string cpu_cgroup() {
+    std::ifstream f("/proc/self/cgroup");
+    std::string line, v2;
+    bool any = false;
+    while (std::getline(f, line)) {  // "4:cpu,cpuacct:/user.slice", "0::/user.slice/x.scope"
+        const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+        if (b == std::string::npos) continue;
+        any = true;
+        const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+        if (controllers == ",,") v2 = line.substr(b + 1);
+        else if (controllers.find(",cpu,") != std::string::npos) return line.substr(b + 1);
+    }
+    if (!any) return "";
+    if (v2.empty() || v2 == "/") return "/";
+    std::ifstream root("/sys/fs/cgroup/cgroup.subtree_control");
+    if (!root) return "";
+    for (std::string word; root >> word;)
+        if (word == "cpu") return v2;
+    return "/";
+}
+
+}  // namespace
+
 std::string autogroup_note() {
     std::ifstream f("/proc/sys/kernel/sched_autogroup_enabled");
     int on = -1;
     if (!(f >> on)) return "";
-    return on ? "autogroup on (a new session is a group of its own)"
-              : "autogroup off (sessions share the CPU per thread, unless cgroups split them)";
+    if (!on) return "autogroup off (sessions share the CPU per thread, as processes do, unless cgroups split them)";
+    // The kernel puts a session in an autogroup of its own only in the root CPU cgroup.
+    const std::string cg = cpu_cgroup();
+    if (cg == "/") return "autogroup on, the root CPU cgroup (a new session is a group of its own)";
+    if (cg.empty()) return "autogroup on (a new session is a group of its own in the root CPU cgroup only; "
+                           "this process's CPU cgroup unknown)";
+    return "autogroup on, but cgroup " + cg + " is under the cpu controller: autogroups act in the root CPU "
+           "cgroup only, so sessions share that group with the pacer as processes do";
 }
 
 #ifndef _WIN32

@@ -38,8 +38,9 @@ Status contention_supported(Contention kind);
 Status parse_contention_list(std::string_view text, std::vector<Contention>* out);
 // "2 threads", "1 process", "2 sessions"; "0" for none (no contention, whatever the kind).
 std::string contention_label(Contention kind, int n);
-// Linux: whether the scheduler's autogroups are on (they make a new session a group of its own);
-// empty elsewhere or when unknown.
+// Linux: whether a new session is a CPU group of its own: the scheduler's autogroups on, and the
+// process in the root CPU cgroup (under a cgroup with the cpu controller, a desktop's app scope
+// or a container, autogroups do nothing); empty elsewhere or when unknown.
 std::string autogroup_note();
 
 // N busy threads or processes of one kind while the object lives; 0: none.
