@@ -292,7 +292,7 @@ TEST(DisplayLock, MatchDisplayFollowsTheFittedRefresh) {
 }
 
 // A compositor that repaints every 19.7 ms (50.76 Hz) while the mode reports 60 Hz: the swap
-// blocks until its next repaint.
+// blocks until its next repaint (pacer_test::SimPresenter at 50.76 Hz, reporting 60).
 struct CompositorRun {
     pacer::VsyncStatus vs;
     pacer::DisplayStatus ds;
@@ -300,40 +300,19 @@ struct CompositorRun {
     pacer::PacingSource source = pacer::PacingSource::hybrid;
 };
 CompositorRun compositor_run(bool match, int frames) {
-    pacer::SimulatedOs os({.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 100ns});
     pacer::PacerConfig pc;
     pc.target_hz = 60;
     pc.mode = pacer::WaitMode::automatic;
     pc.match_display = match;
-    pacer::FramePacer fp(pc, &os);
-    const double tick = 19'700'000.0;
-    std::int64_t last_flip = -1;
+    pacer_test::VsyncHost h({.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 100ns}, pc, 1e9 / 19'700'000.0);
+    h.pr.reported_hz = 60;
+    const auto f = h.run(frames, [](int) -> std::int64_t { return 1'000'000; });
     CompositorRun out;
-    for (int i = 0; i < frames; ++i) {
-        const pacer::FrameTiming t = fp.wait();
-        out.last_interval_ms = static_cast<double>(t.interval.count()) / 1e6;
-        out.source = t.source;
-        os.advance(1ms);
-        const int interval = fp.desired_swap_interval();
-        pacer::PresentInfo p;
-        p.begin = fp.now();
-        if (interval > 0) {
-            auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(pacer::clock::to_ns(os.now())) / tick));
-            if (last_flip >= 0) idx = std::max(idx, last_flip + 1);
-            last_flip = idx;
-            os.jump(std::chrono::nanoseconds(std::llround(static_cast<double>(idx) * tick) - pacer::clock::to_ns(os.now())));
-        } else {
-            os.advance(300us);
-            last_flip = -1;
-        }
-        p.end = fp.now();
-        p.swap_interval = interval;
-        p.refresh_hz = 60;
-        fp.report_present(p);
-    }
-    out.vs = fp.status().vsync;
-    out.ds = fp.status().display;
-    out.period_ms = static_cast<double>(fp.status().period.count()) / 1e6;
+    out.last_interval_ms = static_cast<double>(f.back().t.interval.count()) / 1e6;
+    out.source = f.back().t.source;
+    out.vs = h.fp.status().vsync;
+    out.ds = h.fp.status().display;
+    out.period_ms = static_cast<double>(h.fp.status().period.count()) / 1e6;
     return out;
 }
 

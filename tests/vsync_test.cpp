@@ -4,88 +4,16 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <optional>
 #include <vector>
 
 #include "log_capture.hpp"
 #include "pacer/pacer.hpp"
+#include "sim_vsync.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
-using tp = pacer::clock::time_point;
-
-// A display with a vblank every 1/refresh s and a swap that, when the driver honours the
-// interval, blocks until the first vblank at least `interval` vblanks after the previous flip.
-class SimPresenter {
-public:
-    SimPresenter(pacer::SimulatedOs& os, double refresh_hz) : os_(os), refresh_hz_(refresh_hz) {}
-
-    bool honours = true;        // false: the driver ignores the swap interval (never blocks)
-    bool accepts = true;        // false: SetSwapInterval fails for anything but 0
-    bool fails = false;         // the swap call reports failure
-    std::optional<double> reported_hz;  // what the host reports as refresh, if not the real one
-    // Non-empty: a compositor repainting on its own clock, these gaps (ns) apart in turn; a swap
-    // with an interval blocks until its next repaint, whatever the refresh.
-    std::vector<std::int64_t> repaint_gaps;
-
-    // What the host's SDL_GL_SetSwapInterval would do; returns the interval in effect.
-    int set_interval(int n) {
-        if (n != 0 && !accepts) return -1;
-        interval_ = n;
-        return n;
-    }
-
-    pacer::PresentInfo present(int in_effect) {
-        const std::int64_t b = pacer::clock::to_ns(os_.now());
-        const double t = 1e9 / refresh_hz_;
-        if (honours && interval_ > 0 && !repaint_gaps.empty()) {
-            while (next_repaint_ <= b) next_repaint_ += repaint_gaps[gap_++ % repaint_gaps.size()];
-            os_.jump(std::chrono::nanoseconds(next_repaint_ - b));
-        } else if (honours && interval_ > 0) {
-            auto idx = static_cast<std::int64_t>(std::ceil(static_cast<double>(b) / t));
-            if (last_flip_ >= 0) idx = std::max(idx, last_flip_ + interval_);
-            last_flip_ = idx;
-            os_.jump(std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(static_cast<double>(idx) * t)) - b));
-        } else {
-            os_.advance(300us);  // a copy to the front buffer, no wait
-            last_flip_ = -1;
-        }
-        return {tp(std::chrono::nanoseconds(b)), tp(std::chrono::nanoseconds(pacer::clock::to_ns(os_.now()))), in_effect,
-                reported_hz.value_or(refresh_hz_), !fails};
-    }
-
-private:
-    pacer::SimulatedOs& os_;
-    double refresh_hz_;
-    int interval_ = 0;
-    std::int64_t last_flip_ = -1;
-    std::int64_t next_repaint_ = 0;
-    std::size_t gap_ = 0;
-};
-
-struct Frame {
-    pacer::FrameTiming t;
-    pacer::VsyncStatus vs;
-};
-
-// The host's loop: wait, work, set the swap interval the pacer asks for, present, report.
-std::vector<Frame> run(pacer::SimulatedOs& os, pacer::FramePacer& fp, SimPresenter& pr, int frames,
-                       const std::function<std::int64_t(int)>& work_ns,
-                       const std::function<void(int)>& before = {}) {
-    std::vector<Frame> out;
-    int in_effect = 0;
-    for (int i = 0; i < frames; ++i) {
-        if (before) before(i);
-        const pacer::FrameTiming t = fp.wait();
-        os.advance(std::chrono::nanoseconds(work_ns(i)));
-        const int want = fp.desired_swap_interval();
-        if (want != in_effect) in_effect = pr.set_interval(want);
-        fp.report_present(pr.present(in_effect));
-        out.push_back({t, fp.status().vsync});
-    }
-    return out;
-}
+using pacer_test::VsyncFrame;
 
 auto constant(std::int64_t ns) {
     return [ns](int) { return ns; };
@@ -94,8 +22,13 @@ auto constant(std::int64_t ns) {
 // An exact OS: these tests are about vsync decisions; hybrid accuracy is tested elsewhere.
 pacer::SimModel quiet() { return {.granularity = 0ns, .jitter_mean = 0ns, .relax_time = 100ns}; }
 
+// The pacer at 60 Hz in `mode` on an exact OS, beside a display at refresh_hz (pacer_test::SimPresenter).
+pacer_test::VsyncHost host(double refresh_hz, pacer::WaitMode mode = pacer::WaitMode::automatic) {
+    return {quiet(), {.target_hz = 60.0, .mode = mode}, refresh_hz};
+}
+
 // Index of the first frame from which `pred` holds to the end; -1 if none.
-int holds_from(const std::vector<Frame>& f, const std::function<bool(const Frame&)>& pred) {
+int holds_from(const std::vector<VsyncFrame>& f, const std::function<bool(const VsyncFrame&)>& pred) {
     int from = -1;
     for (int i = 0; i < static_cast<int>(f.size()); ++i) {
         if (pred(f[static_cast<std::size_t>(i)])) {
@@ -107,12 +40,34 @@ int holds_from(const std::vector<Frame>& f, const std::function<bool(const Frame
     return from;
 }
 
+// Every frame's interval in [first, last) within tol_ns of the 60 Hz period; else the first that is not.
+::testing::AssertionResult at_sixty_hz(const std::vector<VsyncFrame>& f, std::size_t first, std::size_t last,
+                                       double tol_ns) {
+    for (std::size_t i = first; i < last; ++i) {
+        const double interval = static_cast<double>(f[i].t.interval.count());
+        if (std::fabs(interval - 16'666'667.0) > tol_ns)
+            return ::testing::AssertionFailure() << "frame " << i << ": interval " << interval << " ns, more than "
+                                                 << tol_ns << " ns from 16666667";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// 30 s of 4 ms frames on a 60 Hz display whose swap stops waiting at frame 600 (e.g. the
+// compositor took over) and waits again from frame 900.
+std::vector<VsyncFrame> lost_and_back() {
+    auto h = host(60.0);
+    return h.run(1800, constant(4'000'000), [&](int i) {
+        if (i == 600) h.pr.honours = false;
+        if (i == 900) h.pr.honours = true;
+    });
+}
+
 pacer::PresentInfo present(std::int64_t begin_ns, std::int64_t end_ns, int interval, double hz, bool ok) {
     return {pacer::clock::from_ns(begin_ns), pacer::clock::from_ns(end_ns), interval, hz, ok};
 }
 
-bool vsync_paced(const Frame& f) { return f.vs.in_use && f.t.source == pacer::PacingSource::vsync; }
-bool hybrid_paced(const Frame& f) {
+bool vsync_paced(const VsyncFrame& f) { return f.vs.in_use && f.t.source == pacer::PacingSource::vsync; }
+bool hybrid_paced(const VsyncFrame& f) {
     return !f.vs.in_use && f.vs.swap_interval == 0 && f.t.source == pacer::PacingSource::hybrid;
 }
 
@@ -216,31 +171,26 @@ TEST(VsyncController, DecidesFromPresentsAlone) {
 }
 
 TEST(Vsync, HonestSixtyHertzIsVerifiedAndPacesTheFrames) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 60.0);
-    const auto f = run(os, fp, pr, 300, constant(4'000'000));
+    auto h = host(60.0);
+    const auto f = h.run(300, constant(4'000'000));
     const int from = holds_from(f, vsync_paced);
     ASSERT_GE(from, 0) << f.back().vs.reason;
     EXPECT_LE(from, 30);  // 1 present to learn the display, 2 to settle, 16 to trust
-    EXPECT_EQ(fp.desired_swap_interval(), 1);
+    EXPECT_EQ(h.fp.desired_swap_interval(), 1);
     EXPECT_TRUE(f.back().vs.detected);
     EXPECT_NE(std::strstr(f.back().vs.reason, "verified"), nullptr);
-    for (std::size_t i = static_cast<std::size_t>(from) + 1; i < f.size(); ++i) {
-        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 2.0);
+    ASSERT_TRUE(at_sixty_hz(f, static_cast<std::size_t>(from) + 1, f.size(), 2.0));
+    for (std::size_t i = static_cast<std::size_t>(from) + 1; i < f.size(); ++i)
         ASSERT_EQ(f[i].t.slept + f[i].t.spun, 0ns) << "the swap paces: the pacer must not wait";
-    }
 }
 
 // A compositor that repaints at its own rate (weston's X11 backend: every ~19.7 ms) while the mode
 // reports 60 Hz: the swap blocks, steadily, at a rate the refresh does not explain. Auto mode must
 // fall back and name that, with the rate it measured, not claim that the swap does not wait.
 TEST(Vsync, ASwapPacedAtAnotherRateIsMeasuredAndNamed) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 1e9 / 19'700'000.0);  // the real cadence, 50.76 Hz
-    pr.reported_hz = 60.0;
-    const auto f = run(os, fp, pr, 400, constant(1'000'000));
+    auto h = host(1e9 / 19'700'000.0);  // the real cadence, 50.76 Hz
+    h.pr.reported_hz = 60.0;
+    const auto f = h.run(400, constant(1'000'000));
     const int from = holds_from(f, hybrid_paced);
     ASSERT_GE(from, 0) << f.back().vs.reason;
     EXPECT_LE(from, 12);
@@ -257,16 +207,14 @@ TEST(Vsync, ASwapPacedAtAnotherRateIsMeasuredAndNamed) {
 // never "the swap does not wait for vblank", which would send a user looking for a driver
 // setting that is not there.
 TEST(Vsync, ASwapThatWaitsWithoutAPaceIsNamedIrregularNotNonBlocking) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 60.0);
+    auto h = host(60.0);
     std::uint64_t x = 7;
     for (int i = 0; i < 256; ++i) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        pr.repaint_gaps.push_back(2'000'000 + static_cast<std::int64_t>((x >> 33) % 58'000'000));
+        h.pr.repaint_gaps.push_back(2'000'000 + static_cast<std::int64_t>((x >> 33) % 58'000'000));
     }
     pacer_test::LogCapture log(pacer::LogLevel::info);
-    const auto f = run(os, fp, pr, 300, constant(1'000'000));
+    const auto f = h.run(300, constant(1'000'000));
     const int from = holds_from(f, hybrid_paced);
     ASSERT_GE(from, 0) << f.back().vs.reason;
     EXPECT_EQ(f.back().vs.code, pacer::VsyncReason::auto_irregular) << f.back().vs.reason;
@@ -322,12 +270,10 @@ TEST(VsyncDetector, ALoopRegularAroundANonBlockingSwapHasNoCadence) {
 
 
 TEST(Vsync, DriverIgnoringTheIntervalFallsBackToHybridAtTheTargetRate) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 60.0);
-    pr.honours = false;
+    auto h = host(60.0);
+    h.pr.honours = false;
     pacer_test::LogCapture log(pacer::LogLevel::info);
-    const auto f = run(os, fp, pr, 500, constant(4'000'000));  // 8.3 s: before the re-probe
+    const auto f = h.run(500, constant(4'000'000));  // 8.3 s: before the re-probe
     // The fall-back says what it saw: the swap returned at once (its median call well under a
     // quarter of the time between presents).
     bool evidence = false;
@@ -340,30 +286,27 @@ TEST(Vsync, DriverIgnoringTheIntervalFallsBackToHybridAtTheTargetRate) {
     ASSERT_GE(from, 0);
     // 48 presents for a FIFO of up to 3 to fill at 1/16 fast, then 4 unlocked ones.
     EXPECT_LE(from, 56) << "the fill time and 4 unlocked presents after the probe starts";
-    EXPECT_EQ(fp.desired_swap_interval(), 0);
+    EXPECT_EQ(h.fp.desired_swap_interval(), 0);
     EXPECT_FALSE(f.back().vs.detected);
     EXPECT_NE(std::strstr(f.back().vs.reason, "does not wait for vblank"), nullptr) << f.back().vs.reason;
     // The probe never let the loop run more than 1/16 faster than the target rate.
-    for (const Frame& x : f)
+    for (const VsyncFrame& x : f)
         if (x.t.interval.count() > 0) {
             ASSERT_GE(x.t.interval, 15'625'000ns - 1ns);
         }
     // After the fallback the target rate holds.
-    for (std::size_t i = static_cast<std::size_t>(from) + 2; i < f.size(); ++i)
-        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 5'000.0) << i;
+    ASSERT_TRUE(at_sixty_hz(f, static_cast<std::size_t>(from) + 2, f.size(), 5'000.0));
 }
 
 TEST(Vsync, FailedProbesAreRetriedWithBackoff) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 60.0);
-    pr.honours = false;
+    auto h = host(60.0);
+    h.pr.honours = false;
     std::vector<double> probe_starts, probe_ends;
     bool probing = false;
-    const std::int64_t t0 = pacer::clock::to_ns(os.now());
-    run(os, fp, pr, 60 * 80, constant(2'000'000), [&](int) {
-        const bool p = fp.desired_swap_interval() > 0;
-        const double now = static_cast<double>(pacer::clock::to_ns(os.now()) - t0) / 1e9;
+    const std::int64_t t0 = pacer::clock::to_ns(h.os.now());
+    h.run(60 * 80, constant(2'000'000), [&](int) {
+        const bool p = h.fp.desired_swap_interval() > 0;
+        const double now = static_cast<double>(pacer::clock::to_ns(h.os.now()) - t0) / 1e9;
         if (p && !probing) probe_starts.push_back(now);
         if (!p && probing) probe_ends.push_back(now);
         probing = p;
@@ -379,38 +322,26 @@ TEST(Vsync, FailedProbesAreRetriedWithBackoff) {
 }
 
 TEST(Vsync, FastDisplayWithoutAWholeDivisorIsNeverUsed) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 144.0);
-    const auto f = run(os, fp, pr, 300, constant(4'000'000));
-    for (const Frame& x : f) ASSERT_EQ(x.vs.swap_interval, 0);
+    auto h = host(144.0);
+    const auto f = h.run(300, constant(4'000'000));
+    for (const VsyncFrame& x : f) ASSERT_EQ(x.vs.swap_interval, 0);
     EXPECT_NE(std::strstr(f.back().vs.reason, "not a whole multiple"), nullptr) << f.back().vs.reason;
     EXPECT_EQ(holds_from(f, hybrid_paced), 0);
-    for (std::size_t i = 2; i < f.size(); ++i)
-        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 5'000.0);
+    ASSERT_TRUE(at_sixty_hz(f, 2, f.size(), 5'000.0));
 }
 
 TEST(Vsync, OneHundredTwentyHertzServesSixtyWithIntervalTwo) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 120.0);
-    const auto f = run(os, fp, pr, 300, constant(4'000'000));
+    auto h = host(120.0);
+    const auto f = h.run(300, constant(4'000'000));
     const int from = holds_from(f, vsync_paced);
     ASSERT_GE(from, 0) << f.back().vs.reason;
     EXPECT_LE(from, 30);
-    EXPECT_EQ(fp.desired_swap_interval(), 2);
-    for (std::size_t i = static_cast<std::size_t>(from) + 1; i < f.size(); ++i)
-        ASSERT_NEAR(static_cast<double>(f[i].t.interval.count()), 16'666'667.0, 2.0);
+    EXPECT_EQ(h.fp.desired_swap_interval(), 2);
+    ASSERT_TRUE(at_sixty_hz(f, static_cast<std::size_t>(from) + 1, f.size(), 2.0));
 }
 
 TEST(Vsync, LostMidwayFallsBackAtOnceAndIsRetakenWhenItComesBack) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 60.0);
-    const auto f = run(os, fp, pr, 1800, constant(4'000'000), [&](int i) {
-        if (i == 600) pr.honours = false;  // e.g. the compositor took over
-        if (i == 900) pr.honours = true;
-    });
+    const auto f = lost_and_back();
     EXPECT_TRUE(vsync_paced(f[599]));
     int lost_at = -1;
     for (int i = 600; i < 700 && lost_at < 0; ++i)
@@ -421,8 +352,7 @@ TEST(Vsync, LostMidwayFallsBackAtOnceAndIsRetakenWhenItComesBack) {
     EXPECT_LE(lost_at, 613);
     EXPECT_NE(std::strstr(f[static_cast<std::size_t>(lost_at)].vs.reason, "lost"), nullptr);
     // While lost, hybrid holds the rate.
-    for (int i = lost_at + 2; i < 900; ++i)
-        ASSERT_NEAR(static_cast<double>(f[static_cast<std::size_t>(i)].t.interval.count()), 16'666'667.0, 5'000.0);
+    ASSERT_TRUE(at_sixty_hz(f, static_cast<std::size_t>(lost_at) + 2, 900, 5'000.0));
     // Re-probed 10 s (600 frames) after the loss; vsync is back by then.
     const int back = holds_from(f, vsync_paced);
     ASSERT_GE(back, 0);
@@ -432,17 +362,11 @@ TEST(Vsync, LostMidwayFallsBackAtOnceAndIsRetakenWhenItComesBack) {
 
 TEST(Vsync, EachDecisionIsLoggedOnceByItsReason) {
     pacer_test::LogCapture log(pacer::LogLevel::info);
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 60.0);
-    const auto f = run(os, fp, pr, 1800, constant(4'000'000), [&](int i) {
-        if (i == 600) pr.honours = false;
-        if (i == 900) pr.honours = true;
-    });
+    const auto f = lost_and_back();
     // Before the first present the pacer waits; then the frames saw probing, verified, lost,
     // probing, verified.
     std::vector<pacer::VsyncReason> seen{pacer::VsyncReason::auto_waiting};
-    for (const Frame& x : f)
+    for (const VsyncFrame& x : f)
         if (seen.back() != x.vs.code) seen.push_back(x.vs.code);
     ASSERT_GE(seen.size(), 6u);
     // One line per change, in order, with the reason's words; nothing logged twice in a row.
@@ -464,24 +388,20 @@ TEST(Vsync, EachDecisionIsLoggedOnceByItsReason) {
 }
 
 TEST(Vsync, OccasionalLongFramesDoNotFlipTheDecision) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    SimPresenter pr(os, 60.0);
-    const auto f = run(os, fp, pr, 1200, [](int i) -> std::int64_t { return i % 50 == 49 ? 25'000'000 : 4'000'000; });
-    const int from = holds_from(f, [](const Frame& x) { return x.vs.in_use; });
+    auto h = host(60.0);
+    const auto f = h.run(1200, [](int i) -> std::int64_t { return i % 50 == 49 ? 25'000'000 : 4'000'000; });
+    const int from = holds_from(f, [](const VsyncFrame& x) { return x.vs.in_use; });
     ASSERT_GE(from, 0);
     EXPECT_LE(from, 30);
     int long_frames = 0;
-    for (const Frame& x : f) long_frames += x.t.interval > 30ms;
+    for (const VsyncFrame& x : f) long_frames += x.t.interval > 30ms;
     EXPECT_GE(long_frames, 20);  // the hitches did happen, and were shown at the next vblank
 }
 
 TEST(Vsync, ExplicitVsyncModeHandsPacingToTheSwapEvenIfItDoesNotBlock) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::vsync}, &os);
-    SimPresenter pr(os, 60.0);
-    pr.honours = false;
-    const auto f = run(os, fp, pr, 200, constant(1'000'000));
+    auto h = host(60.0, pacer::WaitMode::vsync);
+    h.pr.honours = false;
+    const auto f = h.run(200, constant(1'000'000));
     EXPECT_TRUE(f.back().vs.in_use);
     EXPECT_FALSE(f.back().vs.detected);
     EXPECT_NE(std::strstr(f.back().vs.reason, "do not show vsync"), nullptr) << f.back().vs.reason;
@@ -491,12 +411,10 @@ TEST(Vsync, ExplicitVsyncModeHandsPacingToTheSwapEvenIfItDoesNotBlock) {
 
 TEST(Vsync, BadDisplayReportsFallBackToHybridWithAReason) {
     for (double hz : {0.0, std::nan(""), -60.0, 5000.0}) {
-        pacer::SimulatedOs os(quiet());
-        pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-        SimPresenter pr(os, 60.0);
-        pr.reported_hz = hz;
-        const auto f = run(os, fp, pr, 120, constant(2'000'000));
-        EXPECT_EQ(fp.desired_swap_interval(), 0) << hz;
+        auto h = host(60.0);
+        h.pr.reported_hz = hz;
+        const auto f = h.run(120, constant(2'000'000));
+        EXPECT_EQ(h.fp.desired_swap_interval(), 0) << hz;
         EXPECT_NE(std::strstr(f.back().vs.reason, "refresh rate unknown"), nullptr) << hz << f.back().vs.reason;
         EXPECT_TRUE(hybrid_paced(f.back()));
     }
@@ -504,21 +422,17 @@ TEST(Vsync, BadDisplayReportsFallBackToHybridWithAReason) {
 
 TEST(Vsync, RefusedIntervalAndFailingSwapsNeverStall) {
     {
-        pacer::SimulatedOs os(quiet());
-        pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-        SimPresenter pr(os, 60.0);
-        pr.accepts = false;
-        const auto f = run(os, fp, pr, 200, constant(2'000'000));
-        EXPECT_EQ(fp.desired_swap_interval(), 0);
+        auto h = host(60.0);
+        h.pr.accepts = false;
+        const auto f = h.run(200, constant(2'000'000));
+        EXPECT_EQ(h.fp.desired_swap_interval(), 0);
         EXPECT_NE(std::strstr(f.back().vs.reason, "refused"), nullptr) << f.back().vs.reason;
         EXPECT_NEAR(static_cast<double>(f.back().t.interval.count()), 16'666'667.0, 5'000.0);
     }
     {
-        pacer::SimulatedOs os(quiet());
-        pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-        SimPresenter pr(os, 60.0);
-        pr.fails = true;
-        const auto f = run(os, fp, pr, 200, constant(2'000'000));
+        auto h = host(60.0);
+        h.pr.fails = true;
+        const auto f = h.run(200, constant(2'000'000));
         EXPECT_FALSE(f.back().vs.in_use);
         EXPECT_NEAR(static_cast<double>(f.back().t.interval.count()), 16'666'667.0, 5'000.0);
     }
@@ -540,11 +454,9 @@ TEST(Vsync, WithoutPresentReportsTheWaitPacesInEveryMode) {
 }
 
 TEST(Vsync, PlainModesNeverAskForVsyncButStillReportWhatTheySee) {
-    pacer::SimulatedOs os(quiet());
-    pacer::FramePacer fp({.target_hz = 60.0}, &os);  // hybrid
-    SimPresenter pr(os, 60.0);
-    const auto f = run(os, fp, pr, 100, constant(2'000'000));
-    for (const Frame& x : f) ASSERT_EQ(x.vs.swap_interval, 0);
+    auto h = host(60.0, pacer::WaitMode::hybrid);  // the default mode
+    const auto f = h.run(100, constant(2'000'000));
+    for (const VsyncFrame& x : f) ASSERT_EQ(x.vs.swap_interval, 0);
     EXPECT_FALSE(f.back().vs.in_use);
     EXPECT_STREQ(f.back().vs.reason, "vsync off: the pacer's wait paces the frames");
 }
