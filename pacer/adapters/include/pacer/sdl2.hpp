@@ -514,44 +514,83 @@ inline PriorityGrant request_realtime() noexcept {
     return g;
 }
 
+#if defined(__linux__)
+namespace detail {
+
+// request_high's first step: the thread as it is. True when it is decided already: kept (real-time,
+// or at nice <= the asked value: nothing asked, like ThreadPriority::automatic) or unusable.
+inline bool weight_decided_before_asking(int nice, id_t tid, int* policy, int* old_nice, PriorityGrant& g) noexcept {
+    if (nice < -20 || nice > -1) {
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the weight is a nice value in [-20, -1]", nice);
+        return true;
+    }
+    *policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
+    const int base = *policy & ~SCHED_RESET_ON_FORK;
+    if (*policy >= 0) errno = 0;  // getpriority() may return -1 as a nice value: errno tells
+    *old_nice = *policy < 0 ? 0 : getpriority(PRIO_PROCESS, tid);
+    if (*policy < 0 || (*old_nice == -1 && errno != 0)) {
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the thread's class could not be read (%s)", nice,
+                      std::strerror(errno));
+        return true;
+    }
+    if (base == SCHED_FIFO || base == SCHED_RR || *old_nice <= nice) {
+        // Real-time already (RealtimeKit would put it back to SCHED_OTHER), or as low already.
+        g.granted = true;
+        g.level = *old_nice;
+        if (base == SCHED_FIFO || base == SCHED_RR)
+            std::snprintf(g.in_force, sizeof g.in_force, "%s (the thread's own, kept)",
+                          base == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR");
+        else
+            std::snprintf(g.in_force, sizeof g.in_force, "nice %d (the thread's own, kept)", *old_nice);
+        return true;
+    }
+    if (base != SCHED_OTHER && base != SCHED_BATCH) {
+        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the thread's class is SCHED_IDLE or a deadline "
+                      "class, the host's choice", nice);
+        return true;
+    }
+    return false;
+}
+
+// The nice value went down to now: pacer's rule is that a child process never inherits a negative
+// nice value. RealtimeKit sets SCHED_RESET_ON_FORK with its grant; SDL's own setpriority() does
+// not: set it here (any thread may set it, only a privileged one clear it). Who granted it:
+// RealtimeKit set the flag, SDL's setpriority() did not; the guess (itself) where the thread had
+// the flag before.
+inline void seal_weight(PriorityGrant& g, id_t tid, int old_nice, int now, bool flag_before, bool itself) noexcept {
+    const int after = sched_getscheduler(0);
+    const bool by_setpriority = !flag_before && after >= 0 ? (after & SCHED_RESET_ON_FORK) == 0 : itself;
+    sched_param zero{};
+    if (after >= 0 && (after & SCHED_RESET_ON_FORK) == 0 &&
+        sched_setscheduler(0, after | SCHED_RESET_ON_FORK, &zero) != 0) {
+        const int err = errno;
+        setpriority(PRIO_PROCESS, tid, old_nice);  // a higher nice value is always allowed
+        std::snprintf(g.reason, sizeof g.reason,
+                      "nice %d given back: SCHED_RESET_ON_FORK could not be set (%s), and a child process "
+                      "would inherit it",
+                      now, std::strerror(err));
+        return;
+    }
+    g.granted = true;
+    g.level = now;
+    std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", now, by_setpriority ? "setpriority" : "RealtimeKit");
+    g.saved[0] = tid;
+    g.saved[1] = old_nice;
+}
+
+}  // namespace detail
+#endif
+
 // The calling thread's weight, a nice value below its own, through SDL: setpriority() where the
 // process may, else RealtimeKit (SDL_Init must have been called). Granted, with the nice value in
 // force, or refused with why and the remedy. Manual: "The weight from RealtimeKit" above.
 inline PriorityGrant request_high(int nice = -15) noexcept {
     PriorityGrant g;
 #if defined(__linux__)
-    if (nice < -20 || nice > -1) {
-        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the weight is a nice value in [-20, -1]", nice);
-        return g;
-    }
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-    const int policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
-    const int base = policy & ~SCHED_RESET_ON_FORK;
-    const bool flag_before = policy >= 0 && (policy & SCHED_RESET_ON_FORK) != 0;
-    if (policy >= 0) errno = 0;  // getpriority() may return -1 as a nice value: errno tells
-    const int old_nice = policy < 0 ? 0 : getpriority(PRIO_PROCESS, tid);
-    if (policy < 0 || (old_nice == -1 && errno != 0)) {
-        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the thread's class could not be read (%s)", nice,
-                      std::strerror(errno));
-        return g;
-    }
-    if (base == SCHED_FIFO || base == SCHED_RR || old_nice <= nice) {
-        // Real-time already (RealtimeKit would put it back to SCHED_OTHER), or as low already:
-        // kept as it is, nothing asked, like ThreadPriority::automatic.
-        g.granted = true;
-        g.level = old_nice;
-        if (base == SCHED_FIFO || base == SCHED_RR)
-            std::snprintf(g.in_force, sizeof g.in_force, "%s (the thread's own, kept)",
-                          base == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR");
-        else
-            std::snprintf(g.in_force, sizeof g.in_force, "nice %d (the thread's own, kept)", old_nice);
-        return g;
-    }
-    if (base != SCHED_OTHER && base != SCHED_BATCH) {
-        std::snprintf(g.reason, sizeof g.reason, "nice %d not asked: the thread's class is SCHED_IDLE or a deadline "
-                      "class, the host's choice", nice);
-        return g;
-    }
+    int policy = -1, old_nice = 0;
+    if (detail::weight_decided_before_asking(nice, tid, &policy, &old_nice, g)) return g;
+    const bool flag_before = (policy & SCHED_RESET_ON_FORK) != 0;
     // SDL tries setpriority() first (it succeeds where the kernel lets the process do it), then
     // RealtimeKit: what the process may is a guess at who granted it, read before the call.
     const bool itself = detail::may_set_nice_itself(nice);
@@ -561,30 +600,7 @@ inline PriorityGrant request_high(int nice = -15) noexcept {
     errno = 0;
     const int now = getpriority(PRIO_PROCESS, tid);
     if (now < old_nice && errno == 0) {
-        // pacer's rule: a child process never inherits a negative nice value. RealtimeKit sets
-        // SCHED_RESET_ON_FORK with its grant; SDL's own setpriority() does not: set it here (any
-        // thread may set it, only a privileged one clear it).
-        const int after = sched_getscheduler(0);
-        // Who granted it: RealtimeKit set the flag, SDL's setpriority() did not; the guess where
-        // the thread had the flag before.
-        const bool by_setpriority = !flag_before && after >= 0 ? (after & SCHED_RESET_ON_FORK) == 0 : itself;
-        sched_param zero{};
-        if (after >= 0 && (after & SCHED_RESET_ON_FORK) == 0 &&
-            sched_setscheduler(0, after | SCHED_RESET_ON_FORK, &zero) != 0) {
-            const int err = errno;
-            setpriority(PRIO_PROCESS, tid, old_nice);  // a higher nice value is always allowed
-            std::snprintf(g.reason, sizeof g.reason,
-                          "nice %d given back: SCHED_RESET_ON_FORK could not be set (%s), and a child process "
-                          "would inherit it",
-                          now, std::strerror(err));
-            return g;
-        }
-        g.granted = true;
-        g.level = now;
-        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", now,
-                      by_setpriority ? "setpriority" : "RealtimeKit");
-        g.saved[0] = tid;
-        g.saved[1] = old_nice;
+        detail::seal_weight(g, tid, old_nice, now, flag_before, itself);
         return g;
     }
     const char* remedy = detail::kRealtimeKitRemedy;
