@@ -31,6 +31,22 @@ void StatusLine::print(Session& s) {
     std::fflush(stdout);
 }
 
+namespace {
+
+// " interval_error_p99_ms=X off_100us_share=Y", the end of the summary line: the interval error
+// (pacer/stats.hpp) of the frames that have a period, NA for both when none has.
+std::string interval_error_fields(const pacer::StatsSummary& m) {
+    char p99[32] = "NA", off[32] = "NA", out[96];
+    if (m.interval_error_frames > 0) {
+        std::snprintf(p99, sizeof p99, "%.3f", pacer::to_ms(m.interval_error.p99));
+        std::snprintf(off, sizeof off, "%.4f", m.off_100us_share);
+    }
+    std::snprintf(out, sizeof out, " interval_error_p99_ms=%s off_100us_share=%s", p99, off);
+    return out;
+}
+
+}  // namespace
+
 void print_summary(Session& s, const char* ui, const char* vblank_source, double swap_ms) {
     const double cpu = s.run_process_pct();
     const pacer::StatsSummary m = s.stats().summarize();  // the window (last 4096 frames)
@@ -61,7 +77,7 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                 "missed=%llu stutters=%llu cpu_pct=%.1f frame_cost_ms=%.3f grid_fps=%.2f vsync_requested=%d vsync_detected=%d "
                 "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f sync=%s latency_p50_ms=%s "
                 "latency_p99_ms=%s late_share=%s display_state=%s cadence_hz=%.2f vblank_source=%s fitted_hz=%s "
-                "shown_fps=%s dropped=%s priority=%s priority_in_force=\"%s\"\n",
+                "shown_fps=%s dropped=%s priority=%s priority_in_force=\"%s\"%s\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, pacer::to_ms(m.interval.p50),
@@ -72,7 +88,8 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
                 pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", late_known ? late : "NA",
                 pacer::to_string(st.display.state), s.timing().cadence_hz, vblank_source, fitted, shown, dropped,
-                pacer::to_string(st.waiter.priority.asked), st.waiter.priority.in_force);
+                pacer::to_string(st.waiter.priority.asked), st.waiter.priority.in_force,
+                interval_error_fields(m).c_str());
     std::fflush(stdout);
 }
 

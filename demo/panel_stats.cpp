@@ -8,7 +8,14 @@ namespace pacer_demo {
 
 namespace {
 
-void percentile_table(const pacer::StatsSummary& m) {
+// The frames have periods to judge intervals by: a live run's, or a file's own target frame
+// times (a file without them gets its median frame time as a stand-in period, replay.cpp, and
+// an error against that would be no pacing error).
+bool interval_error_known(Session& s, const pacer::StatsSummary& m) {
+    return m.interval_error_frames > 0 && (!s.replaying() || s.replay().has_target());
+}
+
+void percentile_table(const pacer::StatsSummary& m, bool interval_error) {
     if (ImGui::BeginTable("pct", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
         ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 76.0f);
         for (const char* c : {"mean", "p50", "p90", "p99", "p99.9", "max"})
@@ -26,6 +33,7 @@ void percentile_table(const pacer::StatsSummary& m) {
         row("frame time", m.interval, "%.2f");
         row("lateness", m.lateness, "%.3f");
         if (m.latency_frames > 0) row("latency", m.latency, "%.2f");
+        if (interval_error) row("interval error", m.interval_error, "%.3f");
         ImGui::EndTable();
     }
 }
@@ -87,9 +95,15 @@ void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
                         : "Statistics (window of the last 4096 frames)###stats",
           x, y, w, h);
     const pacer::StatsSummary& m = s.summary();
-    percentile_table(m);
+    const bool interval_error = interval_error_known(s, m);
+    percentile_table(m, interval_error);
     ImGui::Text("Average FPS  %.1f      1%% low  %.1f      0.1%% low  %.1f", m.avg_fps, m.low1_fps,
                 m.low01_fps);
+    if (interval_error)
+        ImGui::Text("Intervals off > 100 us  %.2f %%   (interval error: |frame time - its period|)",
+                    100 * m.off_100us_share);
+    else
+        ImGui::TextColored(kGrey, "Interval error  unknown: no period for the frames");
     const ImVec4 miss_col = m.missed > 0 ? kRed : kGreen;
     ImGui::TextColored(miss_col, "Missed deadlines  %zu in window, %llu since reset (%llu skips)",
                        m.missed, static_cast<unsigned long long>(m.missed_total),

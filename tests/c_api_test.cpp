@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -1029,6 +1030,10 @@ TEST(CApi, StatsFromCAreTheCppStats) {
     EXPECT_EQ(s.work_share, d.work_share);
     EXPECT_EQ(s.sleep_share, d.sleep_share);
     EXPECT_EQ(s.spin_share, d.spin_share);
+    expect_same(s.interval_error_ms, d.interval_error, "interval_error_ms");
+    EXPECT_EQ(s.interval_error_frames, d.interval_error_frames);
+    EXPECT_EQ(s.interval_error_frames, 256u);  // the pacer gives every frame its period
+    EXPECT_EQ(s.off_100us_share, d.off_100us_share);
 
     std::vector<float> c_series(300, -1.0f), cpp_series(300, -1.0f);
     size_t n = 0;
@@ -1052,6 +1057,52 @@ TEST(CApi, StatsFromCAreTheCppStats) {
     ASSERT_EQ(pacer_stats_summarize(stats, &s), PACER_OK);
     EXPECT_EQ(s.frames, 0u);
     EXPECT_EQ(s.frames_total, 0u);
+    pacer_stats_destroy(stats);
+}
+
+// The new fields come after the old ones: a struct that only grows.
+static_assert(offsetof(pacer_stats_summary, interval_error_ms) > offsetof(pacer_stats_summary, spin_share));
+static_assert(offsetof(pacer_stats_summary, off_100us_share) > offsetof(pacer_stats_summary, interval_error_frames));
+
+// A C timing of interval_ns paced at period_ns (0: no period known).
+pacer_frame_timing c_paced(std::int64_t interval_ns, std::int64_t period_ns) {
+    pacer_frame_timing t{};
+    t.interval_ns = interval_ns;
+    t.period_ns = period_ns;
+    return t;
+}
+
+// Hand-computed: four frames at 10 ms (errors 0, 50, 150, 300 us), then two at 20 ms after a rate
+// change (errors 100 and 250 us, each against its own 20 ms), and one without a period (left out).
+TEST(CApi, StatsIntervalErrorAgainstEachFramesOwnPeriod) {
+    pacer_stats* stats = pacer_stats_create(16);
+    ASSERT_NE(stats, nullptr);
+    pacer_stats_summary s;
+    ASSERT_EQ(pacer_stats_summarize(stats, &s), PACER_OK);  // no frames
+    EXPECT_EQ(s.interval_error_frames, 0u);
+    EXPECT_EQ(s.interval_error_ms.p99, 0.0);
+    EXPECT_EQ(s.off_100us_share, 0.0);
+    for (const pacer_frame_timing& t :
+         {c_paced(10'000'000, 10'000'000), c_paced(9'950'000, 10'000'000), c_paced(10'150'000, 10'000'000),
+          c_paced(10'300'000, 10'000'000), c_paced(20'100'000, 20'000'000), c_paced(19'750'000, 20'000'000),
+          c_paced(33'000'000, 0)})
+        ASSERT_EQ(pacer_stats_add(stats, &t), PACER_OK);
+    ASSERT_EQ(pacer_stats_summarize(stats, &s), PACER_OK);
+    EXPECT_EQ(s.frames, 7u);
+    EXPECT_EQ(s.interval_error_frames, 6u);
+    // Sorted 0, 50, 100, 150, 250, 300 us: p99 at h = 4.95, p50 at h = 2.5.
+    EXPECT_DOUBLE_EQ(s.interval_error_ms.p99, 0.2975);
+    EXPECT_DOUBLE_EQ(s.interval_error_ms.p50, 0.125);
+    EXPECT_DOUBLE_EQ(s.interval_error_ms.max, 0.3);
+    EXPECT_DOUBLE_EQ(s.off_100us_share, 0.5);  // 150, 250, 300 us; exactly 100 us is not off
+    ASSERT_EQ(pacer_stats_reset(stats), PACER_OK);
+    const pacer_frame_timing none = c_paced(16'000'000, 0);
+    ASSERT_EQ(pacer_stats_add(stats, &none), PACER_OK);
+    ASSERT_EQ(pacer_stats_summarize(stats, &s), PACER_OK);
+    EXPECT_EQ(s.frames, 1u);
+    EXPECT_EQ(s.interval_error_frames, 0u);
+    EXPECT_EQ(s.interval_error_ms.max, 0.0);
+    EXPECT_EQ(s.off_100us_share, 0.0);
     pacer_stats_destroy(stats);
 }
 

@@ -1,6 +1,7 @@
 // FrameStats against hand-computed values; CpuMeter in virtual time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <initializer_list>
@@ -150,6 +151,138 @@ TEST(FrameStats, EmptyAndResetAreWellDefined) {
     r = s.summarize();
     EXPECT_EQ(r.frames, 0u);
     EXPECT_EQ(r.frames_total, 0u);
+}
+
+// ---- interval error ------------------------------------------------------------------------
+
+// A frame of `interval_ns` paced at `period_ns` (0: no period known).
+pacer::FrameTiming paced(std::int64_t interval_ns, std::int64_t period_ns) {
+    pacer::FrameTiming t;
+    t.interval = std::chrono::nanoseconds(interval_ns);
+    t.period = std::chrono::nanoseconds(period_ns);
+    return t;
+}
+
+// Errors 0, 2, ..., 198 us, early and late in turn: |interval - period| is what counts.
+TEST(FrameStats, IntervalErrorP99AndShareOffMoreThan100us) {
+    pacer::FrameStats s(128);
+    for (std::int64_t k = 0; k < 100; ++k) {
+        const std::int64_t e = 2'000 * k;
+        s.add(paced(k % 2 == 0 ? 10'000'000 + e : 10'000'000 - e, 10'000'000));
+    }
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.interval_error_frames, 100u);
+    EXPECT_EQ(r.interval_error.min, 0ns);
+    EXPECT_EQ(r.interval_error.max, 198us);
+    EXPECT_EQ(r.interval_error.p50, 99us);       // h = 49.5: between 98 and 100
+    EXPECT_EQ(r.interval_error.p99, 196'020ns);  // h = 98.01: 196 us + 0.01 x 2 us
+    // Above 100 us, strictly: 102 ... 198 us are 49 frames; exactly 100 us is not off.
+    EXPECT_DOUBLE_EQ(r.off_100us_share, 0.49);
+    EXPECT_EQ(pacer::kIntervalOffThreshold, 100us);
+}
+
+// `pacer compare` (tools/lib/compare.cpp) takes |interval - period| / 1e3 per frame in us, its p99
+// with percentile_sorted and the share above 100 us: FrameStats gives the same figures.
+TEST(FrameStats, IntervalErrorAgreesWithPacerComparesDefinition) {
+    pacer::FrameStats s(512);
+    std::vector<double> interr_us;
+    std::uint64_t x = 12345;
+    for (int i = 0; i < 500; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        const std::int64_t period = i < 250 ? 6'944'444 : 16'666'667;
+        const std::int64_t interval = period - 150'000 + static_cast<std::int64_t>((x >> 33) % 400'000);
+        s.add(paced(interval, period));
+        interr_us.push_back(std::abs(static_cast<double>(interval - period)) / 1e3);
+    }
+    std::sort(interr_us.begin(), interr_us.end());
+    const auto off = std::count_if(interr_us.begin(), interr_us.end(), [](double e) { return e > 100.0; });
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.interval_error_frames, 500u);
+    EXPECT_NEAR(pacer::to_ms(r.interval_error.p99) * 1e3, pacer::percentile_sorted(interr_us, 0.99), 0.0005);
+    EXPECT_DOUBLE_EQ(r.off_100us_share, static_cast<double>(off) / 500.0);
+    EXPECT_GT(off, 0);
+    EXPECT_LT(off, 500);
+}
+
+// Each interval against the period of its own frame: five frames at 10 ms, 50 us off, then five
+// at 20 ms, 150 us off. Against one period (the newest, 20 ms) the first five would be 9.95 ms off.
+TEST(FrameStats, IntervalErrorAcrossARateChangeUsesEachFramesOwnPeriod) {
+    pacer::FrameStats s(16);
+    for (int i = 0; i < 5; ++i) s.add(paced(10'050'000, 10'000'000));
+    for (int i = 0; i < 5; ++i) s.add(paced(19'850'000, 20'000'000));
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.target, 20ms);
+    EXPECT_EQ(r.interval_error_frames, 10u);
+    EXPECT_EQ(r.interval_error.min, 50us);
+    EXPECT_EQ(r.interval_error.max, 150us);
+    EXPECT_EQ(r.interval_error.p50, 100us);      // h = 4.5: between 50 and 150
+    EXPECT_EQ(r.interval_error.p99, 150us);
+    EXPECT_EQ(r.interval_error.mean, 100us);
+    EXPECT_DOUBLE_EQ(r.off_100us_share, 0.5);
+}
+
+// A frame without a period has no interval error: left out, the rest still counted; with none
+// left the figures are 0 and interval_error_frames says why.
+TEST(FrameStats, FramesWithoutAPeriodHaveNoIntervalError) {
+    pacer::FrameStats none(8);
+    for (int i = 0; i < 4; ++i) none.add(paced(17'000'000, 0));
+    none.add(paced(17'000'000, -5));  // not a period either
+    pacer::StatsSummary r = none.summarize();
+    EXPECT_EQ(r.frames, 5u);
+    EXPECT_EQ(r.interval_error_frames, 0u);
+    EXPECT_EQ(r.interval_error.p99, 0ns);
+    EXPECT_EQ(r.interval_error.max, 0ns);
+    EXPECT_EQ(r.off_100us_share, 0.0);
+
+    pacer::FrameStats mixed(8);
+    mixed.add(paced(16'666'667, 0));           // no period: not 16.7 ms off
+    mixed.add(paced(10'200'000, 10'000'000));  // 200 us off
+    mixed.add(paced(10'000'000, 10'000'000));
+    r = mixed.summarize();
+    EXPECT_EQ(r.frames, 3u);
+    EXPECT_EQ(r.interval_error_frames, 2u);
+    EXPECT_EQ(r.interval_error.max, 200us);
+    EXPECT_DOUBLE_EQ(r.off_100us_share, 0.5);
+}
+
+// No frames, the first frame of a grid (interval 0, not a frame time, though it has a period),
+// a reset, and the ring: only the window's frames count.
+TEST(FrameStats, IntervalErrorOfNoFramesOfTheFirstFrameAndOfTheRing) {
+    pacer::FrameStats s(4);
+    EXPECT_EQ(s.summarize().interval_error_frames, 0u);
+    EXPECT_EQ(s.summarize().off_100us_share, 0.0);
+    s.add(paced(0, 10'000'000));
+    EXPECT_EQ(s.summarize().interval_error_frames, 0u);
+    for (int i = 0; i < 4; ++i) s.add(paced(11'000'000, 10'000'000));  // 1 ms off
+    for (int i = 0; i < 3; ++i) s.add(paced(10'000'000, 10'000'000));  // on time, pushing three out
+    pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.interval_error_frames, 4u);
+    EXPECT_EQ(r.interval_error.max, 1ms);
+    EXPECT_DOUBLE_EQ(r.off_100us_share, 0.25);
+    s.reset();
+    r = s.summarize();
+    EXPECT_EQ(r.interval_error_frames, 0u);
+    EXPECT_EQ(r.interval_error.max, 0ns);
+    EXPECT_EQ(r.off_100us_share, 0.0);
+}
+
+// What FramePacer fills: the period in force for each frame. On an exact virtual clock every
+// interval is its own frame's period, through a rate change (50 -> 200 Hz), so no frame is off;
+// the frame time alone mixes 20 and 5 ms.
+TEST(FrameStats, FramePacerGivesEachFrameThePeriodInForce) {
+    pacer::SimulatedOs os({.granularity = 0ns, .relax_time = 1ns, .sleep_cpu = 0ns}, 1, pacer::clock::from_ns(0));
+    pacer::FramePacer fp({.target_hz = 50.0, .mode = pacer::WaitMode::sleep}, &os);
+    pacer::FrameStats s(64);
+    for (int i = 0; i < 10; ++i) s.add(fp.wait());
+    ASSERT_TRUE(fp.set_target_hz(200.0).ok());
+    for (int i = 0; i < 10; ++i) s.add(fp.wait());
+    const pacer::StatsSummary r = s.summarize();
+    EXPECT_EQ(r.frames, 19u);
+    EXPECT_EQ(r.interval.max, 20ms);
+    EXPECT_EQ(r.interval.min, 5ms);
+    EXPECT_EQ(r.interval_error_frames, 19u);
+    EXPECT_EQ(r.interval_error.max, 0ns);
+    EXPECT_EQ(r.off_100us_share, 0.0);
 }
 
 // ---- stutters ----------------------------------------------------------------------------

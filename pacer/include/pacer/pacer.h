@@ -598,7 +598,10 @@ typedef struct pacer_distribution {
     double p50, p90, p95, p99, p999;
 } pacer_distribution;
 
-/* The window's statistics (pacer::StatsSummary; definitions in pacer/stats.hpp). */
+/* The window's statistics (pacer::StatsSummary; definitions in pacer/stats.hpp). New fields are
+ * appended at the end, never inserted: the fields before them keep their offsets. The struct is
+ * not versioned (no size field): pacer_stats_summarize() writes the whole struct of the header the
+ * library was built with, so build the program against the header of the library it links. */
 typedef struct pacer_stats_summary {
     uint64_t frames;                /* frame times in the window */
     pacer_distribution interval_ms; /* frame times */
@@ -617,6 +620,12 @@ typedef struct pacer_stats_summary {
     uint64_t stutters;              /* stutters among the window's frames */
     uint64_t stutters_total;        /* since create or reset */
     double work_share, sleep_share, spin_share; /* of the window's wall time, each in [0, 1] */
+    /* Interval error: |frame time - period_ns| of each of the window's frames that has a period,
+     * against its own frame's period (across a rate change too); the same figure as pacer
+     * compare's. Frames with period_ns <= 0 are left out. */
+    pacer_distribution interval_error_ms;
+    uint64_t interval_error_frames; /* ... how many they are; 0: no period known, the figures 0 */
+    double off_100us_share;         /* of them, the share off by more than 100 us, in [0, 1] */
 } pacer_stats_summary;
 
 /* What pacer_stats_histogram() counted (pacer::HistogramCounts). */

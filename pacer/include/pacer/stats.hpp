@@ -21,6 +21,23 @@
 //     StutterCounter, which also says what the first 20 frames get).
 //   * latency: FrameTiming::latency (input sample to shown, pacer/frame_pacer.hpp), over the
 //     frames that have one (> 0).
+//   * interval error: |frame time - FrameTiming::period| per frame, over the frames that have a
+//     period (> 0). Each interval is judged against the period of its own frame, the one in force
+//     when that frame was paced (FramePacer fills it: the target, the matched refresh, the
+//     cadence's divisor, the background rate, the VRR cap), so across a rate change the first
+//     interval meets the new period (the grid re-anchors at the last deadline, the next frame is
+//     one new period later) and none is judged against a period it was not paced for. A frame
+//     without a period (0: a FrameTiming built by hand, or from a source that does not know it)
+//     has no interval error and is left out, as a frame without latency is; with none left, the
+//     figures are 0 and interval_error_frames says so. `pacer compare` takes the same figure per
+//     frame, so its table and a game's own FrameStats agree. Why beside the frame time: the
+//     frame-time percentiles mix the pacing's error with the period itself (a 60 Hz and a 144 Hz
+//     run cannot be compared, nor two halves of a run across a rate change); the error is what
+//     pacing got wrong.
+//   * intervals off: the share of those frames whose interval error is above
+//     kIntervalOffThreshold (100 us; strictly above, as `pacer compare` counts), a share in
+//     [0, 1] like the other shares. A p99 moves with the thin tail it sits in; the share of
+//     intervals off by a visible amount is the tail's mass and moves less between runs.
 // The first frame after reset (interval 0) is not a frame time and is left out.
 //
 // Thread safety: none; one thread adds and summarizes (or guard it yourself).
@@ -187,6 +204,9 @@ struct TimeDistribution {
     std::chrono::nanoseconds p50{0}, p90{0}, p95{0}, p99{0}, p999{0};
 };
 
+// The interval error above which an interval counts as off (StatsSummary::off_100us_share).
+inline constexpr std::chrono::nanoseconds kIntervalOffThreshold{100'000};
+
 struct StatsSummary {
     std::size_t frames = 0;            // frame times in the window
     TimeDistribution interval;         // frame times
@@ -213,6 +233,11 @@ struct StatsSummary {
     double shown_fps = 0;
     // Shares of the window's wall time (sum of intervals), each in [0, 1].
     double work_share = 0, sleep_share = 0, spin_share = 0;
+    // Interval error (the definitions above): |frame time - period| of the window's frames that
+    // have a period; its p99 is the README's "interval error p99".
+    TimeDistribution interval_error;
+    std::size_t interval_error_frames = 0;  // ... how many they are; 0: no period known, all 0
+    double off_100us_share = 0;  // of them, the share off by more than kIntervalOffThreshold, [0, 1]
 };
 
 // What FrameStats::histogram() counted.
@@ -257,11 +282,14 @@ public:
 private:
     const std::int64_t* column(FrameMetric m) const noexcept;
     std::size_t at(std::size_t i) const noexcept;  // ring slot of the i-th oldest
+    // The interval error figures into s, sorting in buf (the scratch).
+    void interval_error(StatsSummary& s, Span<std::int64_t> buf) const noexcept;
 
     std::size_t cap_;
     std::size_t head_ = 0;   // next slot to write
     std::size_t count_ = 0;
     std::vector<std::int64_t> interval_, lateness_, work_, slept_, spun_, latency_;
+    std::vector<std::int64_t> period_;            // FrameTiming::period of each frame; 0: none
     std::vector<std::uint8_t> missed_, shown_late_, stutter_flag_;
     std::vector<std::uint32_t> shown_, dropped_;  // FrameTiming::presents_shown / presents_dropped
     std::vector<std::uint8_t> feedback_;          // FrameTiming::present_feedback

@@ -54,6 +54,9 @@ pacer_stats_summary to_c(const pacer::StatsSummary& s) noexcept {
     c.work_share = s.work_share;
     c.sleep_share = s.sleep_share;
     c.spin_share = s.spin_share;
+    c.interval_error_ms = to_c(s.interval_error);
+    c.interval_error_frames = s.interval_error_frames;
+    c.off_100us_share = s.off_100us_share;
     return c;
 }
 

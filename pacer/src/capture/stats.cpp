@@ -37,8 +37,8 @@ void StutterCounter::reset() noexcept {
 
 FrameStats::FrameStats(std::size_t capacity, int stutter_window, double stutter_factor)
     : cap_(std::max<std::size_t>(capacity, 2)),
-      interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), latency_(cap_), missed_(cap_),
-      shown_late_(cap_), stutter_flag_(cap_), shown_(cap_), dropped_(cap_), feedback_(cap_),
+      interval_(cap_), lateness_(cap_), work_(cap_), slept_(cap_), spun_(cap_), latency_(cap_), period_(cap_),
+      missed_(cap_), shown_late_(cap_), stutter_flag_(cap_), shown_(cap_), dropped_(cap_), feedback_(cap_),
       stutter_(stutter_window, stutter_factor), scratch_(cap_) {}
 
 void FrameStats::reset() noexcept {
@@ -59,6 +59,7 @@ void FrameStats::add(const FrameTiming& t) noexcept {
     slept_[head_] = t.slept.count();
     spun_[head_] = t.spun.count();
     latency_[head_] = t.latency.count();
+    period_[head_] = t.period.count() > 0 ? t.period.count() : 0;
     shown_late_[head_] = t.shown_late ? 1 : 0;
     shown_[head_] = t.presents_shown;
     dropped_[head_] = t.presents_dropped;
@@ -186,7 +187,25 @@ StatsSummary FrameStats::summarize() const noexcept {
         s.sleep_share = std::clamp(static_cast<double>(slept) / w, 0.0, 1.0);
         s.spin_share = std::clamp(static_cast<double>(spun) / w, 0.0, 1.0);
     }
+    interval_error(s, buf);
     return s;
+}
+
+// |interval - period| of the frames that have a period, as `pacer compare` takes it per frame.
+void FrameStats::interval_error(StatsSummary& s, Span<std::int64_t> buf) const noexcept {
+    std::size_t n = 0, off = 0;
+    for (std::size_t i = 0; i < count_; ++i) {
+        const std::size_t j = at(i);
+        if (period_[j] <= 0) continue;  // no period known: no error to take
+        const std::int64_t e = interval_[j] > period_[j] ? interval_[j] - period_[j] : period_[j] - interval_[j];
+        if (e > kIntervalOffThreshold.count()) ++off;
+        buf[n++] = e;
+    }
+    s.interval_error_frames = n;
+    if (n == 0) return;
+    std::sort(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+    s.interval_error = describe_ns(Span<const std::int64_t>(buf.data(), n));
+    s.off_100us_share = static_cast<double>(off) / static_cast<double>(n);
 }
 
 HistogramCounts FrameStats::histogram(FrameMetric metric, std::chrono::nanoseconds lo, std::chrono::nanoseconds hi,
