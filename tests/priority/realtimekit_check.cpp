@@ -233,6 +233,7 @@ int high_granted(const char* in_force) {
             sdl_rc = SDL_LinuxSetThreadPriority(static_cast<Sint64>(syscall(SYS_gettid)), -15);
             sdl_nice = nice_now();
             sdl_flag = reset_on_fork();
+            SDL_TLSCleanup();  // SDL's per-thread state (its error buffer), or LeakSanitizer reports it
         }).join();
         const bool by_rtkit = want.find("RealtimeKit") != std::string::npos;
         check(sdl_rc == 0 && sdl_nice == -15 && sdl_flag == by_rtkit,
@@ -281,6 +282,7 @@ int high_granted(const char* in_force) {
         check(flag && f.granted && want == f.in_force && nice_now() == -15,
               "a thread with SCHED_RESET_ON_FORK before: \"" + std::string(f.in_force) + "\", nice " +
                   std::to_string(nice_now()));
+        SDL_TLSCleanup();  // SDL's per-thread state (its error buffer), or LeakSanitizer reports it
     }).join();
     return failures == 0 ? 0 : 1;
 }
