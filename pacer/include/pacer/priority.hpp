@@ -136,6 +136,11 @@ enum class ThreadPriority : std::uint8_t {
 };
 // Its names (kThreadPriorityNames, to_string, parse_thread_priority) are in pacer/modes.hpp.
 
+// The modes that ask for a weight within the normal class, not a real-time class.
+constexpr bool is_weight(ThreadPriority m) noexcept {
+    return m == ThreadPriority::high || m == ThreadPriority::automatic;
+}
+
 // The modes that raise the thread at its first wait and keep it raised until it is put back.
 constexpr bool raised_for_good(ThreadPriority m) noexcept {
     return m == ThreadPriority::thread || m == ThreadPriority::high || m == ThreadPriority::automatic;

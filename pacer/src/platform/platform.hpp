@@ -20,4 +20,9 @@ const char* sleep_primitive() noexcept;             // what sleep_until() uses r
 PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept;
 void restore_priority(const PriorityGrant& grant) noexcept;
 
+// automatic's refusal where the thread may run on one CPU only (Linux, Windows; pacer/priority.hpp).
+inline constexpr char kAutomaticOneCpu[] =
+    "automatic: not raised where the thread may run on one CPU only (a raised thread that spins on a job "
+    "would starve the worker it waits for); ThreadPriority::high forces it";
+
 }  // namespace pacer::platform

@@ -104,7 +104,7 @@ PriorityGrant SimulatedOs::raise_priority(const PriorityConfig& c, std::chrono::
         return g;
     }
     g.granted = true;
-    if (c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic) {
+    if (is_weight(c.mode)) {
         g.level = c.nice;
         std::snprintf(g.in_force, sizeof g.in_force, "simulated nice %d", c.nice);
     } else {

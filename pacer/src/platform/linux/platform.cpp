@@ -201,9 +201,7 @@ PriorityGrant raise_weight(const PriorityConfig& c) noexcept {
         return g;
     }
     if (c.mode == ThreadPriority::automatic && allowed_cpus() < 2) {
-        std::snprintf(g.reason, sizeof g.reason,
-                      "automatic: not raised on a thread that may run on one CPU only (a raised thread that spins "
-                      "on a job would starve the worker it waits for); ThreadPriority::high forces it");
+        std::snprintf(g.reason, sizeof g.reason, "%s", kAutomaticOneCpu);
         return g;
     }
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
@@ -249,8 +247,7 @@ PriorityGrant raise_weight(const PriorityConfig& c) noexcept {
 
 // A real-time class for wait and thread; a weight for high and automatic.
 PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
-    return c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic ? raise_weight(c)
-                                                                                  : raise_realtime(c);
+    return is_weight(c.mode) ? raise_weight(c) : raise_realtime(c);
 }
 
 // The old policy back, with its own SCHED_RESET_ON_FORK flag. Only a privileged thread may clear

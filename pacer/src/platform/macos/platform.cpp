@@ -145,7 +145,7 @@ const char* sleep_primitive() noexcept { return "mach_wait_until"; }
 // here and put back by restore_priority(), and a thread that already had a time-constraint
 // policy (set by the host, or an audio library) gets that one back instead of the standard one.
 PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
-    if (c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic) return raise_weight();
+    if (is_weight(c.mode)) return raise_weight();
     PriorityGrant g;
     const std::int64_t period_ns = std::clamp<std::int64_t>(period.count(), 200'000, 1'000'000'000);
     const std::int64_t computation_ns = std::min<std::int64_t>(period_ns / 2, 2'000'000);

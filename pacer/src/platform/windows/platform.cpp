@@ -409,9 +409,7 @@ PriorityGrant raise_weight(const PriorityConfig& c, int old) noexcept {
         return g;
     }
     if (c.mode == ThreadPriority::automatic && allowed_cpus() < 2) {
-        std::snprintf(g.reason, sizeof g.reason,
-                      "automatic: not raised in a process that may run on one CPU only (a raised thread that spins "
-                      "on a job would starve the worker it waits for); ThreadPriority::high forces it");
+        std::snprintf(g.reason, sizeof g.reason, "%s", kAutomaticOneCpu);
         return g;
     }
     if (!set_thread_priority(THREAD_PRIORITY_HIGHEST)) {
@@ -554,7 +552,7 @@ PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) 
                       windows::kTimeCritical, err);
         return g;
     }
-    if (c.mode == ThreadPriority::high || c.mode == ThreadPriority::automatic) return windows::raise_weight(c, old);
+    if (is_weight(c.mode)) return windows::raise_weight(c, old);
     if (!windows::set_thread_priority(THREAD_PRIORITY_TIME_CRITICAL)) {
         windows::describe_error(GetLastError(), err, sizeof err);
         std::snprintf(g.reason, sizeof g.reason, "%s refused: %s", windows::kTimeCritical, err);
