@@ -17,7 +17,7 @@
 //
 // The strategies are the rows of kRows; the busy loads (--contention) are in compare_load.cpp.
 //
-//   pacer compare [--hz 60,144] [--load 0,1] [--contention threads,processes,sessions] [--nice -15]
+//   pacer compare [--hz 60,144] [--load 0,1] [--contention threads,processes,sessions] [--nice -15] [--nice-sweep]
 //                 [--seconds 2] [--rounds 3] [--work-ms 0] [--tail-margin US] [--csv FILE]
 #include <algorithm>
 #include <cmath>
@@ -52,6 +52,7 @@ struct Options {
     double work_ms = 0.0;
     double tail_margin_us = 0.0;  // > 0: also a hybrid pacer with this WaiterConfig::min_margin
     int nice = -15;               // PriorityConfig::nice of high and automatic
+    bool nice_sweep = false;      // also high at nice -10 and -20 (the rows marked sweep)
     std::string csv;
 };
 
@@ -70,6 +71,8 @@ struct StrategyRow {
     TP priority;           // Loop::pacer and Loop::sleep_until (set_sleep_priority on its thread)
     bool tail = false;     // min_margin = --tail-margin; runs only with it
     bool priority_summary = false;  // a row of the thread priority summary (the README's table)
+    int nice = 0;                   // PriorityConfig::nice; 0: --nice
+    bool sweep = false;             // runs only with --nice-sweep
 };
 
 // The pacers that mean "normal" say so: the library's default priority is automatic.
@@ -78,6 +81,8 @@ struct StrategyRow {
 // their interval-error p99s show how far that tail moves between two identical pacers.
 // tail (only with --tail-margin) spins at least that long before every deadline
 // (WaiterConfig::min_margin): what covering the OS's rare late wake-ups costs.
+// high_nice10 and high_nice20 (only with --nice-sweep) are high at those nice values beside high at
+// --nice, in the same interleaved run: the table PriorityConfig::nice's default was chosen from.
 // The raised ones (pacer/priority.hpp): where the OS refuses, they pace as the normal ones and the
 // header says why. pacer::sleep_until runs on a thread of its own per strategy and setting: it
 // keeps its learned state per thread, and learns from that setting alone, as each setting's
@@ -96,6 +101,10 @@ constexpr StrategyRow kRows[] = {
      TP::automatic, false, true},
     {"wait", "pacer hybrid, priority wait", Loop::pacer, pacer::WaitMode::hybrid, TP::wait, false, true},
     {"thread", "pacer hybrid, priority thread", Loop::pacer, pacer::WaitMode::hybrid, TP::thread, false, true},
+    {"high_nice10", "pacer hybrid, priority high at nice -10 (--nice-sweep)", Loop::pacer, pacer::WaitMode::hybrid,
+     TP::high, false, true, -10, true},
+    {"high_nice20", "pacer hybrid, priority high at nice -20 (--nice-sweep)", Loop::pacer, pacer::WaitMode::hybrid,
+     TP::high, false, true, -20, true},
     {"sleep_until_wait", "pacer::sleep_until, priority wait", Loop::sleep_until, pacer::WaitMode::hybrid,
      TP::wait},
 };
@@ -111,11 +120,13 @@ constexpr int kSpin = row_of("spin"), kPrecise = row_of("precise"), kSleepUntil 
               kNormal = row_of("normal"), kNormal2 = row_of("normal2"), kTail = row_of("tail"),
               kAutomatic = row_of("automatic");
 
-// The rows of the thread priority summary, preciseSleep last.
-std::vector<int> priority_rows() {
+bool runs(int k, bool tail, bool sweep) { return (!kRows[k].tail || tail) && (!kRows[k].sweep || sweep); }
+
+// The rows of the thread priority summary, preciseSleep last; the sweep's with --nice-sweep.
+std::vector<int> priority_rows(bool sweep) {
     std::vector<int> rows;
     for (int k = 0; k < kStrategies; ++k)
-        if (kRows[k].priority_summary && k != kPrecise) rows.push_back(k);
+        if (kRows[k].priority_summary && k != kPrecise && runs(k, false, sweep)) rows.push_back(k);
     rows.push_back(kPrecise);
     return rows;
 }
@@ -259,7 +270,7 @@ private:
     std::thread thread_;
 };
 
-bool runs(int k, const Options& o) { return !kRows[k].tail || o.tail_margin_us > 0; }
+bool runs(int k, const Options& o) { return runs(k, o.tail_margin_us > 0, o.nice_sweep); }
 
 int strategies_run(const Options& o) {
     int n = 0;
@@ -300,8 +311,8 @@ std::string compare_epilogue() {
     for (const StrategyRow& r : kRows) e += "  " + std::string(r.key) + std::string(18 - std::strlen(r.key), ' ') + r.name + "\n";
     e += "The priority modes (pacer/priority.hpp): normal, high and automatic (a nice value, --nice, on\n"
          "Linux), wait and thread (a real-time class). The summary of thread priority shows:\n ";
-    for (const int k : priority_rows()) e += " " + std::string(kRows[k].key);
-    e += ".\nContention kinds (--contention; each runs every --load above 0; --load 0 runs once, idle):\n";
+    for (const int k : priority_rows(false)) e += " " + std::string(kRows[k].key);
+    e += " (with --nice-sweep: high_nice10 and high_nice20 too).\nContention kinds (--contention; each runs every --load above 0; --load 0 runs once, idle):\n";
     for (const auto& c : kContentionNames)
         e += "  " + std::string(c.name) + std::string(11 - std::strlen(c.name), ' ') + describe(c.value) + "\n";
     e += "  (processes and sessions fork() spinning children, killed at the end of each setting; Linux\n"
@@ -330,6 +341,7 @@ cli::Parser compare_parser(Options* o, const char* prog) {
         .default_text = "threads";
     opts.number("--nice", "N", "the nice value of priority high and automatic (Linux; PriorityConfig::nice)",
                 &o->nice, -20, -1);
+    opts.flag("--nice-sweep", "also priority high at nice -10 and -20, interleaved with the rest", &o->nice_sweep);
     opts.number("--seconds", "S", "length of one chunk of one strategy", &o->seconds, 0.1, 600.0);
     opts.number("--rounds", "N", "chunks per strategy, interleaved", &o->rounds, 1, 1000);
     opts.number("--work-ms", "MS", "simulated work per frame, busy", &o->work_ms, 0.0, 1000.0);
@@ -347,7 +359,7 @@ pacer::PacerConfig row_config(int k, double hz, const Options& o) {
     const StrategyRow& r = kRows[k];
     pacer::PacerConfig c{.target_hz = hz, .mode = r.loop == Loop::pacer ? r.mode : pacer::WaitMode::sleep};
     c.waiter.priority.mode = r.loop == Loop::pacer ? r.priority : TP::normal;
-    c.waiter.priority.nice = o.nice;
+    c.waiter.priority.nice = r.nice != 0 ? r.nice : o.nice;
     if (r.tail) c.waiter.min_margin = std::chrono::nanoseconds(std::llround(o.tail_margin_us * 1e3));
     return c;
 }
@@ -451,10 +463,10 @@ void print_table(const Options& o, const AllSamples& s, SummaryRow& row, std::of
 }
 
 // The thread priority modes against preciseSleep, one line under each table.
-void print_priority_line(const SummaryRow& row) {
+void print_priority_line(const Options& o, const SummaryRow& row) {
     std::string names, interr, off, cpu;
     char buf[48];
-    for (const int k : priority_rows()) {
+    for (const int k : priority_rows(o.nice_sweep)) {
         names += (names.empty() ? "" : " / ") + std::string(kRows[k].key);
         std::snprintf(buf, sizeof buf, "%s%.1f", interr.empty() ? "" : " / ", row.interr_p99[k]);
         interr += buf;
@@ -499,7 +511,7 @@ void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
                 cpu[kNormal2] / std::max(cpu[kNormal], 1e-9), row.control_ratio[1], row.control_ratio[0],
                 row.control_ratio[2], row.interr_p99[kNormal2], row.interr_p99[kNormal], kHitchUs, row.hitch[kNormal2],
                 row.hitch[kNormal], row.hitch[kPrecise]);
-    print_priority_line(row);
+    print_priority_line(o, row);
     if (runs(kTail, o))
         std::printf("min_margin %.0f us vs preciseSleep: CPU %.2fx, interval err p99 %.1f us vs %.1f us, intervals "
                     "off > %.0f us %.2f %% vs %.2f %%\n",
@@ -509,14 +521,14 @@ void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
 
 // The thread priority modes against preciseSleep, a row per rate, load and strategy: the README's
 // table (README.md#thread-priority-beside-busy-threads).
-void print_priority_summary(const std::vector<SummaryRow>& summary) {
+void print_priority_summary(const Options& o, const std::vector<SummaryRow>& summary) {
     std::printf("\nThread priority: the hybrid FramePacer at each priority mode beside preciseSleep; busy: what ran "
                 "beside it\n(threads: in the process; processes: in its session; sessions: each in a session of "
                 "its own).\n| Hz | busy | strategy | interval err p99 us | intervals off > %.0f us %% | "
                 "CPU / preciseSleep's | steal %% |\n|---|---|---|---|---|---|---|\n",
                 kHitchUs);
     for (const SummaryRow& r : summary)
-        for (const int k : priority_rows())
+        for (const int k : priority_rows(o.nice_sweep))
             std::printf("| %.0f | %s | %s | %.1f | %.2f | %.2f | %.1f |\n", r.hz, contention_label(r.kind, r.load).c_str(),
                         kRows[k].key, r.interr_p99[k], r.hitch[k], r.cpu_vs_precise(k), r.steal_pct);
 }
@@ -660,7 +672,7 @@ int compare_main(int argc, char** argv, const char* prog) {
     std::vector<SummaryRow> summary;
     if (const int rc = run_all(o, prog, csv, summary); rc != 0) return rc;
     print_summary(summary);
-    print_priority_summary(summary);
+    print_priority_summary(o, summary);
     print_goal(summary, automatic);
     return 0;
 }
