@@ -13,6 +13,12 @@
 #   bad_env         PACER_HZ=abc, -1, nan, 1e9, PACER_PLACEMENT=middle, an unwritable PACER_CAPTURE:
 #                   one line on stderr naming the variable, vkcube exits 0, unpaced (no capture
 #                   written; 100 frames in less than the 5 s that 20 Hz would take).
+#   churn PROGRAM   tests/vulkan/swapchain_churn.cpp (pacer embedded through pacer/vulkan.hpp) with
+#                   the layer at PACER_HZ=60: two threads creating, recreating and destroying
+#                   swapchains, one swapchain taken over by a third thread. It exits 0 and says
+#                   PASS, the layer says nothing, and each swapchain not made from an old one
+#                   has its capture (3), which `pacer analyze` reads; the recreated and handed-over
+#                   one holds all of its 90 presents but the first.
 #   valgrind        a layered vkcube under valgrind's memcheck: no error and no definite leak whose
 #                   stack starts in the layer (tests/vulkan/valgrind_check.py).
 #
@@ -21,7 +27,7 @@ set -u
 mode=$1
 pacer=$2
 layer_dir=$3
-work=$4/$mode${5:+_$5}
+work=$4/$mode${5:+_$(basename "$5")}
 arg=${5:-}
 rm -rf "$work"
 mkdir -p "$work"
@@ -126,6 +132,23 @@ case "$mode" in
     check priority 'PACER_PRIORITY="realtime": is not normal' PACER_HZ=20 PACER_PRIORITY=realtime
     PACER_CAPTURE_OVERRIDE=/nonexistent-dir-of-pacer/c.csv check unwritable \
       'PACER_CAPTURE="/nonexistent-dir-of-pacer/c.csv": .*cannot open.*the layer is off for this swapchain' PACER_HZ=20
+    ;;
+  churn)
+    PACER_HZ=60 PACER_CAPTURE=$work/c.csv xvfb "${layered[@]}" timeout 60 "$arg" >"$work/out" 2>"$work/err"
+    code=$?
+    cat "$work/out"
+    [ $code -eq 0 ] || { cat "$work/err"; fail "swapchain_churn exit status $code"; }
+    grep -q '^PASS$' "$work/out" || fail "swapchain_churn did not pass"
+    ! grep -q '^pacer layer:' "$work/err" || { cat "$work/err"; fail "the layer complained"; }
+    [ -e "$work/c-4.csv" ] && fail "a fourth capture: a recreated swapchain did not keep its capture"
+    most=0
+    for f in c c-2 c-3; do
+      [ -s "$work/$f.csv" ] || fail "no capture $f.csv"
+      read -r fps frames <<<"$(fps_of "$work/$f.csv")"
+      echo "$f.csv: $frames frames, $fps fps"
+      [ "$frames" -gt "$most" ] && most=$frames
+    done
+    [ "$most" -ge 85 ] || fail "no capture holds the recreated swapchain's 90 presents (most: $most)"
     ;;
   valgrind)
     command -v valgrind >/dev/null || skip "no valgrind"
