@@ -98,6 +98,16 @@ void draw(SDL_Renderer* renderer);
 extern xcb_window_t xid;                    // the window's X11 id (SDL_GetWindowWMInfo)
 #endif
 
+#ifdef PACER_SNIPPETS_VULKAN
+#include <pacer/vulkan.hpp>
+extern VkDevice device;
+extern VkSwapchainKHR swapchain;
+extern VkQueue queue;
+extern VkPresentInfoKHR present_info;        // the game's present of its swapchain
+void record_and_submit();
+void recreate_swapchain();
+#endif
+
 #ifdef PACER_SNIPPETS_WAYLAND
 #include <SDL_syswm.h>
 #include <pacer/wayland_presentation.hpp>

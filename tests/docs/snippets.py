@@ -57,10 +57,11 @@ GROUPS = {
     "sdl2": (["PACER_SNIPPETS_SDL2"], ["sdl2"]),
     "spdlog": (["PACER_SNIPPETS_SPDLOG"], ["spdlog"]),
     "x11_present": (["PACER_SNIPPETS_X11_PRESENT"], ["xcb", "xcb-present"]),
+    "vulkan": (["PACER_SNIPPETS_VULKAN"], ["vulkan"]),
     "wayland": (["PACER_SNIPPETS_SDL2", "PACER_SNIPPETS_WAYLAND"], ["sdl2", "wayland-client"]),
 }
 HEADER_GROUPS = {"sdl2.hpp": "sdl2", "spdlog.hpp": "spdlog", "x11_present.hpp": "x11_present",
-                 "wayland_presentation.hpp": "wayland"}
+                 "wayland_presentation.hpp": "wayland", "vulkan.hpp": "vulkan"}
 
 
 class Snippet:
@@ -80,6 +81,8 @@ class Snippet:
             return "wayland"
         if "pacer::x11" in text:
             return "x11_present"
+        if "pacer::vk::" in text:
+            return "vulkan"
         if "spdlog" in text:
             return "spdlog"
         if "SDL_" in text or "pacer::sdl2" in text:
