@@ -22,7 +22,7 @@ set(_layers
   "frame_timing=4" "config=4"
   "stats=5" "capture_columns=5"
   "capture=6" "frame_pacer=6"
-  "sdl2=7" "spdlog=7" "x11_present=7" "wayland_presentation=7"
+  "sdl2=7" "spdlog=7" "x11_present=7" "wayland_presentation=7" "vulkan=7"
   "pacer=8")
 
 function(layer_of name out)

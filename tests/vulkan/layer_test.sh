@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# VK_LAYER_pacer_frame_pacing loaded into Debian's vkcube for real, on lavapipe (Mesa's CPU
+# Vulkan driver), as a user would load it: through the loader's own variables.
+#
+#   xvfb PLACEMENT  vkcube under Xvfb, whose FIFO swap does not wait (vkcube alone runs at hundreds
+#                   of frames per second): PACER_HZ=60 with PACER_PLACEMENT, the capture read back
+#                   by `pacer analyze`: 50-61 fps (the layer alone holds the rate; on a loaded
+#                   2-core machine lavapipe may fall below 60, never the limit above it).
+#   weston          vkcube-wayland under weston's headless backend, whose swap waits for the
+#                   compositor's repaint: at PACER_HZ=20 (below the compositor's rate) the layer
+#                   holds 17-21 fps; at PACER_HZ=144 (above it) the rate is the swap's, never above 145.
+#   implicit        the implicit manifest: PACER_LAYER=1 loads it, DISABLE_PACER_LAYER=1 keeps it out.
+#   bad_env         PACER_HZ=abc, -1, nan, 1e9, PACER_PLACEMENT=middle, an unwritable PACER_CAPTURE:
+#                   one line on stderr naming the variable, vkcube exits 0, unpaced (no capture
+#                   written; 100 frames in less than the 5 s that 20 Hz would take).
+#   valgrind        a layered vkcube under valgrind's memcheck: no error and no definite leak whose
+#                   stack starts in the layer (tests/vulkan/valgrind_check.py).
+#
+# usage: layer_test.sh MODE PACER_CLI LAYER_DIR WORK_DIR [ARG]
+set -u
+mode=$1
+pacer=$2
+layer_dir=$3
+work=$4/$mode${5:+_$5}
+arg=${5:-}
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+export VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+[ -e "$VK_ICD_FILENAMES" ] || skip "no lavapipe ($VK_ICD_FILENAMES): mesa-vulkan-drivers"
+command -v vkcube >/dev/null || skip "no vkcube: vulkan-tools"
+export VK_ADD_LAYER_PATH=$layer_dir
+layered=(env VK_INSTANCE_LAYERS=VK_LAYER_pacer_frame_pacing)
+small=(--width 160 --height 120)
+unset PACER_HZ PACER_PLACEMENT PACER_PRIORITY PACER_CAPTURE PACER_LOG PACER_LAYER DISABLE_PACER_LAYER
+
+xvfb() {  # command...: under a private Xvfb (60 Hz fake screen)
+  xvfb-run -a -s "-screen 0 640x480x24 -noreset" "$@"
+}
+
+fps_of() {  # capture -> "avg_fps rows"
+  "$pacer" analyze --json "$1" >"$work/analyze.json" 2>"$work/analyze.err" || { cat "$work/analyze.err"; fail "pacer analyze $1"; }
+  python3 - "$work/analyze.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d[0] if isinstance(d, list) else d
+print(c["avg_fps"], c.get("frames", 0))
+PY
+}
+
+within() {  # value lo hi
+  awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
+}
+
+case "$mode" in
+  xvfb)
+    PACER_HZ=60 PACER_PLACEMENT=$arg PACER_CAPTURE=$work/cube.csv xvfb "${layered[@]}" vkcube --c 240 "${small[@]}" \
+      >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "vkcube exit status"; }
+    [ -s "$work/cube.csv" ] || { cat "$work/err"; fail "no capture written"; }
+    read -r fps frames <<<"$(fps_of "$work/cube.csv")"
+    echo "placement $arg: $fps fps over $frames frames (PACER_HZ=60)"
+    within "$fps" 50 61 || fail "$fps fps at PACER_HZ=60"
+    within "$frames" 200 240 || fail "$frames frames in the capture of 240"
+    # The sidecar: written at vkDestroySwapchainKHR.
+    [ -s "$work/cube-stats.csv" ] || fail "no capture-stats.csv"
+    ;;
+  weston)
+    command -v weston >/dev/null || skip "no weston"
+    export XDG_RUNTIME_DIR
+    XDG_RUNTIME_DIR=$(mktemp -d "$work/xdg.XXXXXX")
+    chmod 700 "$XDG_RUNTIME_DIR"
+    setsid weston --backend=headless-backend.so --idle-time=0 --socket=pacer-vk >"$work/weston.log" 2>&1 &
+    wpid=$!
+    trap 'kill -- -$wpid 2>/dev/null; kill $wpid 2>/dev/null' EXIT
+    for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/pacer-vk" ] && break; sleep 0.1; done
+    [ -S "$XDG_RUNTIME_DIR/pacer-vk" ] || { cat "$work/weston.log"; fail "weston did not start"; }
+    for hz in 20 144; do
+      WAYLAND_DISPLAY=pacer-vk PACER_HZ=$hz PACER_CAPTURE=$work/w$hz.csv timeout 60 "${layered[@]}" vkcube-wayland \
+        --c 80 "${small[@]}" >"$work/out$hz" 2>"$work/err$hz" || { cat "$work/err$hz"; fail "vkcube-wayland at $hz Hz"; }
+      read -r fps frames <<<"$(fps_of "$work/w$hz.csv")"
+      echo "weston, PACER_HZ=$hz: $fps fps over $frames frames"
+      if [ "$hz" = 20 ]; then within "$fps" 17 21 || fail "$fps fps at PACER_HZ=20"; fi
+      if [ "$hz" = 144 ]; then within "$fps" 1 145 || fail "$fps fps at PACER_HZ=144"; fi
+    done
+    ;;
+  implicit)
+    data=$layer_dir/share:/usr/local/share:/usr/share
+    unset VK_ADD_LAYER_PATH
+    XDG_DATA_DIRS=$data PACER_LAYER=1 PACER_HZ=30 PACER_CAPTURE=$work/on.csv xvfb vkcube --c 90 "${small[@]}" \
+      >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "vkcube with PACER_LAYER=1"; }
+    [ -s "$work/on.csv" ] || { cat "$work/err"; fail "PACER_LAYER=1 did not load the implicit layer"; }
+    read -r fps frames <<<"$(fps_of "$work/on.csv")"
+    echo "implicit, PACER_LAYER=1 PACER_HZ=30: $fps fps"
+    within "$fps" 25 31 || fail "$fps fps at PACER_HZ=30"
+    XDG_DATA_DIRS=$data PACER_LAYER=1 DISABLE_PACER_LAYER=1 PACER_CAPTURE=$work/off.csv xvfb vkcube --c 30 "${small[@]}" \
+      >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "vkcube with DISABLE_PACER_LAYER=1"; }
+    [ ! -e "$work/off.csv" ] || fail "DISABLE_PACER_LAYER=1 still loaded the layer"
+    echo "implicit, DISABLE_PACER_LAYER=1: not loaded"
+    ;;
+  bad_env)
+    check() {  # name regex, then VAR=value ...
+      local name=$1 re=$2
+      shift 2
+      local start end
+      start=$(date +%s.%N)
+      (export "$@" PACER_CAPTURE="${PACER_CAPTURE_OVERRIDE:-$work/$name.csv}"
+       xvfb "${layered[@]}" vkcube --c 100 "${small[@]}") >"$work/$name.out" 2>"$work/$name.err"
+      local code=$?
+      end=$(date +%s.%N)
+      [ $code -eq 0 ] || { cat "$work/$name.err"; fail "$name: vkcube exit status $code"; }
+      local lines
+      lines=$(grep -c '^pacer layer:' "$work/$name.err")
+      [ "$lines" = 1 ] || { cat "$work/$name.err"; fail "$name: $lines lines from the layer, not one"; }
+      grep -Eq "$re" "$work/$name.err" || { cat "$work/$name.err"; fail "$name: the line does not match $re"; }
+      [ ! -s "$work/$name.csv" ] || fail "$name: a capture was written by a layer that should be off"
+      awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s < 5.0) }' || fail "$name: paced (took $(awk -v s="$start" -v e="$end" 'BEGIN{print e-s}') s)"
+      echo "$name: $(grep '^pacer layer:' "$work/$name.err")"
+    }
+    check abc 'PACER_HZ="abc": not a number' PACER_HZ=abc
+    check minus 'PACER_HZ="-1": must be 0 \(no limit\) or in \(0, 10000\]' PACER_HZ=-1
+    check nan 'PACER_HZ="nan": not a number' PACER_HZ=nan
+    check huge 'PACER_HZ="1e9": must be 0 \(no limit\) or in \(0, 10000\]' PACER_HZ=1e9
+    check placement 'PACER_PLACEMENT="middle": is not before or after' PACER_HZ=20 PACER_PLACEMENT=middle
+    check priority 'PACER_PRIORITY="realtime": is not normal' PACER_HZ=20 PACER_PRIORITY=realtime
+    PACER_CAPTURE_OVERRIDE=/nonexistent-dir-of-pacer/c.csv check unwritable \
+      'PACER_CAPTURE="/nonexistent-dir-of-pacer/c.csv": .*cannot open.*the layer is off for this swapchain' PACER_HZ=20
+    ;;
+  valgrind)
+    command -v valgrind >/dev/null || skip "no valgrind"
+    PACER_HZ=60 PACER_CAPTURE=$work/vg.csv xvfb "${layered[@]}" valgrind --log-file="$work/valgrind.log" --fullpath-after= --keep-debuginfo=yes \
+      --leak-check=full --show-leak-kinds=definite --num-callers=40 vkcube --c 20 --width 64 --height 48 \
+      >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "vkcube under valgrind"; }
+    [ -s "$work/vg.csv" ] || fail "the layer was not loaded under valgrind"
+    python3 "$(dirname "$0")/valgrind_check.py" "$work/valgrind.log" libVkLayer_pacer_frame_pacing "$(cd "$(dirname "$0")/../.." && pwd)/" || fail "valgrind"
+    ;;
+  *) fail "unknown mode $mode" ;;
+esac
+echo PASS

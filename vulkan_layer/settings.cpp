@@ -1,0 +1,78 @@
+#include "settings.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace pacer_layer {
+namespace {
+
+bool fail(Settings& s, const char* var, const char* value, const char* takes) {
+    s.on = false;
+    s.error = std::string(var) + "=\"" + value + "\": " + takes + "; the layer is off, the app runs unpaced";
+    return false;
+}
+
+bool read_hz(Settings& s, const char* v) {
+    if (v == nullptr || *v == '\0') return true;
+    char* end = nullptr;
+    errno = 0;
+    const double hz = std::strtod(v, &end);
+    if (end == v || *end != '\0' || errno != 0 || !std::isfinite(hz))
+        return fail(s, "PACER_HZ", v, "not a number (frames per second, 0 for no limit)");
+    if (hz < 0 || hz > pacer::kMaxTargetHz) return fail(s, "PACER_HZ", v, "must be 0 (no limit) or in (0, 10000]");
+    s.hz = hz;
+    return true;
+}
+
+bool read_placement(Settings& s, const char* v) {
+    if (v == nullptr || *v == '\0') return true;
+    const std::string p = v;
+    if (p == "before" || p == "after") {
+        s.before = p == "before";
+        return true;
+    }
+    return fail(s, "PACER_PLACEMENT", v, "is not before or after");
+}
+
+bool read_priority(Settings& s, const char* v) {
+    if (v == nullptr || *v == '\0') return true;
+    if (pacer::parse_thread_priority(v, &s.priority)) return true;
+    return fail(s, "PACER_PRIORITY", v, "is not normal, wait, thread, high or automatic");
+}
+
+bool read_log(Settings& s, const char* v) {
+    if (v == nullptr || *v == '\0') return true;
+    for (pacer::LogLevel l : {pacer::LogLevel::debug, pacer::LogLevel::info, pacer::LogLevel::warn,
+                              pacer::LogLevel::error, pacer::LogLevel::off}) {
+        if (std::string(v) == pacer::to_string(l)) {
+            s.log = l;
+            return true;
+        }
+    }
+    return fail(s, "PACER_LOG", v, "is not debug, info, warn, error or off");
+}
+
+}  // namespace
+
+Settings read_settings(Getenv get) {
+    Settings s;
+    // The log level first, so that a later error is written at the level asked for.
+    if (read_log(s, get("PACER_LOG")) && read_hz(s, get("PACER_HZ")) && read_placement(s, get("PACER_PLACEMENT")) &&
+        read_priority(s, get("PACER_PRIORITY"))) {
+        const char* c = get("PACER_CAPTURE");
+        if (c != nullptr) s.capture = c;
+    }
+    return s;
+}
+
+std::string capture_path(const std::string& base, int n) {
+    if (n <= 1) return base;
+    const std::string suffix = "-" + std::to_string(n);
+    const std::size_t slash = base.find_last_of('/');
+    const std::size_t dot = base.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return base + suffix;
+    return base.substr(0, dot) + suffix + base.substr(dot);
+}
+
+}  // namespace pacer_layer

@@ -1,0 +1,39 @@
+// The layer's settings, read once from the environment (README.md, "Pacing and capturing an
+// unmodified Vulkan game"):
+//   PACER_HZ         the rate, (0, 10000]; 0 or unset: no limit, capture only
+//   PACER_PLACEMENT  after (default): the wait follows the present, the next frame starts on the
+//                    grid (SyncMode::frame_start; MangoHud's "late"): lower latency;
+//                    before: the wait sits just before the present (SyncMode::present; MangoHud's
+//                    "early"): flat presents
+//   PACER_PRIORITY   automatic (default), high, wait, thread, normal (pacer/priority.hpp)
+//   PACER_CAPTURE    a PresentMon-style capture per swapchain: the path, then path-2.csv, ...
+//   PACER_LOG        debug, info, warn (default), error, off
+// A value that cannot be read turns the layer off (every present passes through, nothing is
+// captured) with one line on stderr that names the variable, the value and what it takes.
+#pragma once
+
+#include <string>
+
+#include "pacer/log.hpp"
+#include "pacer/modes.hpp"
+
+namespace pacer_layer {
+
+struct Settings {
+    double hz = 0;  // 0: no limit, capture only
+    bool before = false;  // PACER_PLACEMENT=before
+    pacer::ThreadPriority priority = pacer::ThreadPriority::automatic;
+    std::string capture;  // "" none
+    pacer::LogLevel log = pacer::LogLevel::warn;
+    bool on = true;       // false: a bad value; the layer passes everything through
+    std::string error;    // why not on
+};
+
+// getenv-like: nullptr for an unset variable.
+using Getenv = const char* (*)(const char* name);
+Settings read_settings(Getenv get);
+
+// "dir/name.csv" for the first capture of the process, "dir/name-<n>.csv" for the n-th.
+std::string capture_path(const std::string& base, int n);
+
+}  // namespace pacer_layer
