@@ -27,7 +27,9 @@ The strategies, each a launch of the same vkcube with only its environment chang
                   mangohud-late runs without the option.
 
 The observer, outside both limiters: VK_LAYER_pacer_observer (tests/vulkan/observer/), a layer
-of ours last in VK_INSTANCE_LAYERS, so the loader puts it right above the driver, below
+of ours whose folder is last in VK_ADD_LAYER_PATH, so the loader puts it right above the driver
+(Debian's loader stacks the layers VK_INSTANCE_LAYERS names in the order their manifests were
+found, whatever their order in the variable), below
 MangoHud's implicit layer and below the pacer layer (a run checks that order once with
 VK_LOADER_DEBUG=layer). It stamps each vkQueuePresentKHR with CLOCK_MONOTONIC as it reaches the
 driver and the process's CPU time (CLOCK_PROCESS_CPUTIME_ID: the app's threads, lavapipe's and
@@ -539,7 +541,10 @@ def main(argv):
         log("vk_compare: no strategy can run: skipped")
         return SKIP
     ctx.strategies = strategies
-    ctx.layer_paths = [observer_dir] + ([pacer_dir] if have_pacer else [])
+    # Debian's loader (1.3.239) stacks the layers that VK_INSTANCE_LAYERS enables in the order
+    # their manifests were found, not in the variable's order: the folder found first is nearest
+    # the app. So the pacer layer's folder comes first and the observer's last (check_order).
+    ctx.layer_paths = ([pacer_dir] if have_pacer else []) + [observer_dir]
 
     seed = a.seed if a.seed is not None else int(time.time())
     rng = random.Random(seed)
@@ -559,7 +564,12 @@ def main(argv):
             f"seed {seed}; work folder {ctx.work}")
         log(f"MangoHud {mangohud_version() if have_mango else 'not installed'}: MANGOHUD_CONFIG="
             f"fps_limit=<hz>,no_display=1{',fps_limit_method=<m>' if ctx.method_known else ''}")
-        for s, names in check_order(ctx).items():
+        try:
+            orders = check_order(ctx)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            log(f"vk_compare: FAILED: {e}")
+            return 1
+        for s, names in orders.items():
             log(f"layer order ({s}): app > {' > '.join(names)} > driver")
         # Unpaced, for its rate: frames for about 600 fps (Xvfb) over the warm-up and 2-3 s.
         base = run_chunk(ctx, "unpaced", 60.0 if a.weston else 600.0, 2.0 if a.quick else 3.0, "unpaced")
