@@ -219,11 +219,13 @@ class Weston:
 
 # ---- one chunk ----------------------------------------------------------------------------------
 
-def strategy_env(strategy, hz, method_known, cfgfile):
+def strategy_env(strategy, hz, method_known, cfgfile, priority=None):
     """The variables that make a strategy, and the layers above the observer."""
     if strategy.startswith("pacer-"):
-        return {"PACER_HZ": f"{hz:g}", "PACER_PLACEMENT": strategy.split("-", 1)[1],
-                "DISABLE_MANGOHUD": "1"}, [PACER_LAYER]
+        env = {"PACER_HZ": f"{hz:g}", "PACER_PLACEMENT": strategy.split("-", 1)[1], "DISABLE_MANGOHUD": "1"}
+        if priority:
+            env["PACER_PRIORITY"] = priority
+        return env, [PACER_LAYER]
     if strategy.startswith("mangohud-"):
         config = f"fps_limit={hz:g},no_display=1"
         if method_known:
@@ -248,7 +250,7 @@ def run_chunk(ctx, strategy, hz, seconds, tag):
     """One vkcube run; returns the parsed record (or an 'error')."""
     frames = int(round((seconds + WARMUP_S) * hz))
     obs = os.path.join(ctx.work, f"{tag}.obs")
-    extra, layers = strategy_env(strategy, hz, ctx.method_known, ctx.cfgfile)
+    extra, layers = strategy_env(strategy, hz, ctx.method_known, ctx.cfgfile, ctx.priority)
     env = base_env(ctx.server, ctx.layer_paths, layers, obs)
     env.update(extra)
     cmd = [ctx.server.vkcube, "--c", str(frames)]
@@ -473,6 +475,8 @@ def parse_args(argv):
                     help="comma-separated subset of " + ", ".join(ALL_STRATEGIES))
     ap.add_argument("--build-dir", default="build-release",
                     help="the build tree with vulkan_layer/ and tests/vulkan/observer/ (default build-release)")
+    ap.add_argument("--pacer-priority", help="PACER_PRIORITY for the pacer layer's runs (default: unset, "
+                    "the layer's automatic)")
     ap.add_argument("--pacer-layer-dir",
                     help="the folder with the pacer layer's manifest (default BUILD_DIR/vulkan_layer)")
     ap.add_argument("--json", help="write every chunk's figures and the summary here")
@@ -519,6 +523,7 @@ def main(argv):
 
     ctx = Ctx()
     ctx.method_known = mangohud_knows_method()
+    ctx.priority = a.pacer_priority
     have_mango = os.path.exists(MANGOHUD_LIB)
     have_pacer = any(f.endswith(".json") for f in os.listdir(pacer_dir)) if os.path.isdir(pacer_dir) else False
     notes = []
@@ -561,6 +566,7 @@ def main(argv):
         ctx.server = server
         busy = Busy(a.busy) if a.busy else None
         log(f"server: {server.name}; app: {server.vkcube} on lavapipe; busy processes: {a.busy}; "
+            f"PACER_PRIORITY={a.pacer_priority or '(unset: automatic)'}; "
             f"seed {seed}; work folder {ctx.work}")
         log(f"MangoHud {mangohud_version() if have_mango else 'not installed'}: MANGOHUD_CONFIG="
             f"fps_limit=<hz>,no_display=1{',fps_limit_method=<m>' if ctx.method_known else ''}")
