@@ -52,7 +52,7 @@ A round runs every strategy at every rate once, in an order shuffled per round. 
 --drift-seconds D (default 60, 0 to skip), one D-second chunk per strategy and rate, shuffled
 too, for the drift over D seconds. Reported per rate and strategy: the median over rounds of p99,
 >100us and CPU, the worst |drift| over the short chunks and the long chunk's drift, and the
-ratios against MangoHud's better method (the lower median p99). The issue's goal (issue 40):
+ratios against MangoHud's better method (the lower median p99). The goal:
 p99 <= 0.3x MangoHud's better method, |drift| <= 1 frame over 60 s, CPU within 1 point of that
 MangoHud method's. The steal time of the guest (from /proc/stat) is printed per setting.
 
