@@ -41,6 +41,16 @@ bool read_priority(Settings& s, const char* v) {
     return fail(s, "PACER_PRIORITY", v, "is not normal, wait, thread, high or automatic");
 }
 
+bool read_wait(Settings& s, const char* v) {
+    if (v == nullptr || *v == '\0') return true;
+    const std::string w = v;
+    if (w == "hybrid" || w == "sleep") {
+        s.sleep_only = w == "sleep";
+        return true;
+    }
+    return fail(s, "PACER_WAIT", v, "is not hybrid or sleep");
+}
+
 bool read_log(Settings& s, const char* v) {
     if (v == nullptr || *v == '\0') return true;
     for (pacer::LogLevel l : {pacer::LogLevel::debug, pacer::LogLevel::info, pacer::LogLevel::warn,
@@ -59,7 +69,7 @@ Settings read_settings(Getenv get) {
     Settings s;
     // The log level first, so that a later error is written at the level asked for.
     if (read_log(s, get("PACER_LOG")) && read_hz(s, get("PACER_HZ")) && read_placement(s, get("PACER_PLACEMENT")) &&
-        read_priority(s, get("PACER_PRIORITY"))) {
+        read_priority(s, get("PACER_PRIORITY")) && read_wait(s, get("PACER_WAIT"))) {
         const char* c = get("PACER_CAPTURE");
         if (c != nullptr) s.capture = c;
     }

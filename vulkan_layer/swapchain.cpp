@@ -27,6 +27,7 @@ std::shared_ptr<Pacing> make_pacing(const Settings& s, int capture_number) {
     c.mode = pacer::WaitMode::automatic;   // the swap paces where it holds the rate (vsync hand-off)
     c.sync = s.before ? pacer::SyncMode::present : pacer::SyncMode::frame_start;
     c.waiter.priority.mode = s.priority;
+    if (s.sleep_only) c.waiter.late_cost = std::chrono::nanoseconds(0);  // spin min_margin only
     try {
         pacing->fp = std::make_unique<pacer::FramePacer>(c);
     } catch (const std::exception& e) {

@@ -3,14 +3,16 @@
 # Vulkan driver), as a user would load it: through the loader's own variables.
 #
 #   xvfb PLACEMENT  vkcube under Xvfb, whose FIFO swap does not wait (vkcube alone runs at hundreds
-#                   of frames per second): PACER_HZ=60 with PACER_PLACEMENT, the capture read back
+#                   of frames per second): PACER_HZ=60 with PACER_PLACEMENT (before-sleep: before,
+#                   with PACER_WAIT=sleep), the capture read back
 #                   by `pacer analyze`: 50-61 fps (the layer alone holds the rate; on a loaded
 #                   2-core machine lavapipe may fall below 60, never the limit above it).
 #   weston          vkcube-wayland under weston's headless backend, whose swap waits for the
 #                   compositor's repaint: at PACER_HZ=20 (below the compositor's rate) the layer
 #                   holds 17-21 fps; at PACER_HZ=144 (above it) the rate is the swap's, never above 145.
 #   implicit        the implicit manifest: PACER_LAYER=1 loads it, DISABLE_PACER_LAYER=1 keeps it out.
-#   bad_env         PACER_HZ=abc, -1, nan, 1e9, PACER_PLACEMENT=middle, an unwritable PACER_CAPTURE:
+#   bad_env         PACER_HZ=abc, -1, nan, 1e9, PACER_PLACEMENT=middle, PACER_PRIORITY=realtime,
+#                   PACER_WAIT=spin, an unwritable PACER_CAPTURE:
 #                   one line on stderr naming the variable, vkcube exits 0, unpaced (no capture
 #                   written; 100 frames in less than the 5 s that 20 Hz would take).
 #   churn PROGRAM   tests/vulkan/swapchain_churn.cpp (pacer embedded through pacer/vulkan.hpp) with
@@ -40,7 +42,7 @@ command -v vkcube >/dev/null || skip "no vkcube: vulkan-tools"
 export VK_ADD_LAYER_PATH=$layer_dir
 layered=(env VK_INSTANCE_LAYERS=VK_LAYER_pacer_frame_pacing)
 small=(--width 160 --height 120)
-unset PACER_HZ PACER_PLACEMENT PACER_PRIORITY PACER_CAPTURE PACER_LOG PACER_LAYER DISABLE_PACER_LAYER
+unset PACER_HZ PACER_PLACEMENT PACER_PRIORITY PACER_WAIT PACER_CAPTURE PACER_LOG PACER_LAYER DISABLE_PACER_LAYER
 
 xvfb() {  # command...: under a private Xvfb (60 Hz fake screen)
   xvfb-run -a -s "-screen 0 640x480x24 -noreset" "$@"
@@ -62,11 +64,13 @@ within() {  # value lo hi
 
 case "$mode" in
   xvfb)
-    PACER_HZ=60 PACER_PLACEMENT=$arg PACER_CAPTURE=$work/cube.csv xvfb "${layered[@]}" vkcube --c 240 "${small[@]}" \
+    wait_mode=hybrid
+    case "$arg" in *-sleep) wait_mode=sleep; arg=${arg%-sleep} ;; esac
+    PACER_HZ=60 PACER_PLACEMENT=$arg PACER_WAIT=$wait_mode PACER_CAPTURE=$work/cube.csv xvfb "${layered[@]}" vkcube --c 240 "${small[@]}" \
       >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "vkcube exit status"; }
     [ -s "$work/cube.csv" ] || { cat "$work/err"; fail "no capture written"; }
     read -r fps frames <<<"$(fps_of "$work/cube.csv")"
-    echo "placement $arg: $fps fps over $frames frames (PACER_HZ=60)"
+    echo "placement $arg, PACER_WAIT=$wait_mode: $fps fps over $frames frames (PACER_HZ=60)"
     within "$fps" 50 61 || fail "$fps fps at PACER_HZ=60"
     within "$frames" 200 240 || fail "$frames frames in the capture of 240"
     # The sidecar: written at vkDestroySwapchainKHR.
@@ -130,6 +134,7 @@ case "$mode" in
     check huge 'PACER_HZ="1e9": must be 0 \(no limit\) or in \(0, 10000\]' PACER_HZ=1e9
     check placement 'PACER_PLACEMENT="middle": is not before or after' PACER_HZ=20 PACER_PLACEMENT=middle
     check priority 'PACER_PRIORITY="realtime": is not normal' PACER_HZ=20 PACER_PRIORITY=realtime
+    check wait 'PACER_WAIT="spin": is not hybrid or sleep' PACER_HZ=20 PACER_WAIT=spin
     PACER_CAPTURE_OVERRIDE=/nonexistent-dir-of-pacer/c.csv check unwritable \
       'PACER_CAPTURE="/nonexistent-dir-of-pacer/c.csv": .*cannot open.*the layer is off for this swapchain' PACER_HZ=20
     ;;

@@ -83,6 +83,9 @@ MANGOHUD_LIB = "/usr/lib/x86_64-linux-gnu/mangohud/libMangoHud.so"
 OBSERVER = "VK_LAYER_pacer_observer"
 PACER_LAYER = "VK_LAYER_pacer_frame_pacing"
 ALL_STRATEGIES = ("pacer-before", "pacer-after", "mangohud-early", "mangohud-late")
+# Also accepted by --strategies: the pacer layer with PACER_WAIT=sleep (its OS sleep and the
+# shortest spin).
+SLEEP_STRATEGIES = ("pacer-before-sleep", "pacer-after-sleep")
 WARMUP_S = 1.0
 SKIP = 77
 
@@ -222,7 +225,10 @@ class Weston:
 def strategy_env(strategy, hz, method_known, cfgfile, priority=None):
     """The variables that make a strategy, and the layers above the observer."""
     if strategy.startswith("pacer-"):
-        env = {"PACER_HZ": f"{hz:g}", "PACER_PLACEMENT": strategy.split("-", 1)[1], "DISABLE_MANGOHUD": "1"}
+        parts = strategy.split("-")
+        env = {"PACER_HZ": f"{hz:g}", "PACER_PLACEMENT": parts[1], "DISABLE_MANGOHUD": "1"}
+        if parts[2:] == ["sleep"]:
+            env["PACER_WAIT"] = "sleep"
         if priority:
             env["PACER_PRIORITY"] = priority
         return env, [PACER_LAYER]
@@ -472,7 +478,7 @@ def parse_args(argv):
     ap.add_argument("--weston", action="store_true", help="under weston's headless backend, whose swap paces")
     ap.add_argument("--quick", action="store_true", help="the harness's smoke test: seconds, no timing judged")
     ap.add_argument("--strategies", default=",".join(ALL_STRATEGIES),
-                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES))
+                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES + SLEEP_STRATEGIES))
     ap.add_argument("--build-dir", default="build-release",
                     help="the build tree with vulkan_layer/ and tests/vulkan/observer/ (default build-release)")
     ap.add_argument("--pacer-priority", help="PACER_PRIORITY for the pacer layer's runs (default: unset, "
@@ -492,7 +498,7 @@ def parse_args(argv):
     if not a.hzs or any(not (1 <= h <= 1000) for h in a.hzs):
         ap.error("--hz: rates from 1 to 1000")
     a.strategies = [s for s in a.strategies.split(",") if s]
-    bad = [s for s in a.strategies if s not in ALL_STRATEGIES]
+    bad = [s for s in a.strategies if s not in ALL_STRATEGIES + SLEEP_STRATEGIES]
     if bad or not a.strategies:
         ap.error("--strategies: unknown " + ",".join(bad))
     if a.rounds < 1 or a.seconds <= 0 or a.drift_seconds < 0 or a.busy < 0:
