@@ -225,9 +225,13 @@ int run_idle() {
                 "p50 %.2f us p99 %.1f us, CPU %.0f us a frame\n",
                 q[0][0], q[0][1], cpu[0], q[1][0], q[1][1], cpu[1]);
     // Allowances for the noise of one loaded 2-core machine between interleaved blocks, not for
-    // the weight: a median 5 us, a p99 50 us + 50 %, CPU 25 % + 10 us a frame.
+    // the weight: a median 5 us, a p99 100 us + 50 %, CPU 25 % + 10 us a frame. The p99 of 576
+    // intervals is the sixth worst: six runs of this check on an idle 2-vCPU machine gave normal
+    // 18-128 us and automatic 5-70 us, each worse than the other in some; with 50 us it failed
+    // where normal's happened to read 56 us and automatic's 137 us. A weight that made idle
+    // wake-ups late would put milliseconds there.
     check(q[1][0] <= q[0][0] + 5, "idle: automatic's median interval error no worse than normal's");
-    check(q[1][1] <= q[0][1] * 1.5 + 50, "idle: automatic's p99 interval error no worse than normal's");
+    check(q[1][1] <= q[0][1] * 1.5 + 100, "idle: automatic's p99 interval error no worse than normal's");
     check(cpu[1] <= cpu[0] * 1.25 + 10, "idle: automatic's CPU no higher than normal's");
     return failures == 0 ? 0 : 1;
 }
