@@ -25,30 +25,22 @@ bool read_hz(Settings& s, const char* v) {
     return true;
 }
 
-bool read_placement(Settings& s, const char* v) {
+// A variable that takes one of two words, a or b: *out becomes when_a for a, its opposite for b;
+// unset keeps it.
+bool read_choice(Settings& s, const char* var, const char* v, const char* a, const char* b, bool when_a, bool* out) {
     if (v == nullptr || *v == '\0') return true;
-    const std::string p = v;
-    if (p == "before" || p == "after") {
-        s.before = p == "before";
+    const std::string w = v;
+    if (w == a || w == b) {
+        *out = (w == a) == when_a;
         return true;
     }
-    return fail(s, "PACER_PLACEMENT", v, "is not before or after");
+    return fail(s, var, v, (std::string("is not ") + a + " or " + b).c_str());
 }
 
 bool read_priority(Settings& s, const char* v) {
     if (v == nullptr || *v == '\0') return true;
     if (pacer::parse_thread_priority(v, &s.priority)) return true;
     return fail(s, "PACER_PRIORITY", v, "is not normal, wait, thread, high or automatic");
-}
-
-bool read_wait(Settings& s, const char* v) {
-    if (v == nullptr || *v == '\0') return true;
-    const std::string w = v;
-    if (w == "hybrid" || w == "sleep") {
-        s.sleep_only = w == "sleep";
-        return true;
-    }
-    return fail(s, "PACER_WAIT", v, "is not hybrid or sleep");
 }
 
 bool read_log(Settings& s, const char* v) {
@@ -68,8 +60,10 @@ bool read_log(Settings& s, const char* v) {
 Settings read_settings(Getenv get) {
     Settings s;
     // The log level first, so that a later error is written at the level asked for.
-    if (read_log(s, get("PACER_LOG")) && read_hz(s, get("PACER_HZ")) && read_placement(s, get("PACER_PLACEMENT")) &&
-        read_priority(s, get("PACER_PRIORITY")) && read_wait(s, get("PACER_WAIT"))) {
+    if (read_log(s, get("PACER_LOG")) && read_hz(s, get("PACER_HZ")) &&
+        read_choice(s, "PACER_PLACEMENT", get("PACER_PLACEMENT"), "before", "after", true, &s.before) &&
+        read_priority(s, get("PACER_PRIORITY")) &&
+        read_choice(s, "PACER_WAIT", get("PACER_WAIT"), "hybrid", "sleep", false, &s.sleep_only)) {
         const char* c = get("PACER_CAPTURE");
         if (c != nullptr) s.capture = c;
     }

@@ -153,7 +153,21 @@ class Busy:
 
 # ---- the display servers ------------------------------------------------------------------------
 
-class Xvfb:
+class Server:
+    """A display server started in a session of its own (proc) with its log (log)."""
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.log.close()
+
+
+class Xvfb(Server):
     name = "Xvfb"
     vkcube = "vkcube"
 
@@ -172,18 +186,8 @@ class Xvfb:
         self.env = {"DISPLAY": ":" + number}
         self.drop = ("WAYLAND_DISPLAY",)
 
-    def stop(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-        self.log.close()
 
-
-class Weston:
+class Weston(Server):
     """weston's headless backend (pixman) on a socket of its own: its repaint paces the swap."""
     name = "weston (headless)"
     vkcube = "vkcube-wayland"
@@ -208,16 +212,6 @@ class Weston:
         time.sleep(0.3)
         self.env = {"XDG_RUNTIME_DIR": self.runtime, "WAYLAND_DISPLAY": socket}
         self.drop = ("DISPLAY",)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-        self.log.close()
 
 
 # ---- one chunk ----------------------------------------------------------------------------------

@@ -17,7 +17,8 @@
 //
 // The strategies are the rows of kRows; the busy loads (--contention) are in compare_load.cpp.
 //
-//   pacer compare [--hz 60,144] [--load 0,1] [--contention threads,processes,sessions] [--nice -15] [--nice-sweep]
+//   pacer compare [--hz 60,144] [--load 0,1] [--contention threads,processes,sessions] [--nice -15]
+//                 [--nice-sweep]
 //                 [--seconds 2] [--rounds 3] [--work-ms 0] [--tail-margin US] [--csv FILE]
 #include <algorithm>
 #include <cmath>
@@ -312,7 +313,8 @@ std::string compare_epilogue() {
     e += "The priority modes (pacer/priority.hpp): normal, high and automatic (a nice value, --nice, on\n"
          "Linux), wait and thread (a real-time class). The summary of thread priority shows:\n ";
     for (const int k : priority_rows(false)) e += " " + std::string(kRows[k].key);
-    e += " (with --nice-sweep: high_nice10 and high_nice20 too).\nContention kinds (--contention; each runs every --load above 0; --load 0 runs once, idle):\n";
+    e += " (with --nice-sweep: high_nice10 and high_nice20 too).\n"
+         "Contention kinds (--contention; each runs every --load above 0; --load 0 runs once, idle):\n";
     for (const auto& c : kContentionNames)
         e += "  " + std::string(c.name) + std::string(11 - std::strlen(c.name), ' ') + describe(c.value) + "\n";
     e += "  (processes and sessions fork() spinning children, killed at the end of each setting; Linux\n"

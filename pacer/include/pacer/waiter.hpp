@@ -41,8 +41,9 @@
 //     in spins that long that are preempted too. The least-cost margin does not chase them: it
 //     spins a fraction as long per frame, with no more late frames than the quantile or a pure
 //     spin (measured: docs/platforms.md#measured-the-hybrid-wait).
-// A floor keeps the accuracy a spin can buy (unless late_cost is 0): while spins are not being preempted (512 in a row),
-// the margin covers at least 99.5 % of the wake-ups the cap can catch (kFloorQuantile), because
+// A floor keeps the accuracy a spin can buy (unless late_cost is 0): while spins are not being
+// preempted (512 in a row), the margin covers at least 99.5 % of the wake-ups the cap can catch
+// (kFloorQuantile), because
 // a pure spin would then be on time, and so should this waiter. The classic fake scheduler of
 // hybrid-sleep tests (2 % of wake-ups a whole scheduler period late) needs it: its late cluster
 // is too sparse for the cost alone. The floor ignores a cluster of fewer than 6 wake-ups
