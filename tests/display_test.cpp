@@ -605,15 +605,19 @@ TEST(DisplayTracker, CountedVblanksStayLockedWhenTheServerDelaysItsStamps) {
     }
 }
 
-// Real stamps: Xvfb at 144 Hz beside a disk writer and a compositor test (tests/samples/README.md),
-// 13-14 % of them late. One lock for the whole run, and the fitted rate within 0.05 % of the
-// server's from the 400th vblank on (when the fits' span holds the period). Before the rules for a
-// late spell (DisplayTracker::recent_on_a_line) and a tilted window (fit_span), file a relocked
-// twice (8 stamps 1.5-2.2 ms late after 8 on time read as a display 4 % faster: 3.5 % off) and
-// file b's rate was 500-1,470 ppm off for 140 vblanks once a tilted window restarted the span.
+// Real stamps: Xvfb at 144 Hz beside a disk writer and a compositor test, and beside the demo
+// drawing at 144 Hz with its render thread on the same server (tests/samples/README.md), 13-14 %
+// of them late. One lock for the whole run, and the fitted rate within 0.05 % of the server's from
+// the 400th vblank on (when the fits' span holds the period). Before the rules for a late spell
+// (DisplayTracker::recent_on_a_line) and a tilted window (fit_span), file a relocked twice (8
+// stamps 1.5-2.2 ms late after 8 on time read as a display 4 % faster: 3.5 % off) and file b's
+// rate was 500-1,470 ppm off for 140 vblanks once a tilted window restarted the span. Before a
+// window on slack (locked, but not firm: its stamps too scattered) left the span's line in force,
+// the render file's rate wandered 1,700-2,650 ppm off for 450 vblanks, the loose window's own fit
+// (what failed demo.cli.xvfb_render_thread_locks_144 once: 144.27 Hz at the end of its run).
 TEST(DisplayTracker, RealXvfbStampsBesideADiskWriterKeepOneLockAndTheRate) {
     LogSilenced quiet;
-    for (const char* name : {"xvfb_144hz_disk_a.csv", "xvfb_144hz_disk_b.csv"}) {
+    for (const char* name : {"xvfb_144hz_disk_a.csv", "xvfb_144hz_disk_b.csv", "xvfb_144hz_render_a.csv"}) {
         SCOPED_TRACE(name);
         std::ifstream in(std::string(PACER_SAMPLES_DIR) + "/" + name);
         ASSERT_TRUE(in) << "cannot read " << name;
@@ -634,7 +638,7 @@ TEST(DisplayTracker, RealXvfbStampsBesideADiskWriterKeepOneLockAndTheRate) {
                 worst_ppm = std::max(worst_ppm, ppm);
             }
         }
-        EXPECT_GT(n, 2700);
+        EXPECT_GT(n, 2600);  // 20 s at 144 Hz, less the vblanks a late reader missed
         EXPECT_TRUE(d.locked()) << d.status().reason;
         EXPECT_EQ(d.status().locks, 1u) << d.status().reason;
         EXPECT_EQ(off_rate, 0) << "worst " << worst_ppm << " ppm";

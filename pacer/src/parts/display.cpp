@@ -465,15 +465,20 @@ void DisplayTracker::refit() noexcept {
 // ~0.1 ms (Xvfb's stamps: +-0.5 ms, 128 of them), so over 2,000 vblanks the period is within a
 // few ppm, where the window's own line wanders by 100-300 ppm. A window fit that leaves that line
 // (its period 0.1 % off, or its vblank a quarter millisecond plus a sixteenth period off: an
-// unreported refresh change) starts the span again.
+// unreported refresh change) starts the span again. A window on slack (still locked, its stamps
+// too scattered for a firm fit: a starved server) neither joins the span nor replaces its line:
+// its own fit wandered 0.2 % off (Xvfb at 144 Hz beside a 150 %-CPU client).
 void DisplayTracker::fit_span(bool firm) noexcept {
     if (!status_.by_counter || status_.state != DisplayState::locked) {
         span_n_ = 0;
         long_fit_ = false;
         return;
     }
-    if (!firm) return;  // on slack: the fit in force stays
     double p = 0, ref = 0;
+    if (!firm) {  // on slack: the span's line stays in force, not this window's looser fit
+        if (long_fit_ && span_line(&p, &ref)) set_fit(p, std::llround(ref), ref_msc_);
+        return;
+    }
     if (span_line(&p, &ref) &&
         (std::fabs(p - period_) > 1e-3 * period_ || std::fabs(ref - static_cast<double>(ref_)) > 2.5e5 + period_ / 16))
         span_n_ = 0;  // this window left the span's line: the span starts again from it
