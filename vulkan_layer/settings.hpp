@@ -6,9 +6,10 @@
 //                    before: the wait sits just before the present (SyncMode::present; MangoHud's
 //                    "early"): flat presents
 //   PACER_PRIORITY   automatic (default), high, wait, thread, normal (pacer/priority.hpp)
-//   PACER_WAIT       hybrid (default): the OS sleep, then a spin over the wake-up's learned spread
-//                    (WaiterConfig's defaults); sleep: the OS sleep and the shortest spin
-//                    (WaiterConfig::late_cost 0: min_margin, 20 us), less CPU and a longer tail
+//   PACER_WAIT       sleep (default): the OS sleep and the shortest spin (WaiterConfig::late_cost
+//                    0: min_margin, 20 us), about MangoHud's CPU; hybrid: the library's default,
+//                    the OS sleep then a spin over the wake-up's learned spread, the tightest tail
+//                    for more CPU (docs/vulkan.md has both measured against MangoHud)
 //   PACER_CAPTURE    a PresentMon-style capture per swapchain: the path, then path-2.csv, ...
 //   PACER_LOG        debug, info, warn (default), error, off
 // A value that cannot be read turns the layer off (every present passes through, nothing is
@@ -26,7 +27,7 @@ struct Settings {
     double hz = 0;  // 0: no limit, capture only
     bool before = false;  // PACER_PLACEMENT=before
     pacer::ThreadPriority priority = pacer::ThreadPriority::automatic;
-    bool sleep_only = false;  // PACER_WAIT=sleep
+    bool sleep_only = true;  // PACER_WAIT=sleep (the default); hybrid: false
     std::string capture;  // "" none
     pacer::LogLevel log = pacer::LogLevel::warn;
     bool on = true;       // false: a bad value; the layer passes everything through

@@ -3,8 +3,8 @@
 # Vulkan driver), as a user would load it: through the loader's own variables.
 #
 #   xvfb PLACEMENT  vkcube under Xvfb, whose FIFO swap does not wait (vkcube alone runs at hundreds
-#                   of frames per second): PACER_HZ=60 with PACER_PLACEMENT (before-sleep: before,
-#                   with PACER_WAIT=sleep), the capture read back
+#                   of frames per second): PACER_HZ=60 with PACER_PLACEMENT (before-hybrid: before,
+#                   with PACER_WAIT=hybrid; else the default, sleep), the capture read back
 #                   by `pacer analyze`: 50-61 fps (the layer alone holds the rate; on a loaded
 #                   2-core machine lavapipe may fall below 60, never the limit above it).
 #   weston          vkcube-wayland under weston's headless backend, whose swap waits for the
@@ -64,8 +64,8 @@ within() {  # value lo hi
 
 case "$mode" in
   xvfb)
-    wait_mode=hybrid
-    case "$arg" in *-sleep) wait_mode=sleep; arg=${arg%-sleep} ;; esac
+    wait_mode=sleep
+    case "$arg" in *-hybrid) wait_mode=hybrid; arg=${arg%-hybrid} ;; esac
     PACER_HZ=60 PACER_PLACEMENT=$arg PACER_WAIT=$wait_mode PACER_CAPTURE=$work/cube.csv xvfb "${layered[@]}" vkcube --c 240 "${small[@]}" \
       >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "vkcube exit status"; }
     [ -s "$work/cube.csv" ] || { cat "$work/err"; fail "no capture written"; }

@@ -15,8 +15,12 @@ vsync hand-off; the p99 against 60 Hz is then the swap's, not the limiter's).
 
 The strategies, each a launch of the same vkcube with only its environment changed:
 
-  pacer-before    VK_LAYER_pacer_frame_pacing, PACER_HZ=hz, PACER_PLACEMENT=before
+  pacer-before    VK_LAYER_pacer_frame_pacing, PACER_HZ=hz, PACER_PLACEMENT=before (PACER_WAIT
+                  unset: the layer's default, sleep)
   pacer-after     the same with PACER_PLACEMENT=after
+  pacer-before-hybrid, pacer-after-hybrid
+                  the same with PACER_WAIT=hybrid (the spin over the wake-up's learned spread);
+                  pacer-after-hybrid only when --strategies names it
   mangohud-early  MangoHud (its implicit layer, MANGOHUD=1) with MANGOHUD_CONFIG
   mangohud-late   fps_limit=hz,fps_limit_method=early|late,no_display=1: the HUD hidden, so that
                   drawing the overlay on a CPU driver does not dominate the app's cost (MangoHud
@@ -47,14 +51,17 @@ Per chunk, from the presents' times at the driver after the warm-up:
   drift    frames presented minus frames expected over the judged span: (presents - 1) -
            (last - first) / period, in frames (negative: behind the grid)
   CPU      the app's CPU time over the judged span, in % of one core
+  p99 own  the 99th percentile of |interval - the chunk's median interval|, in us: the jitter
+           around the rate the app ran at, whatever the target (under weston over the swap's
+           rate, the swap's own pacing with the limiter handing off to it)
 
 A round runs every strategy at every rate once, in an order shuffled per round. Then, with
 --drift-seconds D (default 60, 0 to skip), one D-second chunk per strategy and rate, shuffled
 too, for the drift over D seconds. Reported per rate and strategy: the median over rounds of p99,
 >100us and CPU, the worst |drift| over the short chunks and the long chunk's drift, and the
 ratios against MangoHud's better method (the lower median p99). The goal:
-p99 <= 0.3x MangoHud's better method, |drift| <= 1 frame over 60 s, CPU within 1 point of that
-MangoHud method's. The steal time of the guest (from /proc/stat) is printed per setting.
+p99 <= 0.3x MangoHud's better method, |drift| <= 1 frame over 60 s, CPU at most 1 point over that
+MangoHud method's (less is no miss: the goal bounds the cost). The steal time of the guest (from /proc/stat) is printed per setting.
 
 --busy N starts N busy processes (a shell loop each) for the whole run. --quick is the smoke test
 of this harness (ctest vulkan.compare_quick): one round of 2 s chunks at 60 Hz, no drift chunk,
@@ -82,10 +89,9 @@ LVP_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 MANGOHUD_LIB = "/usr/lib/x86_64-linux-gnu/mangohud/libMangoHud.so"
 OBSERVER = "VK_LAYER_pacer_observer"
 PACER_LAYER = "VK_LAYER_pacer_frame_pacing"
-ALL_STRATEGIES = ("pacer-before", "pacer-after", "mangohud-early", "mangohud-late")
-# Also accepted by --strategies: the pacer layer with PACER_WAIT=sleep (its OS sleep and the
-# shortest spin).
-SLEEP_STRATEGIES = ("pacer-before-sleep", "pacer-after-sleep")
+ALL_STRATEGIES = ("pacer-before", "pacer-after", "pacer-before-hybrid", "mangohud-early", "mangohud-late")
+# Also accepted by --strategies: the after placement with PACER_WAIT=hybrid.
+MORE_STRATEGIES = ("pacer-after-hybrid",)
 WARMUP_S = 1.0
 SKIP = 77
 
@@ -221,8 +227,8 @@ def strategy_env(strategy, hz, method_known, cfgfile, priority=None):
     if strategy.startswith("pacer-"):
         parts = strategy.split("-")
         env = {"PACER_HZ": f"{hz:g}", "PACER_PLACEMENT": parts[1], "DISABLE_MANGOHUD": "1"}
-        if parts[2:] == ["sleep"]:
-            env["PACER_WAIT"] = "sleep"
+        if parts[2:] == ["hybrid"]:
+            env["PACER_WAIT"] = "hybrid"
         if priority:
             env["PACER_PRIORITY"] = priority
         return env, [PACER_LAYER]
@@ -311,6 +317,8 @@ def judge(rows, hz, warmup_s):
     entries = [r[0] for r in judged]
     intervals = [b - a for a, b in zip(entries, entries[1:])]
     errors = [abs(i - period_ns) for i in intervals]
+    typical = statistics.median(intervals)
+    own_errors = [abs(i - typical) for i in intervals]  # against the rate the chunk ran at
     span = entries[-1] - entries[0]
     cpu = judged[-1][2] - judged[0][2]
     returns = [r[1] for r in judged]
@@ -319,6 +327,7 @@ def judge(rows, hz, warmup_s):
         "presents": len(judged),
         "p99_us": percentile(errors, 99) / 1e3,
         "p50_us": percentile(errors, 50) / 1e3,
+        "own_p99_us": percentile(own_errors, 99) / 1e3,
         "off100_share": sum(1 for e in errors if e > 100e3) / len(errors),
         "drift_frames": (len(judged) - 1) - span / period_ns,
         "span_s": span / 1e9,
@@ -389,6 +398,7 @@ def summarize(records, strategies, hzs):
             row = {"chunks": len(short), "failed": len(short) - len(ok),
                    "p99_us": med([r["p99_us"] for r in ok]),
                    "off100_share": med([r["off100_share"] for r in ok]),
+                   "own_p99_us": med([r["own_p99_us"] for r in ok]),
                    "cpu_pct": med([r["cpu_pct"] for r in ok]),
                    "fps": med([r["fps"] for r in ok]),
                    "worst_chunk_drift": max((r["drift_frames"] for r in ok), key=abs, default=float("nan")),
@@ -421,9 +431,9 @@ def report(table, strategies, hzs, drift_s):
                      f"(per strategy {', '.join(fmt(v, '.2f') for v in steal)})"
                      + (f"; MangoHud's better method: {best}" if best else ""))
         head = (f"| strategy | p99 us | >100us | worst chunk drift | drift {drift_s:g} s | CPU % | fps |"
-                " p99 ratio | CPU - MangoHud |")
+                " p99 ratio | CPU - MangoHud | p99 own us |")
         lines.append(head)
-        lines.append("|" + "---|" * 9)
+        lines.append("|" + "---|" * 10)
         for s in strategies:
             r = table[(hz, s)]
             ratio = dcpu = float("nan")
@@ -438,8 +448,11 @@ def report(table, strategies, hzs, drift_s):
             lines.append(f"| {s}{fail} | {fmt(r['p99_us'], '.0f')} | {fmt(100 * r['off100_share'], '.1f')} % | "
                          f"{fmt(r['worst_chunk_drift'], '+.2f')} | {fmt(r['long_drift'], '+.2f')} | "
                          f"{fmt(r['cpu_pct'], '.1f')} | {fmt(r['fps'], '.2f')} | {fmt(ratio, '.2f')}x | "
-                         f"{fmt(dcpu, '+.1f')} |")
-        if best:
+                         f"{fmt(dcpu, '+.1f')} | {fmt(r['own_p99_us'], '.0f')} |")
+        if best and not table[(hz, best)]["fps"] >= 0.95 * hz:
+            lines.append(f"goal not judged at {hz:g} Hz: the swap paces ({fmt(table[(hz, best)]['fps'], '.2f')} fps "
+                         "under MangoHud): compare p99 own")
+        elif best:
             b = table[(hz, best)]
             for s in strategies:
                 if not s.startswith("pacer"):
@@ -448,7 +461,7 @@ def report(table, strategies, hzs, drift_s):
                 drift = r["long_drift"] if not math.isnan(r["long_drift"]) else r["worst_chunk_drift"]
                 goals = [("p99 <= 0.3x", r["p99_us"] <= 0.3 * b["p99_us"]),
                          ("|drift| <= 1 frame", abs(drift) <= 1.0),
-                         ("CPU within 1 point", abs(r["cpu_pct"] - b["cpu_pct"]) <= 1.0)]
+                         ("CPU at most 1 point over", r["cpu_pct"] - b["cpu_pct"] <= 1.0)]
                 lines.append(f"goal {s} at {hz:g} Hz: " + ", ".join(
                     f"{name} {'met' if ok else 'NOT met'}" for name, ok in goals))
     return "\n".join(lines)
@@ -472,7 +485,7 @@ def parse_args(argv):
     ap.add_argument("--weston", action="store_true", help="under weston's headless backend, whose swap paces")
     ap.add_argument("--quick", action="store_true", help="the harness's smoke test: seconds, no timing judged")
     ap.add_argument("--strategies", default=",".join(ALL_STRATEGIES),
-                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES + SLEEP_STRATEGIES))
+                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES + MORE_STRATEGIES))
     ap.add_argument("--build-dir", default="build-release",
                     help="the build tree with vulkan_layer/ and tests/vulkan/observer/ (default build-release)")
     ap.add_argument("--pacer-priority", help="PACER_PRIORITY for the pacer layer's runs (default: unset, "
@@ -492,7 +505,7 @@ def parse_args(argv):
     if not a.hzs or any(not (1 <= h <= 1000) for h in a.hzs):
         ap.error("--hz: rates from 1 to 1000")
     a.strategies = [s for s in a.strategies.split(",") if s]
-    bad = [s for s in a.strategies if s not in ALL_STRATEGIES + SLEEP_STRATEGIES]
+    bad = [s for s in a.strategies if s not in ALL_STRATEGIES + MORE_STRATEGIES]
     if bad or not a.strategies:
         ap.error("--strategies: unknown " + ",".join(bad))
     if a.rounds < 1 or a.seconds <= 0 or a.drift_seconds < 0 or a.busy < 0:

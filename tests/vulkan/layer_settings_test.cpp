@@ -1,0 +1,74 @@
+// The Vulkan layer's settings (vulkan_layer/settings.hpp) read from a fake environment: the
+// defaults a launch line without them gets, each variable's words, and a bad value turning the
+// layer off with the variable named.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "../../vulkan_layer/settings.hpp"
+
+namespace {
+
+std::map<std::string, std::string> g_env;
+
+const char* fake_getenv(const char* name) {
+    const auto it = g_env.find(name);
+    return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+pacer_layer::Settings read(std::map<std::string, std::string> env) {
+    g_env = std::move(env);
+    return pacer_layer::read_settings(&fake_getenv);
+}
+
+TEST(LayerSettings, DefaultsPaceNothingAfterThePresentWithTheOsSleep) {
+    const pacer_layer::Settings s = read({});
+    EXPECT_TRUE(s.on);
+    EXPECT_EQ(s.hz, 0.0);  // capture only
+    EXPECT_FALSE(s.before);
+    EXPECT_TRUE(s.sleep_only);  // PACER_WAIT=sleep: about MangoHud's CPU (docs/vulkan.md)
+    EXPECT_EQ(s.priority, pacer::ThreadPriority::automatic);
+    EXPECT_TRUE(s.capture.empty());
+    EXPECT_EQ(s.log, pacer::LogLevel::warn);
+}
+
+TEST(LayerSettings, EachVariableTakesItsWords) {
+    pacer_layer::Settings s = read({{"PACER_HZ", "144"}, {"PACER_PLACEMENT", "before"}, {"PACER_WAIT", "hybrid"},
+                                    {"PACER_PRIORITY", "thread"}, {"PACER_CAPTURE", "/tmp/x.csv"},
+                                    {"PACER_LOG", "debug"}});
+    EXPECT_TRUE(s.on) << s.error;
+    EXPECT_EQ(s.hz, 144.0);
+    EXPECT_TRUE(s.before);
+    EXPECT_FALSE(s.sleep_only);
+    EXPECT_EQ(s.priority, pacer::ThreadPriority::thread);
+    EXPECT_EQ(s.capture, "/tmp/x.csv");
+    EXPECT_EQ(s.log, pacer::LogLevel::debug);
+    s = read({{"PACER_PLACEMENT", "after"}, {"PACER_WAIT", "sleep"}});
+    EXPECT_TRUE(s.on) << s.error;
+    EXPECT_FALSE(s.before);
+    EXPECT_TRUE(s.sleep_only);
+    EXPECT_TRUE(read({{"PACER_HZ", ""}, {"PACER_WAIT", ""}}).sleep_only);  // empty: unset
+}
+
+TEST(LayerSettings, ABadValueTurnsTheLayerOffAndNamesTheVariable) {
+    for (const auto& [var, value] : std::map<std::string, std::string>{{"PACER_HZ", "nan"},
+                                                                       {"PACER_HZ", "-1"},
+                                                                       {"PACER_WAIT", "spin"},
+                                                                       {"PACER_PLACEMENT", "middle"},
+                                                                       {"PACER_PRIORITY", "realtime"},
+                                                                       {"PACER_LOG", "loud"}}) {
+        const pacer_layer::Settings s = read({{var, value}});
+        EXPECT_FALSE(s.on) << var << "=" << value;
+        EXPECT_NE(s.error.find(var + "=\"" + value + "\""), std::string::npos) << s.error;
+        EXPECT_NE(s.error.find("the layer is off"), std::string::npos) << s.error;
+    }
+}
+
+TEST(LayerSettings, LaterCapturesAreNumberedBeforeTheExtension) {
+    EXPECT_EQ(pacer_layer::capture_path("dir/game.csv", 1), "dir/game.csv");
+    EXPECT_EQ(pacer_layer::capture_path("dir/game.csv", 2), "dir/game-2.csv");
+    EXPECT_EQ(pacer_layer::capture_path("dir.v2/game", 3), "dir.v2/game-3");
+}
+
+}  // namespace
