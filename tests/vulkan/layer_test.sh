@@ -64,9 +64,9 @@ within() {  # value lo hi
 
 case "$mode" in
   xvfb)
-    wait_mode=sleep
-    case "$arg" in *-hybrid) wait_mode=hybrid; arg=${arg%-hybrid} ;; esac
-    PACER_HZ=60 PACER_PLACEMENT=$arg PACER_WAIT=$wait_mode PACER_CAPTURE=$work/cube.csv xvfb "${layered[@]}" vkcube --c 240 "${small[@]}" \
+    wait_mode="sleep (unset, the default)" wait=()
+    case "$arg" in *-hybrid) wait_mode=hybrid wait=(PACER_WAIT=hybrid) arg=${arg%-hybrid} ;; esac
+    PACER_HZ=60 PACER_PLACEMENT=$arg PACER_CAPTURE=$work/cube.csv xvfb "${layered[@]}" "${wait[@]}" vkcube --c 240 "${small[@]}" \
       >"$work/out" 2>"$work/err" || { cat "$work/err"; fail "vkcube exit status"; }
     [ -s "$work/cube.csv" ] || { cat "$work/err"; fail "no capture written"; }
     read -r fps frames <<<"$(fps_of "$work/cube.csv")"
