@@ -605,6 +605,38 @@ TEST(DisplayTracker, CountedVblanksStayLockedWhenTheServerDelaysItsStamps) {
     }
 }
 
+// One recorded file of real stamps (tests/samples/README.md: `msc,time_ns`), replayed: its
+// vblanks, the tracker at the end, and from the `from`-th vblank on, how many were fitted more
+// than 500 ppm off the server's rate (Xvfb's fake vblank: whole microseconds) and the worst.
+struct Replayed {
+    int n = 0, off_rate = 0;
+    double worst_ppm = 0;
+    DisplayTracker d;
+};
+Replayed replay_stamps(const char* name, int hz, int from) {
+    Replayed out;
+    std::ifstream in(std::string(PACER_SAMPLES_DIR) + "/" + name);
+    EXPECT_TRUE(in) << "cannot read " << name;
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "msc,time_ns");
+    const double server_hz = 1e6 / static_cast<double>(1'000'000 / hz);
+    while (std::getline(in, line)) {
+        const auto comma = line.find(',');
+        if (comma == std::string::npos) {
+            ADD_FAILURE() << line;
+            break;
+        }
+        out.d.add(counted(std::stoll(line.substr(comma + 1)), std::stoull(line.substr(0, comma))), 0);
+        if (++out.n >= from && out.d.locked()) {
+            const double ppm = std::fabs(out.d.status().refresh_hz / server_hz - 1) * 1e6;
+            out.off_rate += ppm > 500 ? 1 : 0;
+            out.worst_ppm = std::max(out.worst_ppm, ppm);
+        }
+    }
+    return out;
+}
+
 // Real stamps: Xvfb at 144 Hz beside a disk writer and a compositor test, and beside the demo
 // drawing at 144 Hz with its render thread on the same server (tests/samples/README.md), 13-14 %
 // of them late. One lock for the whole run, and the fitted rate within 0.05 % of the server's from
@@ -615,33 +647,39 @@ TEST(DisplayTracker, CountedVblanksStayLockedWhenTheServerDelaysItsStamps) {
 // window on slack (locked, but not firm: its stamps too scattered) left the span's line in force,
 // the render file's rate wandered 1,700-2,650 ppm off for 450 vblanks, the loose window's own fit
 // (what failed demo.cli.xvfb_render_thread_locks_144 once: 144.27 Hz at the end of its run).
+// Since the span's line goes through each window's vblank at its inliers' centre, not at its
+// last sample (off by the window's tilt times half the window), the worst is 30-57 ppm, where
+// it was 104, 139 and 235.
 TEST(DisplayTracker, RealXvfbStampsBesideADiskWriterKeepOneLockAndTheRate) {
     LogSilenced quiet;
     for (const char* name : {"xvfb_144hz_disk_a.csv", "xvfb_144hz_disk_b.csv", "xvfb_144hz_render_a.csv"}) {
         SCOPED_TRACE(name);
-        std::ifstream in(std::string(PACER_SAMPLES_DIR) + "/" + name);
-        ASSERT_TRUE(in) << "cannot read " << name;
-        std::string line;
-        std::getline(in, line);
-        ASSERT_EQ(line, "msc,time_ns");
-        const double server_hz = 1e6 / static_cast<double>(1'000'000 / 144);  // whole microseconds
-        DisplayTracker d;
-        int n = 0, off_rate = 0;
-        double worst_ppm = 0;
-        while (std::getline(in, line)) {
-            const auto comma = line.find(',');
-            ASSERT_NE(comma, std::string::npos) << line;
-            d.add(counted(std::stoll(line.substr(comma + 1)), std::stoull(line.substr(0, comma))), 0);
-            if (++n >= 400 && d.locked()) {
-                const double ppm = std::fabs(d.status().refresh_hz / server_hz - 1) * 1e6;
-                off_rate += ppm > 500 ? 1 : 0;
-                worst_ppm = std::max(worst_ppm, ppm);
-            }
-        }
-        EXPECT_GT(n, 2600);  // 20 s at 144 Hz, less the vblanks a late reader missed
-        EXPECT_TRUE(d.locked()) << d.status().reason;
-        EXPECT_EQ(d.status().locks, 1u) << d.status().reason;
-        EXPECT_EQ(off_rate, 0) << "worst " << worst_ppm << " ppm";
+        const Replayed r = replay_stamps(name, 144, 400);
+        EXPECT_GT(r.n, 2600);  // 20 s at 144 Hz, less the vblanks a late reader missed
+        EXPECT_TRUE(r.d.locked()) << r.d.status().reason;
+        EXPECT_EQ(r.d.status().locks, 1u) << r.d.status().reason;
+        EXPECT_EQ(r.off_rate, 0) << "worst " << r.worst_ppm << " ppm";
+        EXPECT_LT(r.worst_ppm, 150.0);
+    }
+}
+
+// Real stamps from a starved server at 60 Hz, 8 s each (tests/samples/README.md): the demo's
+// render thread on the same Xvfb, alone, beside two busy loops and beside a disk writer; the
+// median stamp 0.9 ms over the early edge, a quarter over 2 ms. Before the span holds (the 384th vblank at
+// the earliest) the rate is one window's; from its first full window on within 0.05 % of the
+// server's. Before a window on slack kept the last firm window's period (hold_period) and before
+// the window's first fill got its robust fit (the follow path skipped it, so no firm period was
+// ever kept), these files' windows were on slack for most of the run and their own lines read the
+// rate 900-2,000 ppm off (what failed demo.cli.xvfb_render_thread_locks_60 once: 60.04 Hz).
+TEST(DisplayTracker, RealXvfbStampsFromAStarvedServerKeepTheRateBeforeTheSpan) {
+    LogSilenced quiet;
+    for (const char* name : {"xvfb_60hz_busy_a.csv", "xvfb_60hz_render_a.csv", "xvfb_60hz_disk_a.csv"}) {
+        SCOPED_TRACE(name);
+        const Replayed r = replay_stamps(name, 60, DisplayTracker::kWindow);
+        EXPECT_GT(r.n, 460);  // 8 s at 60 Hz, less the vblanks a late reader missed
+        EXPECT_TRUE(r.d.locked()) << r.d.status().reason;
+        EXPECT_EQ(r.d.status().locks, 1u) << r.d.status().reason;
+        EXPECT_EQ(r.off_rate, 0) << "worst " << r.worst_ppm << " ppm";
     }
 }
 

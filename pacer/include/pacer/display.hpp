@@ -27,13 +27,15 @@
 // of those, or the median interval between observations) and
 // a fit more than 2 % away from it is no fit; within that the fitted period follows the
 // display's clock: skew_ppm is the difference, + when the display runs fast. Counted vblanks,
-// once locked, also give the period over a longer span: every 32nd fit's vblank (counter and
-// time) goes into a ring of 64, and the least-squares line through them (at least 8 fits over
-// 256 vblanks) is the fit in force, the window's line between fits only checking it. One
-// window's 128 stamps of Xvfb's millisecond noise give the period far less exactly than the span
-// does (measured: docs/platforms.md#measured-display-lock). A window fit 0.1 % off the span's
-// period, or its vblank more than 0.25 ms + period / 16 off the span's line, starts the span
-// again.
+// once locked, also give the period over a longer span: every 32nd fit's vblank at the centre of
+// its inliers (counter and time) goes into a ring of 64, and the least-squares line through them
+// (at least 8 fits over 256 vblanks) is the fit in force, the window's line between fits only
+// checking it. One window's 128 stamps of Xvfb's millisecond noise give the period far less
+// exactly than the span does (measured: docs/platforms.md#measured-display-lock). A window fit
+// 0.1 % off the span's period, or its last vblank more than 0.25 ms + period / 16 off the span's
+// line, starts the span again. A window on slack (locked, its stamps too scattered for a firm
+// fit: a starved server) changes neither: the span's line stays in force, and before the span
+// holds, the last firm full window's period, with the phase from the window's inliers.
 //
 // States (status().state, with a reason in words; each change is logged once at info level):
 //   unknown   no vblank seen yet.
@@ -196,6 +198,7 @@ private:
         double period = 0;
         std::int64_t ref = 0, ref_msc = 0;
         double centre = 0, band = 0, shift = 0;
+        int count = 0;  // the window's samples then
     };
     void fit_once(double period, std::int64_t ref, std::int64_t ref_msc, double* out_period, std::int64_t* out_ref,
                   double* spread, int* inliers, bool record) noexcept;
@@ -210,6 +213,7 @@ private:
     // Counted vblanks, firmly locked: the line through the robust fits' vblanks (long_fit_).
     void fit_span(bool firm) noexcept;
     bool span_line(double* period, double* ref) const noexcept;
+    void hold_period(double period) noexcept;
     void no_grid() noexcept;
     void set_state(DisplayState state, const char* reason) noexcept;
     void restart(const char* reason, int keep) noexcept;
@@ -251,6 +255,7 @@ private:
     std::int64_t span_t_[kSpanFits] = {};
     int span_head_ = 0, span_n_ = 0;
     bool long_fit_ = false;         // the fit in force is fit_span's: follow() leaves it
+    double firm_period_ = 0;        // the last firm full window's period (span or window), ns; 0 none
 };
 
 }  // namespace pacer

@@ -126,6 +126,7 @@ void DisplayTracker::restart(const char* reason, int keep) noexcept {
     since_fit_ = 0;
     span_n_ = 0;
     long_fit_ = false;
+    firm_period_ = 0;
     if (keep == 0) last_msc_ = -1;
     ref_msc_ = keep > 0 ? msc_[(head_ + count_ - 1) % kWindow] : 0;
     status_.period = std::chrono::nanoseconds(0);
@@ -174,8 +175,10 @@ void DisplayTracker::add(const VblankSample& s, double reported_hz) noexcept {
         // Counted vblanks: a display that changed leaves the fit along a line of its own; stamps
         // that a busy server delays scatter off it by whatever each wake-up lost, and come back.
         if (moved && status_.by_counter) moved = recent_on_a_line();
-        // A firm lock over a full window is fitted again every kRefitEvery samples only.
-        if (!moved && firm_ && count_ == kWindow && ++since_fit_ < kRefitEvery) return follow(slot);
+        // A firm lock over a full window is fitted again every kRefitEvery samples only (the
+        // window's first fill gets its robust fit: the span's first point and firm_period_).
+        if (!moved && firm_ && count_ == kWindow && anchor_.count == kWindow && ++since_fit_ < kRefitEvery)
+            return follow(slot);
     }
     if (moved) restart("the vblanks left the fit (a refresh change?): fitting again", 8);
     refit();
@@ -331,7 +334,7 @@ void DisplayTracker::fit_once(double period, std::int64_t ref, std::int64_t ref_
         envelope(x, r, in, &da, &db);
         shift = da + db * xl - ls_at;
     }
-    if (record) keep_fit(x, r, in, sums, {period, ref, ref_msc, m, band, shift});
+    if (record) keep_fit(x, r, in, sums, {period, ref, ref_msc, m, band, shift, n});
     judge(x, r, da, db, period, spread, inliers);
     *out_period = period + db;
     *out_ref = ref + std::llround(da + xl * period + db * xl);
@@ -460,11 +463,13 @@ void DisplayTracker::refit() noexcept {
 }
 
 // Counted vblanks need no index guessed, so the fits of the last seconds share one exact line:
-// the least-squares line through each firm robust fit's vblank at its counter (kSpanFits of them,
-// kRefitEvery vblanks apart) gives the period over their whole span. Each fitted vblank is good to
-// ~0.1 ms (Xvfb's stamps: +-0.5 ms, 128 of them), so over 2,000 vblanks the period is within a
+// the least-squares line through each firm robust fit's vblank at its inliers' centre (kSpanFits
+// of them, kRefitEvery vblanks apart) gives the period over their whole span. Each such vblank is
+// good to ~0.1 ms (Xvfb's stamps: +-0.5 ms, 128 of them) however the window's line tilts (its
+// vblank at the last sample is off by the tilt times half the window: 0.9 ms at 144 Hz for a
+// 2,000 ppm tilt, which the span took in before), so over 2,000 vblanks the period is within a
 // few ppm, where the window's own line wanders by 100-300 ppm. A window fit that leaves that line
-// (its period 0.1 % off, or its vblank a quarter millisecond plus a sixteenth period off: an
+// (its period 0.1 % off, or its last vblank a quarter millisecond plus a sixteenth period off: an
 // unreported refresh change) starts the span again. A window on slack (still locked, its stamps
 // too scattered for a firm fit: a starved server) neither joins the span nor replaces its line:
 // its own fit wandered 0.2 % off (Xvfb at 144 Hz beside a 150 %-CPU client).
@@ -472,11 +477,13 @@ void DisplayTracker::fit_span(bool firm) noexcept {
     if (!status_.by_counter || status_.state != DisplayState::locked) {
         span_n_ = 0;
         long_fit_ = false;
+        firm_period_ = 0;
         return;
     }
     double p = 0, ref = 0;
     if (!firm) {  // on slack: the span's line stays in force, not this window's looser fit
         if (long_fit_ && span_line(&p, &ref)) set_fit(p, std::llround(ref), ref_msc_);
+        else if (!firm_ && firm_period_ > 0) hold_period(firm_period_);
         return;
     }
     if (span_line(&p, &ref) &&
@@ -485,10 +492,27 @@ void DisplayTracker::fit_span(bool firm) noexcept {
     const int k = (span_head_ + span_n_) % kSpanFits;
     if (span_n_ == kSpanFits) span_head_ = (span_head_ + 1) % kSpanFits;
     else if (span_n_++ == 0) span_head_ = k;
-    span_msc_[k] = ref_msc_;
-    span_t_[k] = ref_;
+    // The window's line at its inliers' centre: there a tilted line (a late spell at one end) is
+    // still right, where at its last sample it is off by the tilt times half the window.
+    span_msc_[k] = sums_.n >= 1 ? anchor_.ref_msc + std::llround(sums_.x / sums_.n) : ref_msc_;
+    span_t_[k] = ref_ + std::llround(static_cast<double>(span_msc_[k] - ref_msc_) * period_);
     long_fit_ = span_line(&p, &ref);
     if (long_fit_) set_fit(p, std::llround(ref), ref_msc_);
+    firm_period_ = period_;
+}
+
+// A window on slack before the span holds: the last firm window's period stays in force, and the
+// window gives the phase only (the line at that period through its inliers' centre, at its last
+// sample). Xvfb beside two busy loops spread its stamps over 1.1-1.6 ms for a whole run, every
+// window on slack, and their own lines wandered up to 2,000 ppm off the server's rate.
+void DisplayTracker::hold_period(double period) noexcept {
+    const Anchor& a = anchor_;
+    if (sums_.n < 1) return;
+    const double d = period - a.period;  // the held line's slope in the anchor's residuals
+    const double da = (sums_.y - d * sums_.x) / sums_.n;
+    const int last = (head_ + count_ - 1) % kWindow;
+    const double xl = index(last, a.period, a.ref, a.ref_msc);
+    set_fit(period, a.ref + std::llround(da + a.shift + xl * period), last_msc_);
 }
 
 // The least-squares line through the span's fitted vblanks: its period and its vblank at ref_msc_;
