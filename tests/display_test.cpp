@@ -665,9 +665,9 @@ TEST(DisplayTracker, RealXvfbStampsBesideADiskWriterKeepOneLockAndTheRate) {
 
 // Real stamps from a starved server at 60 Hz, 8 s each (tests/samples/README.md): the demo's
 // render thread on the same Xvfb, alone, beside two busy loops and beside a disk writer; the
-// median stamp 0.9 ms over the early edge, a quarter over 2 ms. Before the span holds (the 384th vblank at
-// the earliest) the rate is one window's; from its first full window on within 0.05 % of the
-// server's. Before a window on slack kept the last firm window's period (hold_period) and before
+// median stamp 0.9 ms over the early edge, a quarter over 2 ms. Before the span holds (the 384th
+// vblank at the earliest) the rate is one window's; from its first full window on within 0.05 %
+// of the server's. Before a window on slack kept the last firm window's period (hold_period) and before
 // the window's first fill got its robust fit (the follow path skipped it, so no firm period was
 // ever kept), these files' windows were on slack for most of the run and their own lines read the
 // rate 900-2,000 ppm off (what failed demo.cli.xvfb_render_thread_locks_60 once: 60.04 Hz).

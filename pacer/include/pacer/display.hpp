@@ -213,6 +213,7 @@ private:
     // Counted vblanks, firmly locked: the line through the robust fits' vblanks (long_fit_).
     void fit_span(bool firm) noexcept;
     bool span_line(double* period, double* ref) const noexcept;
+    void window_centre(std::int64_t* msc, double* t) const noexcept;
     void hold_period(double period) noexcept;
     void no_grid() noexcept;
     void set_state(DisplayState state, const char* reason) noexcept;

@@ -492,27 +492,31 @@ void DisplayTracker::fit_span(bool firm) noexcept {
     const int k = (span_head_ + span_n_) % kSpanFits;
     if (span_n_ == kSpanFits) span_head_ = (span_head_ + 1) % kSpanFits;
     else if (span_n_++ == 0) span_head_ = k;
-    // The window's line at its inliers' centre: there a tilted line (a late spell at one end) is
-    // still right, where at its last sample it is off by the tilt times half the window.
-    span_msc_[k] = sums_.n >= 1 ? anchor_.ref_msc + std::llround(sums_.x / sums_.n) : ref_msc_;
-    span_t_[k] = ref_ + std::llround(static_cast<double>(span_msc_[k] - ref_msc_) * period_);
+    double t = 0;
+    window_centre(&span_msc_[k], &t);
+    span_t_[k] = std::llround(t);
     long_fit_ = span_line(&p, &ref);
     if (long_fit_) set_fit(p, std::llround(ref), ref_msc_);
     firm_period_ = period_;
 }
 
+// The window's fit (in force: refit() sets it) at the centre of its inliers, its counter and time:
+// there a line tilted by a late spell at one end of the window is still right, where at its last
+// sample it is off by the tilt times half the window.
+void DisplayTracker::window_centre(std::int64_t* msc, double* t) const noexcept {
+    *msc = sums_.n >= 1 ? anchor_.ref_msc + std::llround(sums_.x / sums_.n) : ref_msc_;
+    *t = static_cast<double>(ref_) + static_cast<double>(*msc - ref_msc_) * period_;
+}
+
 // A window on slack before the span holds: the last firm window's period stays in force, and the
-// window gives the phase only (the line at that period through its inliers' centre, at its last
-// sample). Xvfb beside two busy loops spread its stamps over 1.1-1.6 ms for a whole run, every
-// window on slack, and their own lines wandered up to 2,000 ppm off the server's rate.
+// window gives the phase only (the line at that period through the window's centre). Xvfb beside
+// two busy loops spread its stamps over 1.1-1.6 ms for a whole run, every window on slack, and
+// their own lines wandered up to 2,000 ppm off the server's rate.
 void DisplayTracker::hold_period(double period) noexcept {
-    const Anchor& a = anchor_;
-    if (sums_.n < 1) return;
-    const double d = period - a.period;  // the held line's slope in the anchor's residuals
-    const double da = (sums_.y - d * sums_.x) / sums_.n;
-    const int last = (head_ + count_ - 1) % kWindow;
-    const double xl = index(last, a.period, a.ref, a.ref_msc);
-    set_fit(period, a.ref + std::llround(da + a.shift + xl * period), last_msc_);
+    std::int64_t msc = 0;
+    double t = 0;
+    window_centre(&msc, &t);
+    set_fit(period, std::llround(t + static_cast<double>(last_msc_ - msc) * period), last_msc_);
 }
 
 // The least-squares line through the span's fitted vblanks: its period and its vblank at ref_msc_;
