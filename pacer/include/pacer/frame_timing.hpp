@@ -34,6 +34,8 @@ struct FrameTiming {
     std::chrono::nanoseconds spun{0};       // spinning
     std::chrono::nanoseconds oversleep{0};  // OS wake-up past the requested wake-up
     std::chrono::nanoseconds margin{0};     // hybrid margin in force
+    bool past_spin_bound = false;           // the thread ran raised and woke later than its spin
+                                            // bound: accepted late (pacer/waiter.hpp)
     std::uint32_t skipped = 0;              // grid slots skipped before this frame
     WaitMode mode = WaitMode::hybrid;       // the configured mode
     PacingSource source = PacingSource::hybrid;  // what actually paced this frame

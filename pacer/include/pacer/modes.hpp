@@ -7,6 +7,8 @@
 //   CadenceMode   fixed, automatic ("auto")
 //   PacingSource  sleep, spin, hybrid, vsync (what paced a frame)
 //   ThreadPriority  normal, wait, thread, high, automatic (the enum is in pacer/priority.hpp, its manual)
+//   PriorityLever   none, weight, realtime; PriorityGrantor none, os, realtimekit, portal, host
+//                   (what is in force and who granted it: pacer/priority.hpp)
 //
 // Each enum has a name table (kWaitModeNames, ...; pacer/names.hpp), to_string() and parse_*():
 // the names are part of the stable API, they appear in capture files and on command lines.
@@ -62,6 +64,15 @@ inline bool parse_thread_priority(const char* text, ThreadPriority* out) noexcep
 
 // Which mechanism paced a frame (in WaitMode::automatic: which one won).
 enum class PacingSource { sleep, spin, hybrid, vsync };
+inline constexpr EnumName<PriorityLever> kPriorityLeverNames[] = {
+    {PriorityLever::none, "none"}, {PriorityLever::weight, "weight"}, {PriorityLever::realtime, "realtime"}};
+inline const char* to_string(PriorityLever l) noexcept { return name_of(kPriorityLeverNames, l); }
+
+inline constexpr EnumName<PriorityGrantor> kPriorityGrantorNames[] = {
+    {PriorityGrantor::none, "none"},     {PriorityGrantor::os, "os"},     {PriorityGrantor::realtimekit, "realtimekit"},
+    {PriorityGrantor::portal, "portal"}, {PriorityGrantor::host, "host"}};
+inline const char* to_string(PriorityGrantor g) noexcept { return name_of(kPriorityGrantorNames, g); }
+
 inline constexpr EnumName<PacingSource> kPacingSourceNames[] = {
     {PacingSource::sleep, "sleep"}, {PacingSource::spin, "spin"},
     {PacingSource::hybrid, "hybrid"}, {PacingSource::vsync, "vsync"},

@@ -164,14 +164,40 @@ constexpr bool operator==(const PriorityConfig& a, const PriorityConfig& b) noex
 }
 constexpr bool operator!=(const PriorityConfig& a, const PriorityConfig& b) noexcept { return !(a == b); }
 
+// The lever in force (PriorityStatus::lever).
+enum class PriorityLever : std::uint8_t {
+    none,      // the thread's own class
+    weight,    // within the normal class: a nice value (Linux), THREAD_PRIORITY_HIGHEST (Windows),
+               // QOS_CLASS_USER_INTERACTIVE (macOS)
+    realtime,  // a real-time class: SCHED_FIFO or SCHED_RR (Linux), MMCSS or TIME_CRITICAL
+               // (Windows), the time-constraint policy (macOS)
+};
+// Who granted it (PriorityStatus::by).
+enum class PriorityGrantor : std::uint8_t {
+    none,         // nothing is granted
+    os,           // the process's own right, no one asked: root, CAP_SYS_NICE, RLIMIT_RTPRIO or
+                  // RLIMIT_NICE on Linux; Windows and macOS need no privilege
+    realtimekit,  // RealtimeKit (rtkit-daemon, D-Bus system bus), asked by pacer
+    portal,       // the Realtime portal (xdg-desktop-portal, D-Bus session bus: Flatpak), asked by pacer
+    host,         // the thread had it before pacer asked (the host, or RealtimeKit through SDL): kept
+};
+// Their names (kPriorityLeverNames, kPriorityGrantorNames, to_string) are in pacer/modes.hpp.
+
 // One raise: what was granted, and what putting it back needs. Plain data (no destructor): a
-// TimeSource fills it in raise_priority() and reads it back in restore_priority().
+// TimeSource fills it in raise_priority(), may update it in refresh_priority() and reads it back
+// in restore_priority().
 struct PriorityGrant {
-    bool granted = false;
+    bool granted = false;          // the thread runs raised now, as in_force says
+    bool pending = false;          // more may come: an answer from RealtimeKit or the portal, or
+                                   // the guard's raise again (the grant must be put back either way)
+    PriorityLever lever = PriorityLever::none;
+    PriorityGrantor by = PriorityGrantor::none;
     int level = 0;                 // Linux: the real-time priority granted (RLIMIT_RTPRIO may lower it),
                                    // or the nice value granted (negative; RLIMIT_NICE may raise it)
     char in_force[64] = "normal";  // what the thread runs at while raised, e.g. "SCHED_FIFO 5"
-    char reason[224] = "";         // refused: why and the remedy, one line
+    char reason[224] = "";         // refused: why and the remedy, one line; pending: what is asked
+    char guard[160] = "";          // the real-time guard's last step, e.g. why it put the thread back
+    std::uint64_t demotions = 0;   // times the guard put the thread back, so far
     std::int64_t saved[4] = {};    // the OS's old values (policy, priority, handle ...): opaque
 };
 
@@ -182,9 +208,15 @@ struct PriorityStatus {
     bool refused = false;    // the last raise was refused: reason says why, and no raise is tried
                              // again until the setting or the time source changes
     bool raised_now = false;  // the thread runs raised at this moment (thread, high, automatic)
+    bool pending = false;     // an answer is awaited (RealtimeKit, the portal) or the guard will
+                              // raise the thread again: what is in force may still change
+    PriorityLever lever = PriorityLever::none;    // what is in force now
+    PriorityGrantor by = PriorityGrantor::none;   // and who granted it
     char in_force[64] = "normal";  // what the wait's sleep (wait) or the thread (the others) runs at,
                                    // e.g. "nice -15", "SCHED_FIFO 5"; "normal" when refused
-    char reason[224] = "";         // refused: why and the remedy, one line
+    char reason[224] = "";         // refused: why and the remedy, one line; pending: what is asked
+    char guard[160] = "";          // the real-time guard's last step ("" while it never acted)
+    std::uint64_t demotions = 0;   // times the guard put the thread back to its own class
     std::uint64_t raises = 0;      // raises granted so far (wait mode: one per OS sleep)
 };
 

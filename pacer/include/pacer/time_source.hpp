@@ -1,7 +1,7 @@
 // pacer/time_source.hpp - the seam between pacing logic and the operating system.
 //
 //   TimeSource            the seam: now, sleep_until, relax, cpu_times, begin/end_pacing,
-//                         raise/restore_priority
+//                         raise/refresh/restore_priority
 //   CpuTimes              process and thread CPU time, std::chrono::nanoseconds (-1 ns: unknown)
 //   system_time_source()  the real OS; process-wide, any thread
 //   PacingScope           RAII begin_pacing / end_pacing on the calling thread
@@ -77,7 +77,19 @@ public:
         for (std::size_t i = 0; i < sizeof why; ++i) g.reason[i] = why[i];
         return g;
     }
-    // Puts back what a granted raise_priority() changed, on the same thread.
+    // What a grant that comes later or is watched has become: called by the waiter at each wait
+    // while it holds a grant (granted or pending), on the raised thread. Returns true when the
+    // grant changed since the last call (an answer came from RealtimeKit or the portal, the
+    // real-time guard put the thread back or raised it again), and grant then says what is in
+    // force; false, and grant unchanged, otherwise. `period` is the frame period now. Must be
+    // cheap: no system call unless something changed. The default: nothing ever changes.
+    virtual bool refresh_priority(PriorityGrant& grant, std::chrono::nanoseconds period) noexcept {
+        (void)grant;
+        (void)period;
+        return false;
+    }
+    // Puts back what raise_priority() changed, on the same thread: a granted raise, and a
+    // pending one (an answer that comes after is undone).
     virtual void restore_priority(const PriorityGrant& grant) noexcept { (void)grant; }
 };
 

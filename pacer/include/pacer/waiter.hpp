@@ -65,8 +65,21 @@
 // A wait shorter than the margin is spun entirely, and the waiter learns only from the sleeps it
 // makes: at rates whose period is below initial_margin (1 ms, i.e. above ~1 kHz with some work
 // per frame) lower initial_margin, or the waiter never sleeps and never learns that it could.
-// A thread raised for good (thread, high, automatic) does not wait for that: until 16 sleeps are
-// measured it sleeps half of such a wait, since its spin would keep every normal thread off the core.
+//
+// A raised thread's spin is bounded (WaiterConfig::raised_spin_share). The cap above guards a
+// thread at its own class: the busy threads it keeps from the core preempt its spin, and each
+// preemption halves the cap. A raised thread (thread, high and automatic once granted; wait for
+// its sleep and spin) is not preempted by them, so nothing would stop a bad spell (a host's
+// steal, interrupts, a burst of late wake-ups) from teaching it a margin as long as the period:
+// at 1 kHz a real-time pacer learned 2.4 ms and spun every period whole, and the busy thread on
+// its core kept 2 % of the core. So while raised, the margin is chosen among those up to the spin
+// bound, raised_spin_share of the period (the FramePacer's, else the wait's length): the thread
+// sleeps all but that share of each period, whatever it learned, and spins a whole wait only
+// when the wait is that short (until 16 sleeps are measured, a thread raised for good sleeps half
+// of such a wait too). A wake-up later than the bound is
+// accepted late, counted (WaiterStatus::wakeups_past_bound, WaitResult::past_spin_bound, the
+// capture's PastSpinBound column) and does not pull the margin up, as one past the cap. Why the
+// default share: README.md#measured-results.
 //
 // The free functions keep one HybridWaiter per thread (thread_local) and bracket each OS sleep
 // with TimeSource::begin/end_pacing(): the timer slack is restored right after the wake-up, so
@@ -115,6 +128,9 @@ struct WaiterConfig {
     std::chrono::nanoseconds min_margin{20'000};
     // Cap on the spin of one wait; 0 = never spin (hybrid then behaves like sleep). In [0, 1 s].
     std::chrono::nanoseconds max_spin{4'000'000};
+    // While the thread runs raised, the spin of one wait is at most this share of the period
+    // (see above). In (0, 1].
+    double raised_spin_share = 0.25;
     // The thread's scheduling class: normal (never changed), raised for each OS sleep (wait), or
     // raised for good (thread). pacer/priority.hpp has what each OS grants and what it costs.
     PriorityConfig priority{};
@@ -131,6 +147,7 @@ struct WaitResult {
     clock::time_point end{};                // when the wait returned (TimeSource clock)
     bool os_slept = false;                  // an OS sleep was made (and measured)
     bool spin_preempted = false;            // the spin lost the CPU (clock reads > 100 us apart)
+    bool past_spin_bound = false;           // raised, and woken later than the spin bound: late
 };
 
 // What a HybridWaiter has learned (HybridWaiter::status, FramePacer::status).
@@ -141,6 +158,9 @@ struct WaiterStatus {
     std::int64_t sleeps_measured = 0;      // OS sleeps whose oversleep was learned, so far
     const char* sleep_primitive = "";      // the OS wait behind the sleep (static storage)
     PriorityStatus priority{};             // the class asked for, granted, and why not
+    // While raised: the longest spin a wait may make (raised_spin_share of the period), else 0.
+    std::chrono::nanoseconds spin_bound{0};
+    std::int64_t wakeups_past_bound = 0;   // raised wake-ups later than the spin bound, so far
 };
 
 class HybridWaiter {
@@ -202,16 +222,28 @@ public:
     // A mode raised for good (thread, high, automatic): raises the calling thread now unless it is
     // raised or was refused (the next wait does the same); nothing in the other modes. FramePacer calls it at every
     // frame start, so that its first frame, which does not wait, is raised too.
+    // A grant that comes later or changes (RealtimeKit's answer, the real-time guard: see
+    // pacer/priority.hpp) is picked up here too. `period` is the frame period: the spin bound's.
     void hold_priority(std::chrono::nanoseconds period) noexcept {
-        if (raised_for_good(cfg_.priority.mode) && !priority_.raised_now && !priority_.refused)
-            priority_.raised_now = raise(period);
+        period_hint_ = period.count();
+        hold(period);
     }
     void reset_estimate() noexcept { est_.reset(); }
 
 private:
+    void hold(std::chrono::nanoseconds period) noexcept {
+        if (!raised_for_good(cfg_.priority.mode)) return;
+        if (held_) refresh(period);
+        else if (!priority_.refused) raise(period);
+    }
     void note_spin(bool preempted) noexcept;
     bool raise(std::chrono::nanoseconds period) noexcept;
+    void refresh(std::chrono::nanoseconds period) noexcept;
+    void take_grant(bool first) noexcept;  // priority_ from grant_, logged when it changed
     void forget_priority(ThreadPriority asked) noexcept;  // put back, and ask afresh next time
+    bool runs_raised() const noexcept;
+    std::int64_t spin_bound(std::int64_t wait) const noexcept;
+    std::chrono::nanoseconds margin_within(std::int64_t cap_ns) const noexcept;
 
     WaiterConfig cfg_;
     TimeSource* ts_;
@@ -224,6 +256,9 @@ private:
     PriorityStatus priority_{};
     int level_ = 0;  // the real-time priority (> 0) or nice value (< 0) last granted: the OS's limit
     std::int64_t restore_ns_ = 5'000;  // what putting the priority back takes (wait mode), learned
+    bool held_ = false;  // grant_ must be put back: granted, or asked and not yet answered
+    std::int64_t period_hint_ = 0;        // the frame period hold_priority() was given (0: none)
+    std::int64_t past_bound_ = 0;         // WaiterStatus::wakeups_past_bound
 };
 
 // Completes a wait that HybridWaiter::wait_until_handoff() handed off: spins on ts until its

@@ -40,7 +40,8 @@ WaiterConfig present_side_waiter(WaiterConfig c) noexcept {
 
 bool same_waiter_config(const WaiterConfig& a, const WaiterConfig& b) noexcept {
     return a.late_cost == b.late_cost && a.half_life == b.half_life && a.initial_margin == b.initial_margin &&
-           a.min_margin == b.min_margin && a.max_spin == b.max_spin && a.priority == b.priority;
+           a.min_margin == b.min_margin && a.max_spin == b.max_spin &&
+           a.raised_spin_share == b.raised_spin_share && a.priority == b.priority;
 }
 
 bool same_governor_config(const CadenceConfig& a, const CadenceConfig& b) noexcept {
@@ -610,6 +611,7 @@ FrameTiming FramePacer::Impl::record(const PaceSlot& slot, const WaitResult& r, 
     t.spun = r.spun;
     t.oversleep = r.oversleep;
     t.margin = r.margin;
+    t.past_spin_bound = r.past_spin_bound;
     t.skipped = slot.grid.skipped;
     t.mode = cfg_.mode;
     t.background = rate_.background();

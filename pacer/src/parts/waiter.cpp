@@ -34,6 +34,9 @@ Status validate(const WaiterConfig& c) {
     if (Status s = duration_in("waiter.initial_margin", c.initial_margin, 0, kSecond); !s) return s;
     if (Status s = duration_in("waiter.min_margin", c.min_margin, 0, c.max_spin.count()); !s)
         return Status::error(s.message() + " (min_margin cannot exceed max_spin)");
+    if (!std::isfinite(c.raised_spin_share) || c.raised_spin_share <= 0.0 || c.raised_spin_share > 1.0)
+        return Status::error("waiter.raised_spin_share = " + detail::num(c.raised_spin_share) +
+                             ": must be in (0, 1] (a share of the period)");
     if (!is_named(kThreadPriorityNames, c.priority.mode))
         return Status::error("waiter.priority.mode = " + detail::num(static_cast<int>(c.priority.mode)) +
                              ": must be normal, wait, thread, high or automatic");
@@ -92,37 +95,77 @@ void HybridWaiter::forget_priority(ThreadPriority asked) noexcept {
 }
 
 void HybridWaiter::release_priority() noexcept {
-    if (!priority_.raised_now) return;
-    ts_->restore_priority(grant_);
+    if (!held_) return;
+    ts_->restore_priority(grant_);  // a pending ask too: an answer that comes after is undone
+    held_ = false;
     priority_.raised_now = false;
+    priority_.pending = false;
+    priority_.lever = PriorityLever::none;
+    priority_.by = PriorityGrantor::none;
 }
 
 // One raise through the time source; a refusal is kept (with its reason, logged once) and stops
-// further raises until the setting or the source changes.
+// further raises until the setting or the source changes. A pending grant (an answer to come, or
+// the guard's raise again) is held and refreshed at each wait.
 bool HybridWaiter::raise(std::chrono::nanoseconds period) noexcept {
     PriorityConfig c = cfg_.priority;
     if (level_ > 0) c.realtime_priority = level_;  // what the OS granted before (its limit)
     if (level_ < 0) c.nice = level_;
     grant_ = ts_->raise_priority(c, period);
-    if (!grant_.granted) {
-        priority_.granted = false;
-        priority_.refused = true;
-        copy_text(priority_.in_force, "normal");
-        copy_text(priority_.reason, grant_.reason[0] ? grant_.reason : "refused");
-        // automatic asked for nothing the user must give: its refusal is news, not a warning.
-        detail::log(cfg_.priority.mode == ThreadPriority::automatic ? LogLevel::info : LogLevel::warn,
-                    "thread priority %s: %s; pacing goes on at the thread's own class",
-                    to_string(cfg_.priority.mode), priority_.reason);
-        return false;
+    held_ = raised_for_good(cfg_.priority.mode) && (grant_.granted || grant_.pending);
+    take_grant(true);
+    return grant_.granted;
+}
+
+void HybridWaiter::refresh(std::chrono::nanoseconds period) noexcept {
+    if (!ts_->refresh_priority(grant_, period)) return;
+    take_grant(false);
+    if (!grant_.granted && !grant_.pending) held_ = false;  // refused in the end: nothing to put back
+}
+
+// priority_ from grant_; the news logged once: a grant, a refusal, an ask under way, the guard.
+void HybridWaiter::take_grant(bool first) noexcept {
+    const PriorityGrant& g = grant_;
+    const char* mode = to_string(cfg_.priority.mode);
+    const bool was_granted = priority_.granted, was_pending = priority_.pending;
+    const std::uint64_t demotions = priority_.demotions;
+    priority_.pending = g.pending;
+    priority_.demotions = g.demotions;
+    copy_text(priority_.guard, g.guard);
+    if (g.granted) {
+        if (priority_.raises == 0 || !was_granted || std::strcmp(priority_.in_force, g.in_force) != 0 ||
+            priority_.by != g.by)
+            detail::log(LogLevel::info, "thread priority %s: %s%s%s", mode, g.in_force,
+                        g.pending ? "; " : "", g.pending ? g.reason : "");
+        level_ = g.level;
+        priority_.granted = true;
+        priority_.refused = false;
+        if (first || !was_granted) ++priority_.raises;
+        copy_text(priority_.in_force, g.in_force);
+        copy_text(priority_.reason, g.pending ? g.reason : "");
+        priority_.lever = g.lever;
+        priority_.by = g.by;
+        priority_.raised_now = raised_for_good(cfg_.priority.mode);
+        return;
     }
-    if (priority_.raises == 0)
-        detail::log(LogLevel::info, "thread priority %s: %s", to_string(cfg_.priority.mode), grant_.in_force);
-    level_ = grant_.level;
-    priority_.granted = true;
-    ++priority_.raises;
-    if (priority_.raises == 1 || std::strcmp(priority_.in_force, grant_.in_force) != 0)
-        copy_text(priority_.in_force, grant_.in_force);
-    return true;
+    priority_.granted = false;
+    priority_.raised_now = false;
+    priority_.lever = PriorityLever::none;
+    priority_.by = PriorityGrantor::none;
+    copy_text(priority_.in_force, "normal");
+    copy_text(priority_.reason, g.reason[0] ? g.reason : "refused");
+    if (g.demotions != demotions) {  // the guard put the thread back: news worth a warning
+        detail::log(LogLevel::warn, "thread priority %s: %s", mode, g.guard);
+        return;
+    }
+    if (g.pending) {  // asked, the answer to come: no verdict yet
+        if (first || !was_pending) detail::log(LogLevel::info, "thread priority %s: %s", mode, priority_.reason);
+        return;
+    }
+    priority_.refused = true;
+    // automatic asked for nothing the user must give: its refusal is news, not a warning.
+    detail::log(cfg_.priority.mode == ThreadPriority::automatic ? LogLevel::info : LogLevel::warn,
+                "thread priority %s: %s; pacing goes on at the thread's own class", mode, priority_.reason);
 }
 
 void HybridWaiter::note_spin(bool preempted) noexcept {
@@ -139,9 +182,15 @@ void HybridWaiter::note_spin(bool preempted) noexcept {
 }
 
 std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
+    std::int64_t cap = cap_ns_;
+    if (runs_raised() && period_hint_ > 0) cap = std::min(cap, spin_bound(period_hint_));
+    return margin_within(cap);
+}
+
+// The margin of least expected cost among those up to `cap` (see waiter.hpp).
+std::chrono::nanoseconds HybridWaiter::margin_within(std::int64_t cap_ns) const noexcept {
     // Until a few sleeps are measured, the histogram is a guess; use the configured prior as a floor.
-    // The margin of least expected cost among those the cap allows (see waiter.hpp).
-    const std::int64_t cap = std::max(cfg_.min_margin.count(), cap_ns_);
+    const std::int64_t cap = std::max(cfg_.min_margin.count(), cap_ns);
     const std::int64_t reach = cap - cfg_.min_margin.count();  // the oversleep a spin can catch
     std::int64_t m = est_.least_cost(cfg_.late_cost, std::chrono::nanoseconds(reach)).count();
     if (cfg_.late_cost.count() > 0 && spins_since_preempted_ >= kCalmSpinsForFloor) {  // 0: no spin asked
@@ -158,6 +207,19 @@ std::chrono::nanoseconds HybridWaiter::margin() const noexcept {
     return std::chrono::nanoseconds(m);
 }
 
+// Raised now: for good (granted), or wait mode, whose sleep and spin are raised unless refused.
+bool HybridWaiter::runs_raised() const noexcept {
+    return priority_.raised_now || (cfg_.priority.mode == ThreadPriority::wait && !priority_.refused);
+}
+
+// The longest spin a raised wait may make: raised_spin_share of the frame period (or of the
+// wait, without one), never below min_margin.
+std::int64_t HybridWaiter::spin_bound(std::int64_t wait) const noexcept {
+    const std::int64_t period = std::max(period_hint_, wait);
+    const auto bound = static_cast<std::int64_t>(cfg_.raised_spin_share * static_cast<double>(period));
+    return std::max(bound, cfg_.min_margin.count());
+}
+
 WaiterStatus HybridWaiter::status() const noexcept {
     WaiterStatus s;
     s.margin = margin();
@@ -167,6 +229,8 @@ WaiterStatus HybridWaiter::status() const noexcept {
     s.sleep_primitive = ts_->sleep_primitive();
     s.priority = priority_;
     s.priority.asked = cfg_.priority.mode;
+    if (runs_raised() && period_hint_ > 0) s.spin_bound = std::chrono::nanoseconds(spin_bound(period_hint_));
+    s.wakeups_past_bound = past_bound_;
     return s;
 }
 
@@ -196,20 +260,21 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
     if (mode == WaitMode::vsync || mode == WaitMode::automatic) mode = WaitMode::hybrid;
     std::int64_t now = clock::to_ns(ts.now());
 
+    const std::int64_t wait = deadline - now;
+    hold(nanoseconds(wait));
+    const ThreadPriority prio = priority_.refused ? ThreadPriority::normal : cfg_.priority.mode;
+    // Raised, the spin is bounded (waiter.hpp says why): the margin is chosen among those up to
+    // the bound. Until the margin is learned, a thread raised for good also sleeps half of a wait
+    // the prior would spin whole (at 1 kHz under the 1 ms prior, a busy thread on the pacer's
+    // core got 0 % of it, against 94 % alone; tests/priority/).
+    const bool raised = runs_raised();
+    const std::int64_t bound = raised ? spin_bound(wait) : 0;
     std::int64_t m = 0;
     if (mode == WaitMode::hybrid) {
-        m = margin().count();
+        m = raised ? margin_within(std::min(cap_ns_, bound)).count() : margin().count();
+        if (priority_.raised_now && est_.count() < kWarmup && m >= wait) m = std::max<std::int64_t>(0, wait / 2);
         r.margin = nanoseconds(m);
     }
-
-    hold_priority(nanoseconds(deadline - now));
-    const ThreadPriority prio = priority_.refused ? ThreadPriority::normal : cfg_.priority.mode;
-    // A thread raised for good sleeps half of a wait its prior margin would spin whole, until the
-    // margin is learned: a raised spin is not preempted by the threads it keeps from the core,
-    // and a waiter that never sleeps never learns that it could (at 1 kHz under the 1 ms prior, a
-    // busy thread on the pacer's core got 0 % of it, against 94 % alone; tests/priority/).
-    if (priority_.raised_now && mode == WaitMode::hybrid && est_.count() < kWarmup && m >= deadline - now)
-        m = (deadline - now) / 2;
     const std::int64_t wake_target = deadline - m;
     // wait: raised for the sleep and the spin, put back just before the deadline (the header says
     // why there).
@@ -222,6 +287,10 @@ WaitResult HybridWaiter::wait_until_handoff(clock::time_point deadline_tp, WaitM
         r.slept = nanoseconds(woke - now);
         r.oversleep = nanoseconds(std::max<std::int64_t>(0, woke - wake_target));
         if (mode == WaitMode::hybrid) est_.add(nanoseconds(woke - wake_target));
+        if (raised && mode == WaitMode::hybrid && woke - wake_target > bound) {  // accepted late
+            r.past_spin_bound = true;
+            ++past_bound_;
+        }
         now = woke;
     }
     if (mode != WaitMode::sleep) {

@@ -104,6 +104,8 @@ PriorityGrant SimulatedOs::raise_priority(const PriorityConfig& c, std::chrono::
         return g;
     }
     g.granted = true;
+    g.by = PriorityGrantor::os;
+    g.lever = is_weight(c.mode) ? PriorityLever::weight : PriorityLever::realtime;
     if (is_weight(c.mode)) {
         g.level = c.nice;
         std::snprintf(g.in_force, sizeof g.in_force, "simulated nice %d", c.nice);
