@@ -6,12 +6,17 @@ find_package(Threads REQUIRED)
 
 # ---- pkg-config ---------------------------------------------------------------------------------
 # A static libpacer does not record what it links: a Makefile or C user must be told the C++
-# runtime (the libraries pacer/CMakeLists.txt gives C links of pacer::pacer, PACER_CXX_RUNTIME)
-# and the threads flag. `pkg-config --libs` without --static omits Libs.private, so for the
-# static library they go in Libs.
+# runtime (the libraries pacer/CMakeLists.txt gives C links of pacer::pacer, PACER_CXX_RUNTIME),
+# the system libraries it links privately (PACER_SYSTEM_LIBS: on Linux CMAKE_DL_LIBS, for the
+# dlopen of libdbus) and the threads flag. `pkg-config --libs` without --static omits
+# Libs.private, so for the static library they go in Libs.
 get_target_property(_pacer_runtime_libs pacer PACER_CXX_RUNTIME)
+get_target_property(_pacer_system_libs pacer PACER_SYSTEM_LIBS)
+if(NOT _pacer_system_libs)
+  set(_pacer_system_libs)
+endif()
 set(_pacer_runtime)
-foreach(_lib IN LISTS _pacer_runtime_libs)
+foreach(_lib IN LISTS _pacer_runtime_libs _pacer_system_libs)
   list(APPEND _pacer_runtime "-l${_lib}")
 endforeach()
 list(APPEND _pacer_runtime ${CMAKE_THREAD_LIBS_INIT})

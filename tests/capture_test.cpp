@@ -313,7 +313,7 @@ TEST(Capture, EachRowGetsItsLatencyFromTheNextFrameAndItsSyncMode) {
     ASSERT_EQ(lines.size(), 6u);  // header + frames 1, 2, 4, 5, 6
     const auto cols = split(lines[0]);
     ASSERT_EQ(cols.size(), split(lines[1]).size());
-    EXPECT_EQ(cols[cols.size() - 6], "SyncMode");
+    EXPECT_EQ(cols[cols.size() - 7], "SyncMode");
     EXPECT_EQ(cols.back(), "MsPCLatency");
     auto col = [&](const char* name) { return column(lines, name); };
     using V = std::vector<std::string>;

@@ -17,7 +17,7 @@ set(_layers
   "version=0" "names=0" "status=0" "clock=0" "log=0" "priority=0"
   "time_source=1" "modes=1" "present=1" "estimator=1" "clock_offset=1"
   "waiter=2" "cadence=2" "display=2" "vsync=2" "fixed_step=2" "sim=2"
-  "grid=2" "present_classifier=2" "lead=2" "latency=2"
+  "grid=2" "present_classifier=2" "lead=2" "latency=2" "guard=2"
   "sim_display=3" "vblanks=3" "rate=3"
   "frame_timing=4" "config=4"
   "stats=5" "capture_columns=5"

@@ -14,6 +14,8 @@
 //   * ThreadPriority::thread: the frame reads SCHED_FIFO (granted) with SCHED_RESET_ON_FORK, a
 //     child process forked inside a frame starts at SCHED_OTHER, and end_pacing(), then the
 //     destructor, put the thread back to SCHED_OTHER;
+//   * automatic (the default): SCHED_FIFO in every frame, granted by the OS; or refused the same
+//     way once the ask of RealtimeKit has failed (no system bus reachable);
 //   * the free sleeps with set_sleep_priority(wait): granted or refused the same way.
 // share: the pacer raised for good at 1 kHz and a busy normal thread, both pinned to one core,
 // against the same pacer at normal there; phases of 0.5 s interleaved, 4 each. The busy thread
@@ -123,6 +125,29 @@ void run_checks(bool granted, const char* text) {
         check(policy() == (granted ? SCHED_FIFO : SCHED_OTHER), "thread: the next wait() raised it again");
     }
     check(policy() == SCHED_OTHER, "thread: the destructor put the thread back");
+
+    {  // automatic, the default: the real-time class where the process may raise itself, watched
+       // by the guard; refused, an answer from RealtimeKit is awaited (none reachable here: the
+       // script points the system bus nowhere) and the refusal comes a few frames later
+        pacer::PacerConfig c;
+        c.target_hz = 240;
+        pacer::FramePacer fp(c);
+        int wrong = 0;
+        for (int i = 0; i < 60; ++i) {
+            (void)fp.wait();
+            if (policy() != (granted ? SCHED_FIFO : SCHED_OTHER)) ++wrong;
+        }
+        for (int i = 0; i < 480 && fp.status().waiter.priority.pending; ++i) (void)fp.wait();
+        const pacer::PriorityStatus p = fp.status().waiter.priority;
+        check(wrong == 0, std::string("automatic: every frame ran at ") + (granted ? "SCHED_FIFO" : "SCHED_OTHER") +
+                              " (" + std::to_string(wrong) + " of 60 did not)");
+        check_status(p, granted, text, "automatic");
+        if (granted)
+            check(p.lever == pacer::PriorityLever::realtime && p.by == pacer::PriorityGrantor::os,
+                  std::string("automatic: a real-time class granted by the OS (") + pacer::to_string(p.lever) + ", " +
+                      pacer::to_string(p.by) + ")");
+    }
+    check(policy() == SCHED_OTHER, "automatic: the destructor put the thread back");
 
     {  // the free sleeps
         if (pacer::Status s = pacer::set_sleep_priority({pacer::ThreadPriority::wait}); !s)

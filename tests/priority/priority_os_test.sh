@@ -14,6 +14,8 @@
 set -u
 check=$1
 . "$(dirname "$0")/as_users.sh"
+# What the process may do by itself: no RealtimeKit to ask (automatic and thread would ask it).
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent
 
 if [ "$(id -u)" = 0 ]; then
   run "root: granted" "$check" granted "SCHED_FIFO 5"

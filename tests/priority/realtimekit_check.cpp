@@ -12,7 +12,7 @@
 //   realtimekit_check high-refused TEXT  request_high() refused, the reason containing TEXT, the
 //                                        thread still at nice 0
 //   realtimekit_check high-reset FILE    request_high() granted by RealtimeKit and kept by a
-//                                        FramePacer (automatic); writes "granted" to FILE and
+//                                        FramePacer (high); writes "granted" to FILE and
 //                                        waits (10 s at most) for the script to ask rtkit
 //                                        ResetKnown and write "reset"; then the thread reads
 //                                        nice 0, the pacer's status still the kept grant, and a
@@ -31,9 +31,9 @@
 //     "current", set before, which alone would keep SDL from asking for a real-time class);
 //   * FramePacer with ThreadPriority::normal, 240 Hz, 60 frames: every frame reads the class
 //     RealtimeKit gave, and so does the thread afterwards (pacer never lowers it);
-//   * ThreadPriority::thread: where the process may not raise itself (nobody, RLIMIT_RTPRIO 0) it
-//     is refused and the thread keeps RealtimeKit's class; where it may, granted, and end_pacing()
-//     puts RealtimeKit's class back;
+//   * ThreadPriority::thread: where the process may not raise itself (nobody, RLIMIT_RTPRIO 0)
+//     RealtimeKit's class is kept ("SCHED_RR (the thread's own, kept)", RealtimeKit not asked
+//     again); where it may, granted, and end_pacing() puts RealtimeKit's class back;
 //   * SDL_SetThreadPriority(SDL_THREAD_PRIORITY_NORMAL) does not give the class back (SDL 2 then
 //     only changes the nice level); sched_setscheduler(SCHED_OTHER | SCHED_RESET_ON_FORK) does,
 //     unprivileged.
@@ -48,9 +48,9 @@
 //     setpriority());
 //   * a second request_high(): kept, "nice -15 (the thread's own, kept)", nothing asked (the
 //     script counts RealtimeKit's grants);
-//   * FramePacer with the default priority (automatic), 240 Hz, 10 frames: "nice -15 (the
-//     thread's own, kept)" (on one CPU automatic refuses instead, and changes nothing), and the
-//     thread reads nice -15 after end_pacing();
+//   * FramePacer with ThreadPriority::high, 240 Hz, 10 frames: "nice -15 (the thread's own,
+//     kept)", and the thread reads nice -15 after end_pacing() (the default, automatic, would
+//     ask RealtimeKit for a real-time class on top: tests/priority/guard_check.cpp);
 //   * a child forked now starts at nice 0;
 //   * given back: setpriority(PRIO_PROCESS, tid, saved[1]) reads nice 0, unprivileged;
 //   * on a thread of its own that set SCHED_RESET_ON_FORK first (the flag then cannot tell who
@@ -175,9 +175,9 @@ int granted(const char* in_force) {
         if (may_raise_itself) {
             check(p.granted && policy() == SCHED_FIFO, "ThreadPriority::thread: granted, SCHED_FIFO");
         } else {
-            check(p.refused && std::strstr(p.reason, "RLIMIT_RTPRIO is 0") != nullptr,
-                  "ThreadPriority::thread: refused, \"RLIMIT_RTPRIO is 0\"");
-            check(is_rk(), "ThreadPriority::thread refused: the thread keeps RealtimeKit's class");
+            check(p.granted && std::strcmp(p.in_force, "SCHED_RR (the thread's own, kept)") == 0,
+                  "ThreadPriority::thread: RealtimeKit's class kept, nothing asked");
+            check(is_rk(), "ThreadPriority::thread: the thread keeps RealtimeKit's class");
         }
         fp.end_pacing();
         check(is_rk(), "after end_pacing(): RealtimeKit's class (" + class_now() + ")");
@@ -251,22 +251,17 @@ int high_granted(const char* in_force) {
     const pacer::PriorityGrant again = ask_high();
     check(again.granted && std::strcmp(again.in_force, "nice -15 (the thread's own, kept)") == 0,
           "a second request_high(): kept, nothing asked");
-    {  // automatic, the default: the thread's own nice value is kept
+    {  // high: the thread's own nice value is kept
         pacer::PacerConfig c;
         c.target_hz = 240;
+        c.waiter.priority.mode = pacer::ThreadPriority::high;
         pacer::FramePacer fp(c);
         for (int i = 0; i < 10; ++i) fp.wait();
         const pacer::PriorityStatus p = fp.status().waiter.priority;
-        std::printf("     automatic: granted %d, refused %d, in force \"%s\", reason \"%s\"\n", p.granted, p.refused,
+        std::printf("     high: granted %d, refused %d, in force \"%s\", reason \"%s\"\n", p.granted, p.refused,
                     p.in_force, p.reason);
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        const bool one_cpu = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2;
-        if (one_cpu)
-            check(p.refused && nice_now() == -15, "automatic on one CPU: refused, the thread still at nice -15");
-        else
-            check(p.granted && std::strcmp(p.in_force, "nice -15 (the thread's own, kept)") == 0 && nice_now() == -15,
-                  "ThreadPriority::automatic keeps it: \"" + std::string(p.in_force) + "\"");
+        check(p.granted && std::strcmp(p.in_force, "nice -15 (the thread's own, kept)") == 0 && nice_now() == -15,
+              "ThreadPriority::high keeps it: \"" + std::string(p.in_force) + "\"");
         fp.end_pacing();
         check(nice_now() == -15, "after end_pacing(): nice " + std::to_string(nice_now()));
     }
@@ -304,11 +299,12 @@ int high_reset(const char* file) {
     if (!g.granted) return 1;
     pacer::PacerConfig c;
     c.target_hz = 240;
+    c.waiter.priority.mode = pacer::ThreadPriority::high;
     pacer::FramePacer fp(c);
     for (int i = 0; i < 10; ++i) fp.wait();
-    const std::string kept = "nice -15 (the thread's own, kept)";  // automatic refuses on one CPU
-    check(fp.status().waiter.priority.in_force == kept || fp.status().waiter.priority.refused,
-          std::string("automatic before: \"") + fp.status().waiter.priority.in_force + "\"");
+    const std::string kept = "nice -15 (the thread's own, kept)";
+    check(fp.status().waiter.priority.in_force == kept,
+          std::string("high before: \"") + fp.status().waiter.priority.in_force + "\"");
     {
         std::FILE* f = std::fopen(file, "w");
         check(f != nullptr && std::fputs("granted\n", f) >= 0 && std::fclose(f) == 0, "told the script");
@@ -324,7 +320,7 @@ int high_reset(const char* file) {
           "RealtimeKit took it back: nice " + std::to_string(nice_now()) + " (" + class_now() + ")");
     for (int i = 0; i < 10; ++i) fp.wait();
     const pacer::PriorityStatus p = fp.status().waiter.priority;
-    check((p.in_force == kept || p.refused) && nice_now() == 0,
+    check(p.in_force == kept && nice_now() == 0,
           std::string("pacer does not watch for it: \"") + p.in_force + "\", the thread at nice " +
               std::to_string(nice_now()));
     fp.end_pacing();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # pacer::sdl2::request_realtime() and request_high() against the real RealtimeKit, as a desktop user would meet it,
-# without touching the machine's own D-Bus or /etc. The script starts, all its own:
+# without touching the machine's own D-Bus or /etc. The script starts, all its own, with
+# tests/priority/rtkit_env.sh (which says how):
 #   - a system bus, dbus-daemon on $tmp/system_bus_socket, with the policies of
 #     /usr/share/dbus-1/system.d (rtkit's and polkit's bus names) and no service activation;
 #   - polkitd on it, inside a mount namespace of its own where $tmp/rules.d is bind-mounted over
@@ -42,157 +43,23 @@ skip() {
   exit 77
 }
 
-[ "$(id -u)" = 0 ] || skip "not root (the private buses, polkitd, rtkit-daemon and the runs as nobody need root)"
-rtkit=""
-for f in /usr/libexec/rtkit-daemon /usr/lib/rtkit/rtkit-daemon; do [ -x "$f" ] && rtkit=$f && break; done
-[ -n "$rtkit" ] || skip "rtkit-daemon is not installed (Debian: apt-get install rtkit)"
-polkitd=""
-for f in /usr/lib/polkit-1/polkitd /usr/libexec/polkitd /usr/libexec/polkit-1/polkitd; do
-  [ -x "$f" ] && polkitd=$f && break
-done
-[ -n "$polkitd" ] || skip "polkitd is not installed (Debian: apt-get install polkitd)"
-for tool in dbus-daemon dbus-send dbus-monitor unshare setpriv prlimit; do
-  command -v $tool >/dev/null || skip "$tool is not installed"
-done
-[ -d /etc/polkit-1/rules.d ] && [ -d /usr/share/polkit-1/rules.d ] ||
-  skip "no /etc/polkit-1/rules.d or /usr/share/polkit-1/rules.d to bind-mount over"
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-chmod 755 "$tmp"  # nobody runs the program from here and connects to the sockets
-mkdir -m 755 "$tmp/rules.d" "$tmp/no-rules.d" "$tmp/empty"
-mkdir -m 700 "$tmp/session" && chown 65534:65534 "$tmp/session"
-cp "$check" "$tmp/realtimekit_check"  # nobody cannot read a build tree under a private home
-chmod 755 "$tmp/realtimekit_check"
-cat >"$tmp/rules.d/50-realtimekit.rules" <<'EOF'
-// The test's only rule: RealtimeKit for anyone.
-polkit.addRule(function(action, subject) {
-    if (action.id.indexOf("org.freedesktop.RealtimeKit1.") == 0) return polkit.Result.YES;
-});
-EOF
-chmod 644 "$tmp/rules.d/50-realtimekit.rules"
-
-# The mount namespace polkitd will run in: allowed here?
-if ! err=$(unshare -m --propagation private sh -c 'mount --bind "$1" /etc/polkit-1/rules.d' sh "$tmp/rules.d" 2>&1); then
-  skip "no private mount namespace here (unshare -m; mount --bind: $err)"
-fi
-
-# /usr/share/dbus-1/system.conf's default policy, on a socket of the test's own.
-cat >"$tmp/system.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <auth>EXTERNAL</auth>
-  <listen>unix:path=$tmp/system_bus_socket</listen>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
-    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
-          send_member="UpdateActivationEnvironment"/>
-  </policy>
-  <policy user="root">
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
-  </policy>
-  <includedir>/usr/share/dbus-1/system.d</includedir>
-</busconfig>
-EOF
-# A user's session bus: its own user only, no services to start.
-cat >"$tmp/session.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <auth>EXTERNAL</auth>
-  <listen>unix:path=$tmp/session/session_bus_socket</listen>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-EOF
-
-renice -n 0 -p $$ >/dev/null || skip "cannot set the script's nice value to 0"  # the checks start there
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$tmp/system_bus_socket
-session=unix:path=$tmp/session/session_bus_socket
-unset DBUS_SESSION_BUS_ADDRESS
-
-wait_for() {  # seconds, then a command that succeeds once it is ready
-  local tries=$(($1 * 10))
-  shift
-  while ! "$@" >/dev/null 2>&1; do
-    tries=$((tries - 1))
-    [ $tries -gt 0 ] || return 1
-    sleep 0.1
-  done
-}
-has_owner() {
-  dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-    org.freedesktop.DBus.NameHasOwner "string:$1" | grep -q "boolean true"
-}
-name_owner() {
-  dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-    org.freedesktop.DBus.GetNameOwner "string:$1" | tr -d ' '
-}
+# shellcheck source=tests/priority/rtkit_env.sh source-path=SCRIPTDIR/../..
+. "$(dirname "$0")/rtkit_env.sh"
+rtkit_env_check || skip "$rtkit_env_missing"
+trap rtkit_env_stop EXIT
 fail() {
   echo "FAILED: $*"
-  for log in dbus-system dbus-session polkitd rtkit; do
-    [ -s "$tmp/$log.log" ] && { echo "---- $log.log"; cat "$tmp/$log.log"; }
-  done
+  rtkit_env_logs
   exit 1
 }
-
-# umask 000: the socket must be writable (connectable) by nobody.
-(umask 000 && exec dbus-daemon --config-file="$tmp/system.conf" --nofork --nopidfile) >"$tmp/dbus-system.log" 2>&1 &
-pids+=($!)
-wait_for 10 test -S "$tmp/system_bus_socket" || fail "the private system bus did not start"
-setpriv --reuid=65534 --regid=65534 --clear-groups dbus-daemon --config-file="$tmp/session.conf" --nofork \
-  --nopidfile >"$tmp/dbus-session.log" 2>&1 &
-pids+=($!)
-wait_for 10 test -S "$tmp/session/session_bus_socket" || fail "the session bus did not start"
-
-# polkitd with the rules of $1 only. Not --no-debug: its log (rules loaded, errors) is the
-# test's evidence when something fails.
-polkitd_pid=""
-start_polkitd() {
-  unshare -m --propagation private sh -c \
-    'mount --bind "$1" /etc/polkit-1/rules.d && mount --bind "$2" /usr/share/polkit-1/rules.d && exec "$3"' \
-    sh "$1" "$tmp/empty" "$polkitd" >>"$tmp/polkitd.log" 2>&1 &
-  polkitd_pid=$!
-  pids+=($polkitd_pid)
-  wait_for 20 has_owner org.freedesktop.PolicyKit1 || fail "polkitd did not take org.freedesktop.PolicyKit1"
-}
-stop_polkitd() {
-  kill "$polkitd_pid" && wait "$polkitd_pid" 2>/dev/null
-  wait_for 10 sh -c '! dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-    org.freedesktop.DBus.NameHasOwner string:org.freedesktop.PolicyKit1 | grep -q "boolean true"' ||
-    fail "polkitd did not leave the bus"
-}
-start_polkitd "$tmp/rules.d"
-"$rtkit" --no-canary --no-limit-resources --stderr >"$tmp/rtkit.log" 2>&1 &
-pids+=($!)
-wait_for 20 has_owner org.freedesktop.RealtimeKit1 || fail "rtkit-daemon did not take org.freedesktop.RealtimeKit1"
-rtkit_name=$(name_owner org.freedesktop.RealtimeKit1)
-echo "== private system bus $DBUS_SYSTEM_BUS_ADDRESS: polkitd $polkitd, $rtkit ($rtkit_name)"
+renice -n 0 -p $$ >/dev/null || skip "cannot set the script's nice value to 0"  # the checks start there
+rtkit_env_start || fail "$rtkit_env_error"
+tmp=$rtkit_env_dir
+session=$rtkit_env_session
+rtkit_name=$rtkit_env_rtkit_name
+cp "$check" "$tmp/realtimekit_check"  # nobody cannot read a build tree under a private home
+chmod 755 "$tmp/realtimekit_check"
+echo "== private system bus $DBUS_SYSTEM_BUS_ADDRESS: polkitd $rtkit_env_polkitd, $rtkit_env_rtkit ($rtkit_name)"
 
 failed=0
 run() {  # title, expected exit status, then the command
@@ -207,14 +74,6 @@ run() {  # title, expected exit status, then the command
     echo "== $title: FAILED (exit $rc, expected $want)"
     failed=1
   fi
-}
-# A login session's environment, nothing inherited from the test's: RLIMIT_RTPRIO 0, no display.
-as_nobody() {  # session bus address or "", then the command
-  local bus=$1
-  shift
-  prlimit --rtprio=0:0 setpriv --reuid=65534 --regid=65534 --clear-groups \
-    env -i PATH=/usr/bin:/bin DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" ${bus:+DBUS_SESSION_BUS_ADDRESS=$bus} \
-    ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "$@"
 }
 # rtkit-daemon names the user by uid: it looks names up after its chroot into /proc.
 successes() { grep -Ec "Successfully made thread .* owned by '(nobody|65534)' RT at priority" "$tmp/rtkit.log"; }
@@ -259,7 +118,7 @@ before=$(demotions)
 install -m 644 -o 65534 -g 65534 /dev/null "$tmp/reset.sync"
 as_nobody "$session" "$tmp/realtimekit_check" high-reset "$tmp/reset.sync" &
 reset_pid=$!
-if wait_for 10 grep -qx granted "$tmp/reset.sync"; then
+if rtkit_env_wait_for 10 grep -qx granted "$tmp/reset.sync"; then
   dbus-send --system --print-reply --dest=org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1 \
     org.freedesktop.RealtimeKit1.ResetKnown >/dev/null || echo "FAIL ResetKnown was not answered"
   echo reset >"$tmp/reset.sync"
@@ -296,11 +155,10 @@ run "nobody without a session bus: refused, says so" 0 \
 run "nobody without a session bus: request_high refused, says so" 0 \
   as_nobody "" "$tmp/realtimekit_check" high-refused "no D-Bus session bus"
 
-stop_polkitd
-start_polkitd "$tmp/no-rules.d"
+rtkit_env_restart_polkit "$tmp/no-rules.d" || fail "$rtkit_env_error"
 dbus-monitor --address "$DBUS_SYSTEM_BUS_ADDRESS" "type='error'" >"$tmp/monitor.log" 2>&1 &
 monitor=$!
-pids+=($monitor)
+rtkit_env_pids+=("$monitor")
 sleep 0.5  # dbus-monitor becomes a monitor (BecomeMonitor) before anything is asked
 before=$(successes)
 before_high=$(high_successes)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The weight (ThreadPriority::high and automatic) on the real Linux kernel, by who runs the pacer
-# and where (weight_check.cpp says what each run checks):
+# The weight (ThreadPriority::high; automatic where a real-time class is refused) on the real Linux
+# kernel, by who runs the pacer and where (weight_check.cpp says what each run checks):
 #   1. as this user (root in CI): granted, nice -15;
 #   2. as nobody (setpriv --reuid=65534, RLIMIT_NICE 0 as a login session has it): refused,
 #      "RLIMIT_NICE", pacing unchanged;

@@ -396,7 +396,7 @@ TEST(Metrics, LatenessHistogramInRefreshPeriods) {
     const double late[] = {0.1, 7, 15, 40};
     for (int i = 0; i < 4; ++i) {
         char l[512];
-        std::snprintf(l, sizeof l, "app,1,NA,Other,NA,NA,NA,Unknown,NA,%d.0,7.0,NA,NA,NA,NA,%d,1.0,6.0,hybrid,6.944444,%.3f,5.0,0.5,0.1,0.2,0,1,hybrid,7.0,frame_start,1,144.000,fixed,6.944444,NA\n",
+        std::snprintf(l, sizeof l, "app,1,NA,Other,NA,NA,NA,Unknown,NA,%d.0,7.0,NA,NA,NA,NA,%d,1.0,6.0,hybrid,6.944444,%.3f,5.0,0.5,0.1,0.2,0,1,hybrid,7.0,frame_start,1,144.000,fixed,6.944444,0,NA\n",
                       i, i, late[i]);
         s += l;
     }
@@ -578,7 +578,7 @@ TEST(Displayed, PacerCaptureHasNoDisplayedFigures) {
     std::string s = pacer::CaptureWriter::header() + "\n";
     for (int i = 0; i < 3; ++i)
         s += "app,1,NA,Other,NA,NA,NA,Unknown,NA," + std::to_string(i) +
-             ".0,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,7.0,frame_start,1,144.000,fixed,6.944444,NA\n";
+             ".0,7.0,NA,NA,NA,NA,1,1.0,6.0,hybrid,6.944444,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,7.0,frame_start,1,144.000,fixed,6.944444,0,NA\n";
     Analysis a;
     ASSERT_TRUE(analyze_text(s, a).ok());
     EXPECT_FALSE(a.has_displayed);

@@ -330,7 +330,7 @@ TEST(Reader, ARowCutShortAtTheEndIsLeftOutAndSaid) {
     // fragment even when it parses ("16.17" of "16.487717").
     std::string s = pacer::CaptureWriter::header() + "\n";
     const std::string row =
-        "app,1,NA,Other,NA,NA,NA,Unknown,NA,0.0,16.487717,NA,NA,NA,NA,1,1.0,6.0,hybrid,16.666667,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,16.487717,frame_start,1,60.000,fixed,16.666667,16.5";
+        "app,1,NA,Other,NA,NA,NA,Unknown,NA,0.0,16.487717,NA,NA,NA,NA,1,1.0,6.0,hybrid,16.666667,0.1,5.0,0.5,0.1,0.2,0,0,hybrid,16.487717,frame_start,1,60.000,fixed,16.666667,0,16.5";
     s += row + "\n" + row + "\n" + row.substr(0, 50);
     CaptureReader r;
     ASSERT_TRUE(r.open_memory(s, "cut.csv").ok()) << r.error().message();

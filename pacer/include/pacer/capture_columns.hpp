@@ -82,8 +82,8 @@ namespace pacer {
     X(cadence_hz,     "CadenceHz",      "",                  hz,       pacer, &FrameTiming::cadence_hz, millihertz(r.t.cadence_hz)) \
     X(cadence_reason, "CadenceReason",  "",                  text,     pacer, &FrameTiming::cadence_reason, r.t.cadence_reason) \
     X(display_delta_ms, "MsDisplayDelta", "",                ms,       pacer, &FrameTiming::display_dt, r.t.display_dt) \
-    X(pc_latency_ms,  "MsPCLatency",    "PCLatency",         ms,       pacer, nullptr,                 latency(r))     \
     X(past_spin_bound, "PastSpinBound", "",                  flag,     pacer, &FrameTiming::past_spin_bound, r.t.past_spin_bound) \
+    X(pc_latency_ms,  "MsPCLatency",    "PCLatency",         ms,       pacer, nullptr,                 latency(r))     \
     /* read from other tools' files, never written */                                                                 \
     X(fps,            "fps",            "",                  hz,       other, nullptr, na)                             \
     X(gpu_busy_ms,    "GPUBusy",        "MsGPUBusy|MsGPUActive|GpuActive", ms,   other, nullptr, na)                             \

@@ -49,6 +49,7 @@
 #include "pacer/frame_pacer.hpp"
 #include "pacer/frame_timing.hpp"
 #include "pacer/grid.hpp"
+#include "pacer/guard.hpp"
 #include "pacer/latency.hpp"
 #include "pacer/lead.hpp"
 #include "pacer/log.hpp"

@@ -132,6 +132,8 @@ void HybridWaiter::take_grant(bool first) noexcept {
     priority_.pending = g.pending;
     priority_.demotions = g.demotions;
     copy_text(priority_.guard, g.guard);
+    if (g.demotions != demotions)  // the guard put the thread back: news worth a warning
+        detail::log(LogLevel::warn, "thread priority %s: the real-time guard %s", mode, g.guard);
     if (g.granted) {
         if (priority_.raises == 0 || !was_granted || std::strcmp(priority_.in_force, g.in_force) != 0 ||
             priority_.by != g.by)
@@ -154,12 +156,9 @@ void HybridWaiter::take_grant(bool first) noexcept {
     priority_.by = PriorityGrantor::none;
     copy_text(priority_.in_force, "normal");
     copy_text(priority_.reason, g.reason[0] ? g.reason : "refused");
-    if (g.demotions != demotions) {  // the guard put the thread back: news worth a warning
-        detail::log(LogLevel::warn, "thread priority %s: %s", mode, g.guard);
-        return;
-    }
-    if (g.pending) {  // asked, the answer to come: no verdict yet
-        if (first || !was_pending) detail::log(LogLevel::info, "thread priority %s: %s", mode, priority_.reason);
+    if (g.pending) {  // asked, the answer to come, or put back by the guard: no verdict yet
+        if ((first || !was_pending) && g.demotions == demotions)
+            detail::log(LogLevel::info, "thread priority %s: %s", mode, priority_.reason);
         return;
     }
     priority_.refused = true;

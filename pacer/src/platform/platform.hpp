@@ -18,7 +18,9 @@ void end_pacing() noexcept;
 const char* sleep_primitive() noexcept;             // what sleep_until() uses right now
 // The calling thread's scheduling class (pacer/priority.hpp has what each OS does).
 PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept;
+bool refresh_priority(PriorityGrant& grant, std::chrono::nanoseconds period) noexcept;  // TimeSource's
 void restore_priority(const PriorityGrant& grant) noexcept;
+PriorityGrant probe_priority(const PriorityConfig& c) noexcept;  // raised as asked, put back
 
 // automatic's refusal where the thread may run on one CPU only (Linux, Windows; pacer/priority.hpp).
 inline constexpr char kAutomaticOneCpu[] =

@@ -17,6 +17,9 @@ public:
     PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept override {
         return platform::raise_priority(c, period);
     }
+    bool refresh_priority(PriorityGrant& grant, std::chrono::nanoseconds period) noexcept override {
+        return platform::refresh_priority(grant, period);
+    }
     void restore_priority(const PriorityGrant& grant) noexcept override { platform::restore_priority(grant); }
 };
 
@@ -27,11 +30,7 @@ TimeSource& system_time_source() noexcept {
     return source;
 }
 
-PriorityGrant probe_priority(const PriorityConfig& c) noexcept {
-    PriorityGrant g = platform::raise_priority(c, std::chrono::milliseconds(16));
-    if (g.granted) platform::restore_priority(g);
-    return g;
-}
+PriorityGrant probe_priority(const PriorityConfig& c) noexcept { return platform::probe_priority(c); }
 
 }  // namespace pacer
 

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "platform/linux/watchdog.hpp"
 #include "platform/platform.hpp"
 #include "platform/relax.hpp"
 
@@ -70,9 +71,11 @@ void sleep_until(clock::time_point deadline_tp) noexcept {
     timespec ts{};
     ts.tv_sec = static_cast<time_t>(deadline / 1'000'000'000);
     ts.tv_nsec = static_cast<long>(deadline % 1'000'000'000);
+    watchdog::sleep_begins();  // the real-time guard's frame boundary (nothing unless watched)
     // clock_nanosleep returns the error number instead of setting errno.
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
     }
+    watchdog::sleep_ends();
 }
 
 void relax() noexcept { PACER_RELAX(); }
@@ -148,6 +151,8 @@ PriorityGrant raise_realtime(const PriorityConfig& c) noexcept {
         return g;
     }
     g.granted = true;
+    g.lever = PriorityLever::realtime;
+    g.by = PriorityGrantor::os;
     g.level = prio;
     const long long rttime = soft_limit(RLIMIT_RTTIME);
     if (rttime >= 0)
@@ -184,17 +189,26 @@ void weight_refusal(PriorityGrant& g, int nice, int err, int old_nice) noexcept 
 // The weight: a lower nice value for the calling thread (setpriority() on its thread id acts on
 // that thread alone on Linux), within SCHED_OTHER, with SCHED_RESET_ON_FORK so that a child
 // starts at nice 0. The lowest RLIMIT_NICE allows when the asked one is not.
+// What the host gave the thread before pacer asked, kept as it is.
+PriorityGrant kept(PriorityLever lever, const char* what, int value = 0) noexcept {
+    PriorityGrant g;
+    g.granted = true;
+    g.lever = lever;
+    g.by = PriorityGrantor::host;
+    if (lever == PriorityLever::weight)
+        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (the thread's own, kept)", value);
+    else
+        std::snprintf(g.in_force, sizeof g.in_force, "%s (the thread's own, kept)", what);
+    g.saved[3] = kUnchanged;
+    return g;
+}
+
 PriorityGrant raise_weight(const PriorityConfig& c) noexcept {
     PriorityGrant g;
     const int policy = sched_getscheduler(0);  // with SCHED_RESET_ON_FORK when it is set
     const int base = policy & ~SCHED_RESET_ON_FORK;
-    if (base == SCHED_FIFO || base == SCHED_RR) {  // raised by the host already (RealtimeKit, ...)
-        g.granted = true;
-        std::snprintf(g.in_force, sizeof g.in_force, "%s (the thread's own, kept)",
-                      base == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR");
-        g.saved[3] = kUnchanged;
-        return g;
-    }
+    if (base == SCHED_FIFO || base == SCHED_RR)  // raised by the host already (RealtimeKit, ...)
+        return kept(PriorityLever::realtime, base == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR");
     if (policy < 0 || (base != SCHED_OTHER && base != SCHED_BATCH)) {
         std::snprintf(g.reason, sizeof g.reason, "nice %d refused: the thread's class is %s, the host's choice",
                       c.nice, policy < 0 ? "unreadable" : "SCHED_IDLE or a deadline class");
@@ -207,12 +221,7 @@ PriorityGrant raise_weight(const PriorityConfig& c) noexcept {
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
     errno = 0;
     const int old_nice = getpriority(PRIO_PROCESS, tid);
-    if (old_nice <= c.nice) {  // as low already (the host, or RealtimeKit through SDL)
-        g.granted = true;
-        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (the thread's own, kept)", old_nice);
-        g.saved[3] = kUnchanged;
-        return g;
-    }
+    if (old_nice <= c.nice) return kept(PriorityLever::weight, "", old_nice);  // the host, or RealtimeKit through SDL
     int nice = c.nice;
     int err = setpriority(PRIO_PROCESS, tid, nice) == 0 ? 0 : errno;
     const long long limit = soft_limit(RLIMIT_NICE);
@@ -234,6 +243,8 @@ PriorityGrant raise_weight(const PriorityConfig& c) noexcept {
         return g;
     }
     g.granted = true;
+    g.lever = PriorityLever::weight;
+    g.by = PriorityGrantor::os;
     g.level = nice;
     std::snprintf(g.in_force, sizeof g.in_force, nice == c.nice ? "nice %d" : "nice %d (RLIMIT_NICE)", nice);
     g.saved[0] = policy;
@@ -243,17 +254,106 @@ PriorityGrant raise_weight(const PriorityConfig& c) noexcept {
     return g;
 }
 
+// Why the process may not raise itself, short: the reason an ask of RealtimeKit or the portal
+// then carries, with what that answered after it.
+void why_not_self(char* out, std::size_t n, const PriorityConfig& c, const PriorityGrant& realtime,
+                  const PriorityGrant* weight) noexcept {
+    const long long rtprio = soft_limit(RLIMIT_RTPRIO), nice = soft_limit(RLIMIT_NICE);
+    const char* policy = c.round_robin ? "SCHED_RR" : "SCHED_FIFO";
+    if (weight != nullptr && !weight->granted)
+        std::snprintf(out, n, "%s %d and nice %d refused: RLIMIT_RTPRIO is %lld, RLIMIT_NICE is %lld", policy,
+                      c.realtime_priority, c.nice, rtprio, nice);
+    else if (weight == nullptr && std::strstr(realtime.reason, "RLIMIT_RTPRIO") == nullptr)
+        std::snprintf(out, n, "%.120s", realtime.reason);
+    else
+        std::snprintf(out, n, "%s %d refused: RLIMIT_RTPRIO is %lld", policy, c.realtime_priority, rtprio);
+}
+
+PriorityGrant refuse(const char* why) noexcept {
+    PriorityGrant g;
+    std::snprintf(g.reason, sizeof g.reason, "%s", why);
+    return g;
+}
+
+// For pacing (asks go to the helper thread, the raise is kept and watched) or for a probe (asked
+// at once on this thread, all put back by probe_priority()).
+enum class Use { pace, probe };
+
+// What an ask's answer gives a probe: already put back.
+PriorityGrant probed(PriorityGrant asked) noexcept {
+    asked.saved[3] = kUnchanged;
+    return asked;
+}
+
+// A real-time class for good (thread, automatic): the process's own right, watched by the guard;
+// else asked of RealtimeKit or the portal (automatic meanwhile holds the weight where
+// setpriority() grants it). Not asked where the process has CAP_SYS_NICE and was refused all the
+// same (a cgroup without real-time runtime: RealtimeKit would be refused too).
+PriorityGrant raise_for_good(const PriorityConfig& c, std::chrono::nanoseconds period, Use use) noexcept {
+    const watchdog::Own own = watchdog::own_class();
+    const PriorityGrant rt = raise_realtime(c);
+    if (rt.granted) return use == Use::pace ? watchdog::watch_raised(rt, c, period, own) : rt;
+    const int base = own.policy & ~SCHED_RESET_ON_FORK;
+    // Real-time already (the host, RealtimeKit through SDL): kept, not asked again (what
+    // RealtimeKit would grant could not be undone back to the host's class by this process).
+    if (base == SCHED_FIFO || base == SCHED_RR) return raise_weight(c);
+    const bool automatic = c.mode == ThreadPriority::automatic;
+    PriorityGrant weight;
+    if (automatic) weight = raise_weight(c);
+    if (!watchdog::can_ask() || has_cap_sys_nice()) return automatic ? weight : rt;
+    char why[224];
+    why_not_self(why, sizeof why, c, rt, automatic ? &weight : nullptr);
+    if (use == Use::pace) return watchdog::ask(c, period, own, weight, why);
+    const PriorityGrant asked = watchdog::probe_ask(c, weight, why);
+    if (weight.granted && asked.lever == PriorityLever::realtime) restore_priority(weight);
+    return asked.lever == PriorityLever::realtime || !weight.granted ? probed(asked) : weight;
+}
+
+// The weight asked for (high): the process's own right, else RealtimeKit or the portal.
+PriorityGrant raise_high(const PriorityConfig& c, std::chrono::nanoseconds period, Use use) noexcept {
+    const watchdog::Own own = watchdog::own_class();
+    const PriorityGrant w = raise_weight(c);
+    if (w.granted || !watchdog::can_ask() || std::strstr(w.reason, "RLIMIT_NICE") == nullptr) return w;
+    if (use == Use::pace) return watchdog::ask(c, period, own, PriorityGrant{}, w.reason);
+    return probed(watchdog::probe_ask(c, PriorityGrant{}, w.reason));
+}
+
+// automatic: the strongest safe grant (pacer/priority.hpp): a host's real-time class kept; none
+// on one CPU; the real-time class, guarded; else the weight.
+PriorityGrant raise_automatic(const PriorityConfig& c, std::chrono::nanoseconds period, Use use) noexcept {
+    const int base = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+    if (base == SCHED_FIFO || base == SCHED_RR) return raise_weight(c);  // the host's class, kept
+    if (allowed_cpus() < 2) return refuse(kAutomaticOneCpu);
+    return raise_for_good(c, period, use);
+}
+
 }  // namespace
 
-// A real-time class for wait and thread; a weight for high and automatic.
-PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
-    return is_weight(c.mode) ? raise_weight(c) : raise_realtime(c);
+// wait: the real-time class around each sleep, the process's own right only (a system call per
+// frame; no D-Bus round trip can be). thread and automatic: for good, guarded. high: the weight.
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
+    switch (c.mode) {
+    case ThreadPriority::wait: return raise_realtime(c);
+    case ThreadPriority::thread: return raise_for_good(c, period, Use::pace);
+    case ThreadPriority::high: return raise_high(c, period, Use::pace);
+    case ThreadPriority::automatic: return raise_automatic(c, period, Use::pace);
+    case ThreadPriority::normal: break;
+    }
+    return refuse("normal: the thread's own class, never changed");
+}
+
+bool refresh_priority(PriorityGrant& grant, std::chrono::nanoseconds period) noexcept {
+    return watchdog::refresh(grant, period);
 }
 
 // The old policy back, with its own SCHED_RESET_ON_FORK flag. Only a privileged thread may clear
 // the flag (sched(7)); an unprivileged one keeps it (children then start at the default class,
 // which is what they would have had anyway unless the thread had been raised by someone else).
 void restore_priority(const PriorityGrant& g) noexcept {
+    if (watchdog::watched(g)) {
+        watchdog::release(g);
+        return;
+    }
     if (!g.granted || g.saved[3] == kUnchanged) return;
     sched_param p{};
     if (g.saved[3] == kWeight) {  // a higher nice value is always allowed; the flag as it was
@@ -266,6 +366,22 @@ void restore_priority(const PriorityGrant& g) noexcept {
     const int policy = static_cast<int>(g.saved[0]);
     if (sched_setscheduler(0, policy, &p) != 0 && errno == EPERM)
         sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &p);
+}
+
+// What raise_priority() would give, asked at once and put back: D-Bus asks are made here, on the
+// calling thread, and waited for (a probe is not a frame).
+PriorityGrant probe_priority(const PriorityConfig& c) noexcept {
+    constexpr std::chrono::milliseconds kPeriod{16};
+    PriorityGrant g;
+    switch (c.mode) {
+    case ThreadPriority::wait: g = raise_realtime(c); break;
+    case ThreadPriority::thread: g = raise_for_good(c, kPeriod, Use::probe); break;
+    case ThreadPriority::high: g = raise_high(c, kPeriod, Use::probe); break;
+    case ThreadPriority::automatic: g = raise_automatic(c, kPeriod, Use::probe); break;
+    case ThreadPriority::normal: return refuse("normal: the thread's own class, never changed");
+    }
+    if (g.granted) restore_priority(g);
+    return g;
 }
 
 }  // namespace pacer::platform

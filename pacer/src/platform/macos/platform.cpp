@@ -144,7 +144,7 @@ const char* sleep_primitive() noexcept { return "mach_wait_until"; }
 // priority, and on Apple silicon a candidate for the efficiency cores). So the QoS class is read
 // here and put back by restore_priority(), and a thread that already had a time-constraint
 // policy (set by the host, or an audio library) gets that one back instead of the standard one.
-PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
+static PriorityGrant raise_os(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
     if (is_weight(c.mode)) return raise_weight();
     PriorityGrant g;
     const std::int64_t period_ns = std::clamp<std::int64_t>(period.count(), 200'000, 1'000'000'000);
@@ -223,6 +223,25 @@ void restore_priority(const PriorityGrant& g) noexcept {
                       THREAD_STANDARD_POLICY_COUNT);
     const auto qos = static_cast<qos_class_t>(g.saved[1]);
     if (qos != QOS_CLASS_UNSPECIFIED) pthread_set_qos_class_self_np(qos, static_cast<int>(g.saved[2]));
+}
+
+// What was granted, and by whom: no privilege is needed here, so the OS, or the host where the
+// thread had it already.
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
+    PriorityGrant g = raise_os(c, period);
+    if (g.granted) {
+        g.lever = is_weight(c.mode) ? PriorityLever::weight : PriorityLever::realtime;
+        g.by = g.saved[0] == kUnchanged ? PriorityGrantor::host : PriorityGrantor::os;
+    }
+    return g;
+}
+
+bool refresh_priority(PriorityGrant&, std::chrono::nanoseconds) noexcept { return false; }
+
+PriorityGrant probe_priority(const PriorityConfig& c) noexcept {
+    PriorityGrant g = raise_priority(c, std::chrono::milliseconds(16));
+    if (g.granted) restore_priority(g);
+    return g;
 }
 
 }  // namespace pacer::platform

@@ -541,7 +541,7 @@ void end_pacing() noexcept {
 // Not for a wait mode raise, which is put back at every wake-up: an MMCSS registration is meant
 // to be held for the length of a task, not taken and dropped around each sleep. c.mode is what
 // tells the two apart (a waiter raises once in thread mode, per sleep in wait mode).
-PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
+static PriorityGrant raise_os(const PriorityConfig& c, std::chrono::nanoseconds) noexcept {
     PriorityGrant g;
     char err[192];
     HANDLE self = GetCurrentThread();  // a pseudo handle: nothing to close
@@ -621,6 +621,25 @@ const char* sleep_primitive() noexcept {
                                : "Sleep";
     }
     return "Sleep";
+}
+
+// What was granted, and by whom: no privilege is needed here, so the OS, or the host where the
+// thread had it already.
+PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept {
+    PriorityGrant g = raise_os(c, period);
+    if (g.granted) {
+        g.lever = is_weight(c.mode) ? PriorityLever::weight : PriorityLever::realtime;
+        g.by = g.saved[2] == windows::kUnchanged ? PriorityGrantor::host : PriorityGrantor::os;
+    }
+    return g;
+}
+
+bool refresh_priority(PriorityGrant&, std::chrono::nanoseconds) noexcept { return false; }
+
+PriorityGrant probe_priority(const PriorityConfig& c) noexcept {
+    PriorityGrant g = raise_priority(c, std::chrono::milliseconds(16));
+    if (g.granted) restore_priority(g);
+    return g;
 }
 
 }  // namespace pacer::platform

@@ -1,0 +1,94 @@
+#include "pacer/guard.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace pacer {
+
+RealtimeGuard::RealtimeGuard(const GuardConfig& config, const GuardSample& first) noexcept
+    : cfg_(config), calm_needed_(config.calm), raised_since_(first.wall) {
+    ring_[0] = first;
+    count_ = 1;
+}
+
+namespace {
+
+double ms(std::chrono::nanoseconds d) { return static_cast<double>(d.count()) / 1e6; }
+
+}  // namespace
+
+// Whether s breaks a rule (reason_ says which); `record` writes the reason.
+bool RealtimeGuard::breaks_a_rule(const GuardSample& s, bool record) noexcept {
+    const bool awake = s.sleeps % 2 == 0;
+    const std::chrono::nanoseconds stretch = s.cpu - s.cpu_at_sleep;
+    if (awake && stretch >= cfg_.one_frame) {
+        if (record)
+            std::snprintf(reason_, sizeof reason_,
+                          "put the thread back to its own class: a frame ran %.0f ms of CPU without sleeping (its "
+                          "bound: %.0f ms)",
+                          ms(stretch), ms(cfg_.one_frame));
+        return true;
+    }
+    if (s.period.count() <= 0) return false;
+    // The newest sample at least a window old.
+    const GuardSample* ref = nullptr;
+    for (int i = 0; i < count_; ++i) {
+        const GuardSample& r = ring_[(head_ - i + kRing) % kRing];
+        if (s.wall - r.wall >= cfg_.window) {
+            ref = &r;
+            break;
+        }
+    }
+    if (ref == nullptr) return false;
+    const std::uint64_t frames = (s.sleeps + 1) / 2 - (ref->sleeps + 1) / 2;  // sleeps begun since
+    const double cpu = static_cast<double>((s.cpu - ref->cpu).count());
+    const double budget = cfg_.share * static_cast<double>(s.period.count()) * static_cast<double>(std::max<std::uint64_t>(frames, 1));
+    if (cpu <= budget) return false;
+    if (record)
+        std::snprintf(reason_, sizeof reason_,
+                      "put the thread back to its own class: its frames used %.0f %% of the %.1f ms period in CPU "
+                      "over %.1f s (its budget: %.0f %%)",
+                      100.0 * cpu / static_cast<double>(s.period.count()) / static_cast<double>(std::max<std::uint64_t>(frames, 1)),
+                      ms(s.period), ms(s.wall - ref->wall) / 1000.0, 100.0 * cfg_.share);
+    return true;
+}
+
+GuardStep RealtimeGuard::observe(const GuardSample& s) noexcept {
+    GuardStep step = GuardStep::none;
+    if (raised_) {
+        if (breaks_a_rule(s, true)) {
+            // A put-back soon after the last raise asks for a longer calm run before the next.
+            if (put_backs_ > 0 && s.wall - raised_since_ < cfg_.max_calm)
+                calm_needed_ = std::min(cfg_.max_calm, calm_needed_ * 2);
+            else
+                calm_needed_ = cfg_.calm;
+            ++put_backs_;
+            raised_ = false;
+            calm_since_ = s.wall;
+            step = GuardStep::put_back;
+        }
+    } else if (breaks_a_rule(s, false)) {
+        calm_since_ = s.wall;
+    } else if (s.wall - calm_since_ >= calm_needed_ && s.sleeps % 2 == 1) {
+        std::snprintf(reason_, sizeof reason_, "raised the thread again after %.0f s of frames within its budget",
+                      ms(s.wall - calm_since_) / 1000.0);
+        raised_ = true;
+        raised_since_ = s.wall;
+        step = GuardStep::raise_again;
+    }
+    // Kept for the share's window: at most one sample per 1/64 of it, so the ring spans it.
+    const GuardSample& last = ring_[head_];
+    if (s.wall - last.wall >= cfg_.window / 64) {
+        head_ = (head_ + 1) % kRing;
+        ring_[head_] = s;
+        count_ = std::min(count_ + 1, kRing);
+    }
+    return step;
+}
+
+void RealtimeGuard::refused(const GuardSample& s) noexcept {
+    raised_ = false;
+    calm_since_ = s.wall;
+}
+
+}  // namespace pacer

@@ -1,0 +1,741 @@
+// Linux: the helper thread for thread priority (watchdog.hpp says what it does and why).
+#include "platform/linux/watchdog.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "pacer/guard.hpp"
+#include "platform/linux/bus.hpp"
+
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000
+#endif
+
+namespace pacer::platform::watchdog {
+namespace {
+
+// One D-Bus round trip's bound. RealtimeKit asks polkit before it answers: 5-40 ms here, more on
+// a desktop whose polkit agent is slow to start; off the frame path, a second costs nothing.
+constexpr int kAskTimeoutMs = 1000;
+// The guard's one-frame bound unless RLIMIT_RTTIME asks for less (pacer/guard.hpp).
+constexpr std::int64_t kOneFrameNs = 50'000'000;
+// PriorityGrant::saved[3] of a watched grant (platform.cpp's kinds are 0-2); saved[2] the
+// record, saved[1] the record's version the grant was last refreshed at.
+constexpr std::int64_t kWatched = 3;
+
+pid_t this_tid() noexcept { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+std::int64_t read_ns(clockid_t id) noexcept {
+    timespec ts{};
+    if (clock_gettime(id, &ts) != 0) return -1;
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+template <std::size_t N>
+void text(char (&to)[N], const char* from) noexcept {
+    std::snprintf(to, N, "%s", from);
+}
+
+enum class Want : std::uint8_t { realtime, weight };
+
+// A pacing thread the helper asks for or guards. The pacing thread writes the atomics at the top;
+// everything else is under Helper::mu.
+struct Watched {
+    std::atomic<std::uint64_t> sleeps{0};       // +1 before each OS sleep, +1 after: odd = asleep
+    std::atomic<std::int64_t> cpu_at_sleep{0};  // the thread's CPU time at its last sleep
+    std::atomic<std::int64_t> period_ns{0};
+    std::atomic<std::uint64_t> version{1};      // +1 at each change of `grant`
+
+    pid_t pid = 0, tid = 0;
+    clockid_t cpu_clock{};
+    PriorityConfig config{};
+    Own own{};
+    Want want = Want::realtime;
+    bool automatic = false;
+
+    bool ask_due = false;      // the helper is to ask (the first time, or to raise again)
+    bool reraise = false;      // that ask raises a thread the guard put back
+    bool in_flight = false;    // the helper is asking now, without the mutex
+    bool released = false;     // release() ran, or nothing is held any more: drop it
+    bool weight_held = false;  // pacer's weight is on the thread (setpriority, RealtimeKit)
+    bool guarded = false;      // pacer's real-time class is on it, or put back by the guard
+    bus::Via via = bus::Via::none;  // who granted the real-time class (none: the process itself)
+    int level = 0;                  // the real-time priority granted
+    std::int64_t one_frame_ns = kOneFrameNs;
+    // The kernel's RLIMIT_RTTIME count, estimated (rt_counted()): the thread's CPU and sleep
+    // counter when its class was last made real-time, whether it has woken in that class since,
+    // the count it carried into that raise, and the count at its last look while awake.
+    std::int64_t raise_cpu = 0;
+    std::uint64_t raise_sleeps = 0;
+    bool rt_woke = false;
+    std::int64_t carry_ns = 0;
+    std::int64_t counted_awake = 0;
+    bool self_checked = false;  // the helper was raised above it (or tried)
+    std::optional<RealtimeGuard> guard;
+    PriorityGrant grant{};        // what refresh() hands over
+    char refused[224] = "";       // why the process could not raise itself
+};
+
+// The CPU the kernel has counted against RLIMIT_RTTIME for the thread, estimated. The kernel
+// counts a real-time thread's running time from its last wake-up in a real-time class, and
+// resets the count only there (kernel/sched/rt.c: enqueue_task_rt clears rt.timeout on a
+// wake-up): a thread put back and raised again without an OS sleep in between carries its count
+// on. A frame loop that overran its period and so never slept, put back after 50 ms three
+// times, reached RealtimeKit's 200 ms and was killed, before this estimate. So: raised, until
+// it has woken in that class, the carry plus its CPU since the raise; after, its CPU since that
+// wake-up (its last sleep's start: a sleep takes no CPU), or while it sleeps the count it had
+// when last seen awake (the kernel keeps it until the wake-up). Under mu.
+std::int64_t rt_counted(Watched& w, std::int64_t cpu, std::uint64_t sleeps, std::int64_t cpu_at_sleep) noexcept {
+    if (!w.rt_woke) {  // raised asleep: the wake-up ends that sleep; raised awake: the next one
+        const std::uint64_t woken_at = w.raise_sleeps % 2 == 1 ? w.raise_sleeps + 1 : w.raise_sleeps + 2;
+        if (sleeps >= woken_at) w.rt_woke = true;
+    }
+    if (!w.rt_woke) return w.carry_ns + std::max<std::int64_t>(0, cpu - w.raise_cpu);
+    if (sleeps % 2 == 0) w.counted_awake = std::max<std::int64_t>(0, cpu - cpu_at_sleep);
+    return w.counted_awake;
+}
+
+// What the guard sees: its one-frame rule reads the kernel's count (cpu - cpu_at_sleep).
+GuardSample sample_of(Watched& w, std::int64_t cpu) noexcept {
+    GuardSample s;
+    s.wall = std::chrono::nanoseconds(read_ns(CLOCK_MONOTONIC));
+    const std::uint64_t sleeps = w.sleeps.load(std::memory_order_acquire);
+    const std::int64_t at_sleep = w.cpu_at_sleep.load(std::memory_order_relaxed);
+    s.sleeps = sleeps;
+    s.cpu = std::chrono::nanoseconds(cpu);
+    s.cpu_at_sleep = std::chrono::nanoseconds(cpu - rt_counted(w, cpu, sleeps, at_sleep));
+    s.period = std::chrono::nanoseconds(w.period_ns.load(std::memory_order_relaxed));
+    return s;
+}
+
+// The thread's class was just made real-time (by itself, the helper or a service): its count
+// from here. Under mu.
+void note_raised(Watched& w, std::int64_t carry) noexcept {
+    w.raise_cpu = read_ns(w.cpu_clock);
+    w.raise_sleeps = w.sleeps.load(std::memory_order_acquire);
+    w.rt_woke = false;
+    w.carry_ns = carry;
+    w.counted_awake = 0;
+}
+
+// The guard's one-frame bound: 50 ms, or a quarter of RLIMIT_RTTIME's soft limit when lower.
+std::int64_t one_frame_bound() noexcept {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return kOneFrameNs;
+    return std::min<std::int64_t>(kOneFrameNs, static_cast<std::int64_t>(rl.rlim_cur) * 1000 / 4);
+}
+
+long long rttime_soft_ms() noexcept {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return -1;
+    return static_cast<long long>(rl.rlim_cur) / 1000;
+}
+
+// RealtimeKit grants a real-time class only to a process whose RLIMIT_RTTIME hard limit is at
+// most its RTTimeUSecMax (200 ms by default): lowered to that (soft too, never raised). For the
+// whole process, and for good (an unprivileged process cannot raise a hard limit again): what
+// SDL and PipeWire do before they ask.
+bool limit_rttime(long long max_us, char* why, std::size_t n) noexcept {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_RTTIME, &rl) != 0) {
+        std::snprintf(why, n, "RLIMIT_RTTIME could not be read (%s)", std::strerror(errno));
+        return false;
+    }
+    const rlim_t max = static_cast<rlim_t>(max_us);
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= max && rl.rlim_cur != RLIM_INFINITY) return true;
+    rlimit next = rl;
+    next.rlim_max = rl.rlim_max == RLIM_INFINITY ? max : std::min(rl.rlim_max, max);
+    next.rlim_cur = rl.rlim_cur == RLIM_INFINITY ? next.rlim_max : std::min(rl.rlim_cur, next.rlim_max);
+    if (setrlimit(RLIMIT_RTTIME, &next) != 0) {
+        std::snprintf(why, n, "RLIMIT_RTTIME could not be lowered to %lld us (%s)", max_us, std::strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+bool realtime_now(pid_t tid) noexcept {
+    const int p = sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK;
+    return p == SCHED_FIFO || p == SCHED_RR;
+}
+
+// The thread's own class back (from any thread of the process): its policy and priority, the
+// SCHED_RESET_ON_FORK flag kept where an unprivileged thread may not clear it.
+void put_back_class(pid_t tid, const Own& own) noexcept {
+    sched_param p{};
+    p.sched_priority = own.priority;
+    if (sched_setscheduler(tid, own.policy, &p) != 0 && errno == EPERM)
+        sched_setscheduler(tid, own.policy | SCHED_RESET_ON_FORK, &p);
+}
+
+// ---- What the helper asks, without the mutex ----------------------------------------------------
+
+struct AskInput {
+    pid_t pid = 0, tid = 0;
+    PriorityConfig config{};
+    Want want = Want::realtime;
+    bool automatic = false, weight_held = false, reraise = false;
+    int level = 0;
+};
+
+struct AskResult {
+    bool realtime = false, weight = false;
+    bus::Via via = bus::Via::none;
+    int level = 0;  // the real-time priority or the nice value granted
+    char error[240] = "";
+};
+
+// Appends "; what" (or what, to an empty text), cut to fit.
+void append(char* to, std::size_t n, const char* what) noexcept {
+    std::size_t i = std::strlen(to);
+    if (i > 0) {
+        for (const char c : {';', ' '})
+            if (i + 1 < n) to[i++] = c;
+    }
+    for (; *what != '\0' && i + 1 < n; ++what) to[i++] = *what;
+    to[i] = '\0';
+}
+
+AskResult do_ask(const AskInput& in) noexcept {
+    AskResult r;
+    bus::Limits limits;
+    if (in.want == Want::realtime) {
+        int prio = in.level;
+        bool go = true;
+        if (!in.reraise) {
+            limits = bus::read_limits(kAskTimeoutMs);
+            if (!limits.known) {
+                append(r.error, sizeof r.error, limits.error);
+                go = false;
+            } else {
+                prio = std::clamp(in.config.realtime_priority, 1, std::max(1, limits.max_realtime_priority));
+                char why[160] = "";
+                if (!limit_rttime(limits.rttime_usec_max, why, sizeof why)) {
+                    append(r.error, sizeof r.error, why);
+                    go = false;
+                }
+            }
+        }
+        if (go) {
+            const bus::Answer a = bus::make_realtime(in.pid, in.tid, prio, kAskTimeoutMs);
+            if (a.granted && realtime_now(in.tid)) {
+                r.realtime = true;
+                r.via = a.via;
+                r.level = prio;
+                return r;
+            }
+            append(r.error, sizeof r.error, a.granted ? "the service said yes, the thread is not real-time" : a.error);
+        }
+    }
+    const bool weight = in.want == Want::weight || (in.automatic && !in.weight_held && !in.reraise);
+    if (!weight) return r;
+    if (!limits.known) limits = bus::read_limits(kAskTimeoutMs);
+    const int nice = limits.known ? std::max(in.config.nice, limits.min_nice_level) : in.config.nice;
+    const bus::Answer a = bus::make_high_priority(in.pid, in.tid, nice, kAskTimeoutMs);
+    if (a.granted) {
+        r.weight = true;
+        r.via = a.via;
+        r.level = nice;
+        r.error[0] = '\0';
+    } else if (in.want == Want::weight) {
+        append(r.error, sizeof r.error, a.error);
+    }
+    return r;
+}
+
+// ---- What refresh() hands over -------------------------------------------------------------------
+
+void set_realtime_grant(Watched& w) noexcept {
+    PriorityGrant& g = w.grant;
+    g.granted = true;
+    g.pending = false;
+    g.lever = PriorityLever::realtime;
+    g.level = w.level;
+    g.reason[0] = '\0';
+    const long long rt = rttime_soft_ms();
+    const char* by = w.via == bus::Via::none ? "" : bus::to_string(w.via);
+    const int policy = sched_getscheduler(w.tid) & ~SCHED_RESET_ON_FORK;
+    const char* name = policy == SCHED_RR ? "SCHED_RR" : "SCHED_FIFO";
+    if (rt >= 0)
+        std::snprintf(g.in_force, sizeof g.in_force, "%s %d (%s%sRLIMIT_RTTIME %lld ms)", name, w.level, by,
+                      by[0] ? ", " : "", rt);
+    else if (by[0])
+        std::snprintf(g.in_force, sizeof g.in_force, "%s %d (%s)", name, w.level, by);
+    else
+        std::snprintf(g.in_force, sizeof g.in_force, "%s %d", name, w.level);
+    g.by = w.via == bus::Via::portal        ? PriorityGrantor::portal
+         : w.via == bus::Via::realtimekit ? PriorityGrantor::realtimekit
+                                          : PriorityGrantor::os;
+}
+
+// While put back: the weight pacer holds, if any, else the thread's own class; pending, for
+// the guard will raise it again.
+void set_put_back_grant(Watched& w) noexcept {
+    PriorityGrant& g = w.grant;
+    g.granted = w.weight_held;
+    g.pending = true;
+    g.lever = w.weight_held ? PriorityLever::weight : PriorityLever::none;
+    if (w.weight_held) {
+        errno = 0;
+        const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(w.tid));
+        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (put back by the guard)", nice);
+    } else {
+        text(g.in_force, "normal");
+    }
+    text(g.reason, "the real-time guard put the thread back; it raises it again after a calm run");
+}
+
+// ---- The helper thread ----------------------------------------------------------------------------
+
+class Helper {
+public:
+    explicit Helper(pid_t pid) : pid_(pid) {}
+    std::mutex mu;
+    std::condition_variable cv;
+
+    // The process's helper (a new one after fork()). Never destroyed: its thread may outlive
+    // static destruction.
+    static Helper& get() noexcept {
+        static std::mutex made_mu;
+        static Helper* made = nullptr;
+        std::lock_guard<std::mutex> lock(made_mu);
+        if (made == nullptr || made->pid_ != getpid()) made = new Helper(getpid());
+        return *made;
+    }
+
+    // A new record; a guarded one (raised by the process's own right) is watched from now.
+    void add(Watched* w) noexcept {
+        std::lock_guard<std::mutex> lock(mu);
+        if (w->guarded) {
+            note_raised(*w, carry_of(w->tid));
+            GuardConfig c;
+            c.one_frame = std::chrono::nanoseconds(w->one_frame_ns);
+            w->guard.emplace(c, sample_of(*w, read_ns(w->cpu_clock)));
+            watch(*w);  // a count carried in over the bound: put back now, not a tick later
+        }
+        list_.push_back(w);
+        start();
+        cv.notify_one();
+    }
+
+    // The kernel's RLIMIT_RTTIME count a thread carries while it is not real-time (rt_counted()),
+    // by thread id: a thread paced again by a new pacer carries it into the new record. Under mu.
+    std::int64_t carry_of(pid_t tid) const noexcept {
+        for (const auto& c : carries_)
+            if (c.first == tid) return c.second;
+        return 0;
+    }
+    void set_carry(pid_t tid, std::int64_t ns) noexcept {
+        for (auto& c : carries_)
+            if (c.first == tid) {
+                c.second = ns;
+                return;
+            }
+        if (carries_.size() >= 64) carries_.erase(carries_.begin());  // a stale entry only makes the guard stricter
+        carries_.emplace_back(tid, ns);
+    }
+
+private:
+    pid_t pid_;
+    std::vector<Watched*> list_;
+    std::vector<std::pair<pid_t, std::int64_t>> carries_;
+    bool started_ = false;
+    int self_level_ = 0;       // the helper's real-time priority (0: its own class)
+    bool self_asked_ = false;  // RealtimeKit or the portal was asked for it
+
+    void start() noexcept {  // under mu
+        if (started_) return;
+        // The helper takes no signal: the host's handlers run on its own threads.
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        try {
+            std::thread t(&Helper::run, this);
+            pthread_setname_np(t.native_handle(), "pacer-watchdog");
+            t.detach();
+            started_ = true;
+        } catch (...) {  // no thread: the asks stay pending, the guard cannot watch
+        }
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    }
+
+    // The helper may run on every CPU (a thread inherits its creator's affinity, and a pacing
+    // thread pinned to the core it shares with a busy one would have kept the helper off all
+    // others: its guard acted after 950 ms instead of 50). The kernel keeps it within the
+    // process's cpuset.
+    static void unpin() noexcept {
+        cpu_set_t all;
+        CPU_ZERO(&all);
+        for (int i = 0; i < CPU_SETSIZE; ++i) CPU_SET(i, &all);
+        sched_setaffinity(0, sizeof all, &all);
+    }
+
+    // A guarded thread runs at `level`: the helper runs one above it, so that it is never kept off
+    // a CPU by the thread it watches (on one CPU it would be, at its own class, for as long as the
+    // thread computes). The process's own right where it has it, else the service that granted
+    // the thread's class (asked once). Under mu; the ask releases it.
+    void raise_self(int level, bus::Via via, std::unique_lock<std::mutex>& lock) noexcept {
+        level = std::min(level + 1, sched_get_priority_max(SCHED_FIFO));
+        if (level <= self_level_) return;
+        sched_param p{};
+        p.sched_priority = level;
+        if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p) == 0) {
+            self_level_ = level;
+            return;
+        }
+        if (via == bus::Via::none || self_asked_) return;
+        self_asked_ = true;
+        const pid_t self = this_tid();
+        lock.unlock();
+        const bus::Answer a = bus::make_realtime(getpid(), self, level, kAskTimeoutMs);
+        lock.lock();
+        if (a.granted && realtime_now(self)) self_level_ = level;
+    }
+
+    void run() noexcept {
+        unpin();
+        std::unique_lock<std::mutex> lock(mu);
+        for (;;) {
+            prune();
+            if (Watched* w = next_ask()) {
+                AskInput in;
+                in.pid = w->pid;
+                in.tid = w->tid;
+                in.config = w->config;
+                in.want = w->want;
+                in.automatic = w->automatic;
+                in.weight_held = w->weight_held;
+                in.reraise = w->reraise;
+                in.level = w->level;
+                w->ask_due = false;
+                w->in_flight = true;
+                lock.unlock();
+                const AskResult r = do_ask(in);
+                lock.lock();
+                w->in_flight = false;
+                answer(*w, in, r);
+                continue;
+            }
+            if (Watched* w = next_to_outrank()) {
+                w->self_checked = true;
+                raise_self(w->level, w->via, lock);
+                continue;  // the list may have changed while the mutex was free: look again
+            }
+            std::int64_t tick = 0;
+            for (Watched* w : list_) {
+                if (!w->guarded || w->released || w->in_flight || w->ask_due) continue;
+                watch(*w);
+                const std::int64_t t = w->one_frame_ns / 4;
+                tick = tick == 0 ? t : std::min(tick, t);
+            }
+            if (tick > 0) cv.wait_for(lock, std::chrono::nanoseconds(tick));
+            else cv.wait(lock);
+        }
+    }
+
+    Watched* next_to_outrank() noexcept {
+        for (Watched* w : list_)
+            if (w->guarded && !w->released && !w->self_checked && w->level >= self_level_) return w;
+        return nullptr;
+    }
+
+    Watched* next_ask() noexcept {
+        for (Watched* w : list_)
+            if (w->ask_due && !w->in_flight && !w->released) return w;
+        return nullptr;
+    }
+
+    // Drops what nothing holds any more (released, or a thread that is gone).
+    void prune() noexcept {
+        list_.erase(std::remove_if(list_.begin(), list_.end(),
+                                   [](Watched* w) {
+                                       if (!w->released && read_ns(w->cpu_clock) < 0) w->released = true;  // gone
+                                       if (!w->released || w->in_flight) return false;
+                                       delete w;
+                                       return true;
+                                   }),
+                    list_.end());
+    }
+
+    static void changed(Watched& w) noexcept { w.version.fetch_add(1, std::memory_order_release); }
+
+    void answer(Watched& w, const AskInput& in, const AskResult& r) noexcept {
+        if (w.released) {  // restore_priority() ran meanwhile: undo what the answer did
+            if (r.realtime) put_back_class(w.tid, w.own);
+            if (r.weight) setpriority(PRIO_PROCESS, static_cast<id_t>(w.tid), w.own.nice);
+            return;
+        }
+        if (r.realtime) {
+            w.via = r.via;
+            w.level = r.level;
+            w.guarded = true;
+            w.one_frame_ns = one_frame_bound();
+            note_raised(w, carry_of(w.tid));
+            if (!w.guard) {
+                GuardConfig c;
+                c.one_frame = std::chrono::nanoseconds(w.one_frame_ns);
+                w.guard.emplace(c, sample_of(w, read_ns(w.cpu_clock)));
+            }
+            set_realtime_grant(w);
+            if (in.reraise) text(w.grant.guard, w.guard->reason());
+            watch(w);  // granted while it computes, with a count carried in: put back now
+        } else if (in.reraise) {  // RealtimeKit said no this time: stays put back, tries after a calm run
+            if (w.guard) w.guard->refused(sample_of(w, read_ns(w.cpu_clock)));
+            set_put_back_grant(w);
+            std::snprintf(w.grant.guard, sizeof w.grant.guard, "raising again refused: %.130s", r.error);
+        } else if (r.weight) {
+            w.weight_held = true;
+            PriorityGrant& g = w.grant;
+            g.granted = true;
+            g.pending = false;
+            g.lever = PriorityLever::weight;
+            g.by = r.via == bus::Via::portal ? PriorityGrantor::portal : PriorityGrantor::realtimekit;
+            g.level = r.level;
+            std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", r.level, bus::to_string(r.via));
+            g.reason[0] = '\0';
+        } else {
+            PriorityGrant& g = w.grant;
+            g.pending = false;
+            if (!w.weight_held) {  // nothing is held: a refusal, and nothing to put back
+                g.granted = false;
+                g.lever = PriorityLever::none;
+                g.by = PriorityGrantor::none;
+                text(g.in_force, "normal");
+                std::snprintf(g.reason, sizeof g.reason, "%.110s; %.110s", w.refused, r.error);
+            } else {
+                g.reason[0] = '\0';  // automatic keeps the weight setpriority() granted
+            }
+        }
+        changed(w);
+    }
+
+    // One look at a guarded thread: the guard's step, acted on at once.
+    void watch(Watched& w) noexcept {
+        const std::int64_t cpu = read_ns(w.cpu_clock);
+        if (cpu < 0) return;  // gone: prune() drops it
+        const GuardSample s = sample_of(w, cpu);
+        switch (w.guard->observe(s)) {
+        case GuardStep::none: return;
+        case GuardStep::put_back: {
+            // SCHED_OTHER (with the flag it has: an unprivileged thread may not clear it), at the
+            // nice value it has: pacer's weight where automatic holds one, else its own.
+            sched_param p{};
+            const int flag = sched_getscheduler(w.tid) & SCHED_RESET_ON_FORK;
+            if (sched_setscheduler(w.tid, SCHED_OTHER | flag, &p) != 0)
+                sched_setscheduler(w.tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &p);
+            set_carry(w.tid, (s.cpu - s.cpu_at_sleep).count());
+            set_put_back_grant(w);
+            text(w.grant.guard, w.guard->reason());
+            w.grant.demotions = w.guard->put_backs();
+            break;
+        }
+        case GuardStep::raise_again:
+            if (w.via != bus::Via::none) {  // RealtimeKit's or the portal's: ask again
+                w.ask_due = true;
+                w.reraise = true;
+                return;
+            } else {
+                sched_param p{};
+                p.sched_priority = w.level;
+                const int policy = w.config.round_robin ? SCHED_RR : SCHED_FIFO;
+                if (sched_setscheduler(w.tid, policy | SCHED_RESET_ON_FORK, &p) == 0) {
+                    note_raised(w, carry_of(w.tid));
+                    set_realtime_grant(w);
+                    text(w.grant.guard, w.guard->reason());
+                } else {
+                    w.guard->refused(s);
+                    std::snprintf(w.grant.guard, sizeof w.grant.guard, "raising again refused: %s",
+                                  std::strerror(errno));
+                }
+            }
+            break;
+        }
+        changed(w);
+    }
+};
+
+thread_local Watched* t_watched = nullptr;
+
+Watched* record_of(const PriorityGrant& g) noexcept {
+    return g.saved[3] == kWatched ? reinterpret_cast<Watched*>(static_cast<std::intptr_t>(g.saved[2])) : nullptr;
+}
+
+// A record for the calling thread.
+Watched* make_record(const PriorityConfig& c, std::chrono::nanoseconds period, const Own& own) noexcept {
+    Watched* w = new (std::nothrow) Watched;
+    if (w == nullptr) return nullptr;
+    w->pid = getpid();
+    w->tid = this_tid();
+    if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) != 0) w->cpu_clock = CLOCK_THREAD_CPUTIME_ID;
+    w->config = c;
+    w->own = own;
+    w->automatic = c.mode == ThreadPriority::automatic;
+    w->want = is_weight(c.mode) && c.mode != ThreadPriority::automatic ? Want::weight : Want::realtime;
+    w->period_ns.store(period.count(), std::memory_order_relaxed);
+    w->cpu_at_sleep.store(read_ns(CLOCK_THREAD_CPUTIME_ID), std::memory_order_relaxed);
+    return w;
+}
+
+PriorityGrant handed_over(Watched* w) noexcept {  // under the mutex
+    PriorityGrant g = w->grant;
+    g.saved[3] = kWatched;
+    g.saved[2] = static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(w));
+    g.saved[1] = static_cast<std::int64_t>(w->version.load(std::memory_order_relaxed));
+    return g;
+}
+
+}  // namespace
+
+Own own_class() noexcept {
+    Own o;
+    o.policy = sched_getscheduler(0);
+    sched_param p{};
+    sched_getparam(0, &p);
+    o.priority = p.sched_priority;
+    errno = 0;
+    o.nice = getpriority(PRIO_PROCESS, static_cast<id_t>(this_tid()));
+    return o;
+}
+
+bool can_ask() noexcept {
+#ifdef PACER_HAVE_DBUS_HEADERS
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool watched(const PriorityGrant& g) noexcept { return record_of(g) != nullptr; }
+
+PriorityGrant watch_raised(PriorityGrant g, const PriorityConfig& c, std::chrono::nanoseconds period,
+                           const Own& own) noexcept {
+    Watched* w = make_record(c, period, own);
+    if (w == nullptr) return g;  // no memory: raised, unwatched (as before the guard)
+    Helper& h = Helper::get();
+    w->guarded = true;
+    w->level = g.level;
+    w->one_frame_ns = one_frame_bound();
+    w->grant = g;
+    w->grant.by = PriorityGrantor::os;
+    w->grant.lever = PriorityLever::realtime;
+    PriorityGrant out = handed_over(w);
+    t_watched = w;
+    h.add(w);
+    return out;
+}
+
+PriorityGrant ask(const PriorityConfig& c, std::chrono::nanoseconds period, const Own& own,
+                  const PriorityGrant& in_force, const char* refused) noexcept {
+    Watched* w = make_record(c, period, own);
+    if (w == nullptr) return in_force;
+    Helper& h = Helper::get();
+    text(w->refused, refused);
+    w->weight_held = in_force.granted;
+    w->ask_due = true;
+    w->grant = in_force;
+    w->grant.pending = true;
+    std::snprintf(w->grant.reason, sizeof w->grant.reason, "asking RealtimeKit or the Realtime portal for %s (%s)",
+                  w->want == Want::weight ? "the weight" : "a real-time class", refused);
+    PriorityGrant out = handed_over(w);
+    t_watched = w;
+    h.add(w);
+    return out;
+}
+
+bool refresh(PriorityGrant& g, std::chrono::nanoseconds period) noexcept {
+    Watched* w = record_of(g);
+    if (w == nullptr) return false;
+    if (w->period_ns.load(std::memory_order_relaxed) != period.count())
+        w->period_ns.store(period.count(), std::memory_order_relaxed);
+    if (w->version.load(std::memory_order_acquire) == static_cast<std::uint64_t>(g.saved[1])) return false;
+    std::lock_guard<std::mutex> lock(Helper::get().mu);
+    g = handed_over(w);
+    if (!g.granted && !g.pending) {  // refused in the end: nothing is held, nothing to watch
+        if (t_watched == w) t_watched = nullptr;
+        w->released = true;
+        g.saved[3] = 0;
+    }
+    return true;
+}
+
+void release(const PriorityGrant& g) noexcept {
+    Watched* w = record_of(g);
+    if (w == nullptr) return;
+    Helper& h = Helper::get();
+    std::lock_guard<std::mutex> lock(h.mu);
+    if (t_watched == w) t_watched = nullptr;
+    if (!w->released) {
+        if (w->guard && w->guard->raised()) {  // the count it carries out of this record
+            const std::int64_t cpu = read_ns(w->cpu_clock);
+            h.set_carry(w->tid, rt_counted(*w, cpu, w->sleeps.load(std::memory_order_acquire),
+                                           w->cpu_at_sleep.load(std::memory_order_relaxed)));
+        }
+        put_back_class(w->tid, w->own);
+        if (w->weight_held) setpriority(PRIO_PROCESS, static_cast<id_t>(w->tid), w->own.nice);
+        w->released = true;  // an answer still to come is undone when it comes
+    }
+    h.cv.notify_one();
+}
+
+void sleep_begins() noexcept {
+    Watched* w = t_watched;
+    if (w == nullptr) return;
+    w->cpu_at_sleep.store(read_ns(CLOCK_THREAD_CPUTIME_ID), std::memory_order_relaxed);
+    w->sleeps.fetch_add(1, std::memory_order_release);
+}
+
+void sleep_ends() noexcept {
+    if (Watched* w = t_watched) w->sleeps.fetch_add(1, std::memory_order_release);
+}
+
+PriorityGrant probe_ask(const PriorityConfig& c, const PriorityGrant& in_force, const char* refused) noexcept {
+    PriorityGrant g = in_force;
+    const Own own = own_class();
+    AskInput in;
+    in.pid = getpid();
+    in.tid = this_tid();
+    in.config = c;
+    in.automatic = c.mode == ThreadPriority::automatic;
+    in.want = is_weight(c.mode) && !in.automatic ? Want::weight : Want::realtime;
+    in.weight_held = in_force.granted;
+    const AskResult r = do_ask(in);
+    if (r.realtime) {
+        Watched w;
+        w.tid = in.tid;
+        w.via = r.via;
+        w.level = r.level;
+        w.grant = g;
+        set_realtime_grant(w);
+        g = w.grant;
+        put_back_class(in.tid, own);
+    } else if (r.weight) {
+        g.granted = true;
+        g.lever = PriorityLever::weight;
+        g.by = r.via == bus::Via::portal ? PriorityGrantor::portal : PriorityGrantor::realtimekit;
+        g.level = r.level;
+        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", r.level, bus::to_string(r.via));
+        setpriority(PRIO_PROCESS, static_cast<id_t>(in.tid), own.nice);
+    } else if (!in_force.granted) {
+        std::snprintf(g.reason, sizeof g.reason, "%.110s; %.110s", refused, r.error);
+    }
+    g.pending = false;
+    return g;
+}
+
+}  // namespace pacer::platform::watchdog

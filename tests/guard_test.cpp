@@ -1,0 +1,168 @@
+// The real-time guard's rules (pacer/guard.hpp) on a simulated thread: a watcher samples it every
+// 12.5 ms, as the Linux watchdog does; the thread's frames are scripted (CPU per frame, sleep).
+// tests/priority/ checks the guard on the real kernel (guard_check.cpp).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pacer/guard.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+using ns = std::chrono::nanoseconds;
+
+// A thread that paces frames: each computes `work` (CPU) then sleeps the rest of its period, or
+// goes straight on when the work overran it. Sampled every `tick` into a RealtimeGuard.
+class Thread {
+public:
+    explicit Thread(ns period, pacer::GuardConfig c = {}) : period_(period), guard_(c, sample()) {}
+
+    ns period_;
+    ns wall_{0}, cpu_{0}, cpu_at_sleep_{0};
+    std::uint64_t sleeps_ = 0;
+    ns tick_ = 12'500'000ns, next_tick_ = 12'500'000ns;
+    pacer::RealtimeGuard guard_;
+    int put_backs = 0, raises = 0;
+    std::uint64_t sleeps_at_raise = 0;
+    ns raised_cpu{0}, put_back_cpu{0};  // the thread's CPU while raised, and while put back
+
+    pacer::GuardSample sample() const { return {wall_, cpu_, cpu_at_sleep_, sleeps_, period_}; }
+
+    // Runs (computes) for d of wall time, sampling on the way.
+    void compute(ns d) { pass(d, true); }
+    void sleep(ns d) {
+        cpu_at_sleep_ = cpu_;
+        ++sleeps_;
+        pass(d, false);
+        ++sleeps_;
+    }
+    // One frame: work, then the sleep to the period's end (none when the work overran it).
+    void frame(ns work) {
+        compute(work);
+        if (work < period_) sleep(period_ - work);
+    }
+
+private:
+    void pass(ns d, bool running) {
+        while (d > 0ns) {
+            const ns step = std::min(d, next_tick_ - wall_);
+            wall_ += step;
+            if (running) {
+                cpu_ += step;
+                (guard_.raised() ? raised_cpu : put_back_cpu) += step;
+            }
+            d -= step;
+            if (wall_ == next_tick_) {
+                next_tick_ += tick_;
+                switch (guard_.observe(sample())) {
+                case pacer::GuardStep::put_back: ++put_backs; break;
+                case pacer::GuardStep::raise_again:
+                    ++raises;
+                    sleeps_at_raise = sleeps_;
+                    break;
+                case pacer::GuardStep::none: break;
+                }
+            }
+        }
+    }
+};
+
+constexpr ns kHz60{16'666'667};
+constexpr ns kHz144{6'944'444};
+
+TEST(RealtimeGuard, FramesWithinTheBudgetAreNeverPutBack) {
+    for (const ns period : {kHz60, kHz144, ns(1'000'000)}) {
+        Thread t(period);
+        const ns work = period * 8 / 10;  // 80 % of each period: heavy, and within the 90 % share
+        while (t.wall_ < 20s) t.frame(work);
+        EXPECT_EQ(t.put_backs, 0) << period.count() << ": " << t.guard_.reason();
+        EXPECT_TRUE(t.guard_.raised());
+    }
+}
+
+// A frame that computes 500 ms (a level load) is put back once it has run the bound, 50 ms, and
+// before the next sample after it: well under RLIMIT_RTTIME's 200 ms.
+TEST(RealtimeGuard, AFrameThatDoesNotComeBackIsPutBackAtTheOneFrameBound) {
+    Thread t(kHz60);
+    for (int i = 0; i < 120; ++i) t.frame(5ms);
+    const ns before = t.raised_cpu;
+    t.compute(500ms);
+    EXPECT_EQ(t.put_backs, 1);
+    EXPECT_FALSE(t.guard_.raised());
+    const ns raised_in_the_long_frame = t.raised_cpu - before;
+    EXPECT_GE(raised_in_the_long_frame, 50ms);
+    EXPECT_LE(raised_in_the_long_frame, 50ms + t.tick_);
+    EXPECT_NE(std::string(t.guard_.reason()).find("without sleeping"), std::string::npos) << t.guard_.reason();
+
+    // Back to light frames: raised again once 2 s have passed without a broken rule (the share's
+    // window still holds the long frame for 0.5 s after it), while asleep.
+    const ns back = t.wall_;
+    while (t.raises == 0 && t.wall_ < back + 10s) t.frame(5ms);
+    EXPECT_EQ(t.raises, 1);
+    EXPECT_GE(t.wall_ - back, 2s);
+    EXPECT_LE(t.wall_ - back, 2s + 500ms + 2 * kHz60);
+    EXPECT_NE(std::string(t.guard_.reason()).find("raised the thread again"), std::string::npos) << t.guard_.reason();
+    EXPECT_EQ(t.sleeps_at_raise % 2, 1u) << "raised while it slept";
+}
+
+// A loop whose work is 120 % of the period never sleeps: put back at the one-frame bound, and kept
+// back as long as it computes like that.
+TEST(RealtimeGuard, ALoopThatNeverSleepsStaysPutBack) {
+    Thread t(kHz144);
+    while (t.wall_ < 20s) t.frame(kHz144 * 12 / 10);
+    EXPECT_EQ(t.put_backs, 1);
+    EXPECT_EQ(t.raises, 0);
+    EXPECT_LE(t.raised_cpu, 50ms + t.tick_);
+}
+
+// Frames that compute 95 % of the period and sleep the rest: the share rule puts them back within
+// about a window, and they stay back.
+TEST(RealtimeGuard, FramesOverTheShareArePutBack) {
+    Thread t(kHz60);
+    while (t.wall_ < 10s) t.frame(kHz60 * 95 / 100);
+    EXPECT_EQ(t.put_backs, 1);
+    EXPECT_EQ(t.raises, 0);
+    EXPECT_LE(t.raised_cpu, 600ms);
+    EXPECT_NE(std::string(t.guard_.reason()).find("of the 16.7 ms period"), std::string::npos) << t.guard_.reason();
+}
+
+// Long frames that come back now and then: each put-back soon after a raise doubles the calm run
+// asked for, up to max_calm, so the thread does not flap; a long raised run starts from calm again.
+TEST(RealtimeGuard, RepeatedPutBacksAskForLongerCalmRuns) {
+    Thread t(kHz60);
+    ns previous{0};
+    for (int spike = 0; spike < 8; ++spike) {
+        t.compute(100ms);  // a hitch: put back
+        ASSERT_EQ(t.put_backs, spike + 1);
+        const ns expected = std::min<ns>(2s * (1 << spike), 64s);
+        EXPECT_EQ(t.guard_.calm_needed(), expected) << spike;
+        EXPECT_GE(t.guard_.calm_needed(), previous);
+        previous = t.guard_.calm_needed();
+        const ns back = t.wall_;
+        while (!t.guard_.raised()) t.frame(5ms);
+        EXPECT_GE(t.wall_ - back, expected);
+    }
+    const ns start = t.wall_;  // a long calm run, raised
+    while (t.wall_ < start + 70s) t.frame(5ms);
+    ASSERT_TRUE(t.guard_.raised());
+    t.compute(100ms);
+    EXPECT_EQ(t.guard_.calm_needed(), 2s) << "after 70 s raised without a put-back";
+}
+
+// An idle thread (a paused game: one long sleep) and a thread whose period is not known yet break
+// no rule.
+TEST(RealtimeGuard, IdleAndUnknownPeriodBreakNothing) {
+    Thread unknown(ns(0));  // the share rule waits for a period; 90 % busy frames of 20 ms
+    for (int i = 0; i < 500; ++i) {
+        unknown.compute(18ms);
+        unknown.sleep(2ms);
+    }
+    EXPECT_EQ(unknown.put_backs, 0) << unknown.guard_.reason();
+    Thread idle(kHz60);
+    idle.sleep(30s);
+    EXPECT_EQ(idle.put_backs, 0);
+    EXPECT_TRUE(idle.guard_.raised());
+}
+
+}  // namespace
