@@ -45,6 +45,24 @@ std::string interval_error_fields(const pacer::StatsSummary& m) {
     return out;
 }
 
+// " priority=... priority_in_force=\"...\" ...": the pacing thread's priority in the summary line:
+// asked, in force, the lever and who granted it (pacer/modes.hpp's names), whether more is to
+// come, the real-time guard's demotions and last step, the raised spin's bound (NA while not
+// raised) and the wake-ups past it.
+std::string priority_fields(const pacer::WaiterStatus& w) {
+    const pacer::PriorityStatus& p = w.priority;
+    char bound[32] = "NA";
+    if (w.spin_bound.count() > 0) std::snprintf(bound, sizeof bound, "%.3f", pacer::to_ms(w.spin_bound));
+    char out[512];
+    std::snprintf(out, sizeof out,
+                  " priority=%s priority_in_force=\"%s\" priority_lever=%s priority_by=%s priority_pending=%d "
+                  "priority_demotions=%llu priority_guard=\"%s\" spin_bound_ms=%s wakeups_past_bound=%lld",
+                  pacer::to_string(p.asked), p.in_force, pacer::to_string(p.lever), pacer::to_string(p.by),
+                  p.pending ? 1 : 0, static_cast<unsigned long long>(p.demotions), p.guard, bound,
+                  static_cast<long long>(w.wakeups_past_bound));
+    return out;
+}
+
 }  // namespace
 
 void print_summary(Session& s, const char* ui, const char* vblank_source, double swap_ms) {
@@ -77,7 +95,7 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                 "missed=%llu stutters=%llu cpu_pct=%.1f frame_cost_ms=%.3f grid_fps=%.2f vsync_requested=%d vsync_detected=%d "
                 "vsync_in_use=%d source=%s vsync_reason=\"%s\" swap_hz=%.2f sync=%s latency_p50_ms=%s "
                 "latency_p99_ms=%s late_share=%s display_state=%s cadence_hz=%.2f vblank_source=%s fitted_hz=%s "
-                "shown_fps=%s dropped=%s priority=%s priority_in_force=\"%s\"%s\n",
+                "shown_fps=%s dropped=%s%s%s\n",
                 static_cast<unsigned long long>(s.frames()), s.elapsed_s(), ui,
                 s.pacer().config().target_hz, pacer::to_string(s.pacer().config().mode),
                 pacer::to_string(s.pacer().config().late_policy), m.avg_fps, pacer::to_ms(m.interval.p50),
@@ -88,8 +106,7 @@ void print_summary(Session& s, const char* ui, const char* vblank_source, double
                 pacer::to_string(s.timing().source), vs.reason, vs.swap_hz,
                 pacer::to_string(s.pacer().config().sync), lat ? p50 : "NA", lat ? p99 : "NA", late_known ? late : "NA",
                 pacer::to_string(st.display.state), s.timing().cadence_hz, vblank_source, fitted, shown, dropped,
-                pacer::to_string(st.waiter.priority.asked), st.waiter.priority.in_force,
-                interval_error_fields(m).c_str());
+                priority_fields(st.waiter).c_str(), interval_error_fields(m).c_str());
     std::fflush(stdout);
 }
 

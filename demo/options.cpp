@@ -56,9 +56,10 @@ void add_pacing_options(pacer::cli::Parser& p, Options* o) {
     p.flag("--match-display", "target rate = the display's refresh once it is known", &o->match_display);
     p.choice("--cadence", "auto: the highest whole divisor of the refresh the work sustains", &o->cadence,
              pacer::cli::names_of(pacer::kCadenceModeNames));
-    p.choice("--priority", "the pacing thread's scheduling class: automatic (the default: a weight where\n"
-             "granted unasked), high (a weight), wait (real-time for each wait), thread (real-time\n"
-             "for good), normal (never changed); what the OS granted is shown (pacer/priority.hpp)",
+    p.choice("--priority", "the pacing thread's scheduling class: automatic (the default: the strongest\n"
+             "safe lever granted here, a real-time class or a weight), high (a weight), wait\n"
+             "(real-time for each wait), thread (real-time for good), normal (never changed); what\n"
+             "was granted, the lever and by whom are shown (pacer/priority.hpp)",
              &o->priority, pacer::cli::names_of(pacer::kThreadPriorityNames));
 }
 

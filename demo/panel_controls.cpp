@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 
 #include "panels.hpp"
+#include "priority_text.hpp"
 #include "ui_common.hpp"
 
 namespace pacer_demo {
@@ -94,6 +96,9 @@ void waiter_controls(Session& s, UiState& ui) {
     ImGui::InputDouble("initial margin us", &ui.initial_us, 0, 0, "%.0f");
     ImGui::InputDouble("min margin us", &ui.min_us, 0, 0, "%.0f");
     ImGui::InputDouble("spin cap us", &ui.max_spin_us, 0, 0, "%.0f");
+    // A raised thread's spin bound, as a share of the period (WaiterConfig::raised_spin_share).
+    constexpr double kShareLo = 0.01, kShareHi = 1.0;  // Ctrl+click types any value: the library judges it
+    ImGui::SliderScalar("raised spin share", ImGuiDataType_Double, &ui.raised_spin_share, &kShareLo, &kShareHi, "%.2f");
     if (ImGui::Button("Apply waiter settings")) {
         pacer::WaiterConfig wc = s.pacer().config().waiter;  // the priority set under Load stays
         const auto ns = [](double us) {
@@ -106,6 +111,7 @@ void waiter_controls(Session& s, UiState& ui) {
         wc.initial_margin = ns(ui.initial_us);
         wc.min_margin = ns(ui.min_us);
         wc.max_spin = ns(ui.max_spin_us);
+        wc.raised_spin_share = ui.raised_spin_share;
         ui.report(s.set_waiter(wc), "waiter settings applied");
     }
 }
@@ -118,15 +124,10 @@ void sim_controls(Session& s, UiState& ui) {
         ui.report(s.set_sim(ui.sim_hz, ui.max_steps), "simulation rate applied");
 }
 
-void load_controls(Session& s, UiState& ui, float w) {
-    section("Load");
-    bool work = ImGui::SliderFloat("work ms", &ui.work_ms, 0.0f, 20.0f, "%.2f");
-    work |= ImGui::SliderFloat("jitter +- ms", &ui.jitter_ms, 0.0f, 10.0f, "%.2f");
-    if (work) ui.report(s.set_work(ui.work_ms, ui.jitter_ms), "work applied");
-    const int max_threads = std::min(kMaxLoadThreads, 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    if (ImGui::SliderInt("busy threads", &ui.load, 0, max_threads))
-        ui.report(s.set_load(ui.load), "busy threads: " + std::to_string(ui.load));
-    // The pacing thread's class beside the load it competes with, and what the OS granted.
+// The pacing thread's class beside the load it competes with: what the OS granted, the lever and
+// who granted it, the raised spin's bound and the wake-ups past it, what the real-time guard did
+// (pacer/priority.hpp, pacer/guard.hpp; the Status panel repeats the grant).
+void priority_box(Session& s, UiState& ui, float w) {
     const auto priority_name = [](void*, int i, const char** out) {
         *out = pacer::kThreadPriorityNames[i].name;
         return true;
@@ -136,12 +137,40 @@ void load_controls(Session& s, UiState& ui, float w) {
         ui.report(s.set_priority(pacer::kThreadPriorityNames[ui.priority].value),
                   std::string("priority ") + pacer::kThreadPriorityNames[ui.priority].name);
     ImGui::SameLine();
-    const pacer::PriorityStatus ps = s.pacer().status().waiter.priority;  // the Status panel says more
+    const pacer::WaiterStatus ws = s.pacer().status().waiter;
+    const pacer::PriorityStatus& ps = ws.priority;
+    // Beside the box, what is in force in short ("SCHED_RR 5"; the Status panel has the rest).
+    const std::string in_force(ps.in_force, std::strcspn(ps.in_force, "("));
     if (ps.refused && ps.asked == pacer::ThreadPriority::automatic) ImGui::TextDisabled("own class (not granted)");
-    else if (ps.refused) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "refused");
+    else if (ps.refused) ImGui::TextColored(kRed, "refused");
     else if (ps.asked == pacer::ThreadPriority::normal) ImGui::TextDisabled("own class");
-    else if (ps.granted) ImGui::Text("%s", ps.in_force);
+    else if (ps.granted) ImGui::Text("%s", in_force.c_str());
+    else if (ps.pending) ImGui::TextDisabled("own class for now");
     else ImGui::TextDisabled("not yet asked");
+    const std::string guard = pacer::tools::guard_text(ps);
+    ImGui::PushStyleColor(ImGuiCol_Text, kGrey);
+    if (ps.granted) ImGui::TextWrapped("%s", pacer::tools::lever_and_grantor(ps.lever, ps.by).c_str());
+    if (ps.pending && ps.reason[0] && guard.empty()) ImGui::TextWrapped("%s", ps.reason);  // an ask under way
+    if (ws.spin_bound.count() > 0 || ws.wakeups_past_bound > 0)
+        ImGui::TextWrapped("%s", pacer::tools::spin_bound_text(ws, s.pacer().config().waiter.raised_spin_share).c_str());
+    ImGui::PopStyleColor();
+    // The guard's last step: red while it holds the thread at its own class, grey once raised again.
+    if (!guard.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ps.lever == pacer::PriorityLever::realtime ? kGrey : kRed);
+        ImGui::TextWrapped("%s", guard.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+void load_controls(Session& s, UiState& ui, float w) {
+    section("Load");
+    bool work = ImGui::SliderFloat("work ms", &ui.work_ms, 0.0f, 20.0f, "%.2f");
+    work |= ImGui::SliderFloat("jitter +- ms", &ui.jitter_ms, 0.0f, 10.0f, "%.2f");
+    if (work) ui.report(s.set_work(ui.work_ms, ui.jitter_ms), "work applied");
+    const int max_threads = std::min(kMaxLoadThreads, 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    if (ImGui::SliderInt("busy threads", &ui.load, 0, max_threads))
+        ui.report(s.set_load(ui.load), "busy threads: " + std::to_string(ui.load));
+    priority_box(s, ui, w);
     bool coarse = ImGui::Checkbox("coarse scheduler", &ui.coarse);
     ImGui::SameLine();
     ImGui::PushItemWidth(w * 0.25f);
@@ -186,8 +215,8 @@ void controls_panel(Session& s, UiState& ui, float x, float y, float w, float h)
     sync_controls(s, ui, w);
     display_controls(s, ui, w);
     waiter_controls(s, ui);
+    load_controls(s, ui, w);  // before the simulation: the load and the priority box stay in view
     sim_controls(s, ui);
-    load_controls(s, ui, w);
     reset_and_verdict(s, ui);
     ImGui::PopItemWidth();
     ImGui::TextColored(kGrey, "Esc quits.");

@@ -4,9 +4,39 @@
 #include <algorithm>
 
 #include "panels.hpp"
+#include "priority_text.hpp"
 #include "ui_common.hpp"
 
 namespace pacer_demo {
+
+namespace {
+
+// The thread priority asked for, what the OS granted, the lever and who granted it, and how often
+// the real-time guard put the thread back (pacer/priority.hpp; the Controls panel's priority box
+// has the guard's last step, the spin bound and the wake-ups past it).
+void priority_lines(const pacer::PriorityStatus& pr) {
+    if (pr.refused && pr.asked == pacer::ThreadPriority::automatic) {  // nothing the user must act on
+        ImGui::Text("Priority automatic: the thread's own class, not raised:");
+        ImGui::TextWrapped("%s", pr.reason);
+    } else if (pr.refused) {
+        ImGui::TextColored(kRed, "Priority %s refused:", pacer::to_string(pr.asked));
+        ImGui::TextWrapped("%s", pr.reason);
+    } else if (pr.asked == pacer::ThreadPriority::normal) {
+        ImGui::Text("Priority normal (the thread's own class)");
+    } else if (pr.granted) {
+        ImGui::TextWrapped("Priority %s: %s (%s), %llu raise%s", pacer::to_string(pr.asked), pr.in_force,
+                           pacer::tools::lever_and_grantor(pr.lever, pr.by).c_str(),
+                           static_cast<unsigned long long>(pr.raises), pr.raises == 1 ? "" : "s");
+    } else {
+        ImGui::TextWrapped("Priority %s: %s", pacer::to_string(pr.asked),
+                           pr.pending ? "the thread's own class for now" : "not yet asked");
+    }
+    if (pr.demotions > 0)  // red while the guard holds the thread at its own class
+        ImGui::TextColored(pr.lever == pacer::PriorityLever::realtime ? kGrey : kRed, "Real-time guard: %llu demotion%s",
+                           static_cast<unsigned long long>(pr.demotions), pr.demotions == 1 ? "" : "s");
+}
+
+}  // namespace
 
 void status_panel(Session& s, const Presenter& p, float x, float y, float w, float h) {
     panel("Status", x, y, w, h);
@@ -28,20 +58,7 @@ void status_panel(Session& s, const Presenter& p, float x, float y, float w, flo
         ImGui::TextColored(st.waiter.spin_cap < c.waiter.max_spin ? kRed : kGrey, "(%lld spins preempted)",
                            static_cast<long long>(st.waiter.preempted_spins));
     }
-    // The thread priority asked for and what the OS granted (pacer/priority.hpp).
-    const pacer::PriorityStatus& pr = st.waiter.priority;
-    if (pr.refused && pr.asked == pacer::ThreadPriority::automatic) {  // nothing the user must act on
-        ImGui::Text("Priority automatic: the thread's own class, not raised:");
-        ImGui::TextWrapped("%s", pr.reason);
-    } else if (pr.refused) {
-        ImGui::TextColored(kRed, "Priority %s refused:", pacer::to_string(pr.asked));
-        ImGui::TextWrapped("%s", pr.reason);
-    } else if (pr.asked == pacer::ThreadPriority::normal) {
-        ImGui::Text("Priority normal (the thread's own class)");
-    } else {
-        ImGui::Text("Priority %s: %s, %llu raises", pacer::to_string(pr.asked), pr.granted ? pr.in_force : "not yet asked",
-                    static_cast<unsigned long long>(pr.raises));
-    }
+    priority_lines(st.waiter.priority);
     if (st.frames_in_flight > 0 || st.reports_lost > 0)  // presents named by frame: a render thread
         ImGui::Text("Presents %d frame%s behind, %llu reports lost", st.frames_in_flight,
                     st.frames_in_flight == 1 ? "" : "s", static_cast<unsigned long long>(st.reports_lost));

@@ -32,6 +32,7 @@ UiState::UiState(const Options& o, Session& s) {
     initial_us = pacer::to_ms(wc.initial_margin) * 1000;
     min_us = pacer::to_ms(wc.min_margin) * 1000;
     max_spin_us = pacer::to_ms(wc.max_spin) * 1000;
+    raised_spin_share = wc.raised_spin_share;
     max_steps = s.sim().config().max_steps;
     if (!o.replay.empty()) std::snprintf(replay_path, sizeof replay_path, "%s", o.replay.c_str());
 }

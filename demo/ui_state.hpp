@@ -37,6 +37,7 @@ struct UiState {
     int priority = 0;              // index in pacer::kThreadPriorityNames
     bool follow_mouse = false;     // the motion-test box follows the mouse instead of the simulation
     double late_cost_ms = 10, half_life = 500, initial_us = 1000, min_us = 20, max_spin_us = 4000;
+    double raised_spin_share = 0.25;  // WaiterConfig::raised_spin_share (a slider)
     double sim_hz = 60.0;
     int max_steps = 8;
     bool interpolate = true;

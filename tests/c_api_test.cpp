@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -500,6 +501,7 @@ void expect_config_reached_cpp(const pacer_config& c, const pacer::PacerConfig& 
     EXPECT_EQ(d.waiter.priority.realtime_priority, c.waiter.realtime_priority);
     EXPECT_EQ(d.waiter.priority.round_robin, c.waiter.round_robin != 0);
     EXPECT_EQ(d.waiter.priority.nice, c.waiter.nice);
+    EXPECT_EQ(d.waiter.raised_spin_share, c.waiter.raised_spin_share);
     EXPECT_EQ(d.governor.min_hz, c.governor.min_hz);
     EXPECT_EQ(d.governor.dwell.count(), c.governor.dwell_ns);
     EXPECT_EQ(d.governor.quantile, c.governor.quantile);
@@ -521,7 +523,7 @@ pacer_config unusual_config() {
     c.cadence = PACER_CADENCE_AUTO;
     c.display_lock = 0;
     c.match_display = 1;
-    c.waiter = {5'000'000, 250.0, 2'000'000, 50'000, 1'500'000, PACER_PRIORITY_WAIT, 7, 1, -12};
+    c.waiter = {5'000'000, 250.0, 2'000'000, 50'000, 1'500'000, PACER_PRIORITY_WAIT, 7, 1, -12, 0.5};
     c.governor = {30.0, 500'000'000, 0.8, 0.9, 0.7};
     return c;
 }
@@ -531,6 +533,7 @@ TEST(CApi, ConfigReachesTheCppPacerFieldByField) {
     const pacer_config defaults = pacer_config_default();
     EXPECT_EQ(defaults.waiter.max_spin_ns, 4'000'000);  // the documented defaults, spelled out
     EXPECT_EQ(defaults.waiter.min_margin_ns, 20'000);
+    EXPECT_EQ(defaults.waiter.raised_spin_share, 0.25);
     EXPECT_EQ(defaults.governor.dwell_ns, 1'000'000'000);
 
     const pacer_config c = unusual_config();
@@ -568,6 +571,18 @@ TEST(CApi, ConfigReachesTheCppPacerFieldByField) {
     bad.waiter.nice = 0;
     EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
     EXPECT_STREQ(pacer_last_error(), "waiter.priority.nice = 0: must be in [-20, -1]");
+    for (const double share : {0.0, -0.25, 1.5, std::nan("")}) {  // validated as WaiterConfig's: (0, 1]
+        bad = next;
+        bad.waiter.raised_spin_share = share;
+        EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT) << share;
+        EXPECT_NE(std::strstr(pacer_last_error(), "waiter.raised_spin_share = "), nullptr) << pacer_last_error();
+        EXPECT_NE(std::strstr(pacer_last_error(), "must be in (0, 1]"), nullptr) << pacer_last_error();
+    }
+    bad = next;
+    bad.waiter.raised_spin_share = 1.0;  // the whole period: accepted
+    EXPECT_EQ(pacer_set_config(p, &bad), PACER_OK) << pacer_last_error();
+    EXPECT_EQ(p->impl.config().waiter.raised_spin_share, 1.0);
+    ASSERT_EQ(pacer_set_config(p, &next), PACER_OK);
     bad = next;
     bad.waiter.max_spin_ns = -1;
     EXPECT_EQ(pacer_set_config(p, &bad), PACER_ERROR_INVALID_ARGUMENT);
@@ -623,6 +638,9 @@ TEST(CApi, PriorityIsAskedAndReported) {
     EXPECT_EQ(st.waiter.priority.raises, 1u);
     EXPECT_STREQ(st.waiter.priority.in_force, "simulated real-time 5");
     EXPECT_STREQ(st.waiter.priority.reason, "");
+    EXPECT_EQ(st.waiter.priority.lever, PACER_PRIORITY_LEVER_REALTIME);
+    EXPECT_EQ(st.waiter.priority.by, PACER_PRIORITY_BY_OS);
+    EXPECT_EQ(st.waiter.priority.pending, 0);
     EXPECT_TRUE(sp.os.raised());
     ASSERT_EQ(pacer_end_pacing(sp.p), PACER_OK);
     EXPECT_FALSE(sp.os.raised());
@@ -642,6 +660,14 @@ TEST(CApi, PriorityIsAskedAndReported) {
     ASSERT_EQ(pacer_probe_priority_mode(PACER_PRIORITY_HIGH, 5, 0, -15, &sleeps), PACER_OK);
     EXPECT_EQ(sleeps.asked, PACER_PRIORITY_HIGH);
     EXPECT_EQ(sleeps.granted, sleeps.refused ? 0 : 1);
+    // The probe says which lever was granted and by whom: the weight (or a host's class, kept).
+    if (sleeps.granted) {
+        EXPECT_NE(sleeps.lever, PACER_PRIORITY_LEVER_NONE) << sleeps.in_force;
+        EXPECT_NE(sleeps.by, PACER_PRIORITY_BY_NONE) << sleeps.in_force;
+    } else {
+        EXPECT_EQ(sleeps.lever, PACER_PRIORITY_LEVER_NONE) << sleeps.reason;
+        EXPECT_EQ(sleeps.by, PACER_PRIORITY_BY_NONE) << sleeps.reason;
+    }
 }
 
 // automatic is the C default too; high's weight is asked at the configured nice value.
@@ -659,6 +685,103 @@ TEST(CApi, AutomaticIsTheDefaultAndHighAsksTheNiceValue) {
     EXPECT_EQ(st.waiter.priority.asked, PACER_PRIORITY_HIGH);
     EXPECT_EQ(st.waiter.priority.raised_now, 1);
     EXPECT_STREQ(st.waiter.priority.in_force, "simulated nice -12");
+    EXPECT_EQ(st.waiter.priority.lever, PACER_PRIORITY_LEVER_WEIGHT);
+    EXPECT_EQ(st.waiter.priority.by, PACER_PRIORITY_BY_OS);
+}
+
+// A SimulatedOs whose raise RealtimeKit grants, as the Linux platform reports it, and whose
+// real-time guard puts the thread back when told to (TimeSource::refresh_priority, as the
+// platform's helper thread does): a grant that changes while the loop runs. One sleep, late_sleep,
+// wakes 3 ms late (a host's steal: what no class wins against).
+class GuardedOs final : public pacer::TimeSource {
+public:
+    pacer::SimulatedOs os{{.granularity = 0ns, .jitter_mean = 15us}, 7};
+    bool demote = false;           // the next refresh puts the thread back
+    std::int64_t late_sleep = -1;  // this sleep (0 the first) wakes 3 ms late
+    std::int64_t sleeps = 0;
+
+    pacer::clock::time_point now() noexcept override { return os.now(); }
+    void sleep_until(pacer::clock::time_point d) noexcept override {
+        os.sleep_until(d);
+        if (sleeps++ == late_sleep) os.jump(3ms);
+    }
+    void relax() noexcept override { os.relax(); }
+    pacer::CpuTimes cpu_times() noexcept override { return os.cpu_times(); }
+    const char* sleep_primitive() const noexcept override { return "guarded"; }
+    pacer::PriorityGrant raise_priority(const pacer::PriorityConfig& c, std::chrono::nanoseconds p) noexcept override {
+        pacer::PriorityGrant g = os.raise_priority(c, p);
+        g.by = pacer::PriorityGrantor::realtimekit;
+        std::snprintf(g.in_force, sizeof g.in_force, "SCHED_RR %d (RealtimeKit, RLIMIT_RTTIME 200 ms)",
+                      c.realtime_priority);
+        return g;
+    }
+    bool refresh_priority(pacer::PriorityGrant& g, std::chrono::nanoseconds) noexcept override {
+        if (!demote || !g.granted) return false;
+        demote = false;
+        os.restore_priority(g);
+        g.granted = false;
+        g.pending = true;  // the guard raises it again after a calm run
+        g.lever = pacer::PriorityLever::none;
+        g.by = pacer::PriorityGrantor::none;
+        ++g.demotions;
+        std::snprintf(g.guard, sizeof g.guard, "%s", kGuardStep);
+        std::snprintf(g.reason, sizeof g.reason, "the real-time guard raises the thread again after 2 s of calm");
+        return true;
+    }
+    void restore_priority(const pacer::PriorityGrant& g) noexcept override { os.restore_priority(g); }
+
+    static constexpr const char* kGuardStep =
+        "put the thread back to its own class: a frame ran 55 ms of CPU without sleeping (its bound: 50 ms)";
+};
+
+// What pacer_get_status says of the thread priority beyond asked and granted: the lever and who
+// granted it, the spin bound of a raised thread and the wake-ups past it, and the real-time
+// guard's put-back (pending, demotions, its step) with the bound gone.
+TEST(CApi, PriorityLeverGrantorGuardAndSpinBoundReachC) {
+    pacer::set_log_function(nullptr);
+    GuardedOs gos;
+    gos.late_sleep = 40;
+    pacer_config c = config_at(100.0);
+    c.waiter.priority = PACER_PRIORITY_THREAD;
+    c.waiter.raised_spin_share = 0.1;
+    pacer_frame_pacer* p = pacer::capi::create(&c, &gos);
+    ASSERT_NE(p, nullptr) << pacer_last_error();
+    pacer_frame_timing t;
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+        gos.os.advance(1ms);
+    }
+    pacer_status st;
+    ASSERT_EQ(pacer_get_status(p, &st), PACER_OK);
+    EXPECT_EQ(st.waiter.priority.granted, 1);
+    EXPECT_EQ(st.waiter.priority.raised_now, 1);
+    EXPECT_EQ(st.waiter.priority.pending, 0);
+    EXPECT_EQ(st.waiter.priority.lever, PACER_PRIORITY_LEVER_REALTIME);
+    EXPECT_EQ(st.waiter.priority.by, PACER_PRIORITY_BY_REALTIMEKIT);
+    EXPECT_STREQ(st.waiter.priority.in_force, "SCHED_RR 5 (RealtimeKit, RLIMIT_RTTIME 200 ms)");
+    EXPECT_EQ(st.waiter.priority.demotions, 0u);
+    EXPECT_STREQ(st.waiter.priority.guard, "");
+    EXPECT_EQ(st.waiter.spin_bound_ns, 1'000'000);  // raised_spin_share 0.1 of the 10 ms period
+    EXPECT_EQ(st.waiter.wakeups_past_bound, 1);     // the sleep woken 3 ms late
+    EXPECT_LE(st.waiter.margin_ns, st.waiter.spin_bound_ns);
+
+    gos.demote = true;  // the guard puts the thread back: seen at the next frame
+    ASSERT_EQ(pacer_wait(p, &t), PACER_OK);
+    ASSERT_EQ(pacer_get_status(p, &st), PACER_OK);
+    EXPECT_EQ(st.waiter.priority.granted, 0);
+    EXPECT_EQ(st.waiter.priority.refused, 0);
+    EXPECT_EQ(st.waiter.priority.raised_now, 0);
+    EXPECT_EQ(st.waiter.priority.pending, 1);
+    EXPECT_EQ(st.waiter.priority.lever, PACER_PRIORITY_LEVER_NONE);
+    EXPECT_EQ(st.waiter.priority.by, PACER_PRIORITY_BY_NONE);
+    EXPECT_EQ(st.waiter.priority.demotions, 1u);
+    EXPECT_STREQ(st.waiter.priority.guard, GuardedOs::kGuardStep);
+    EXPECT_STREQ(st.waiter.priority.in_force, "normal");
+    EXPECT_STREQ(st.waiter.priority.reason, "the real-time guard raises the thread again after 2 s of calm");
+    EXPECT_EQ(st.waiter.spin_bound_ns, 0);  // not raised: no bound
+    EXPECT_EQ(st.waiter.wakeups_past_bound, 1);
+    EXPECT_FALSE(gos.os.raised());
+    pacer_destroy(p);
 }
 
 // Work that varies, with a long frame every 97: late frames, catch-ups, cadence changes.

@@ -27,7 +27,11 @@ public:
     std::uint64_t sleeps_at_raise = 0;
     ns raised_cpu{0}, put_back_cpu{0};  // the thread's CPU while raised, and while put back
 
-    pacer::GuardSample sample() const { return {wall_, cpu_, cpu_at_sleep_, sleeps_, period_}; }
+    ns carry_{0};  // the kernel's RLIMIT_RTTIME count carried in (no sleep in a real-time class yet)
+    pacer::GuardSample sample() const {
+        const ns counted = sleeps_ % 2 == 0 ? carry_ + cpu_ - cpu_at_sleep_ : carry_;
+        return {wall_, cpu_, cpu_at_sleep_, sleeps_, period_, counted};
+    }
 
     // Runs (computes) for d of wall time, sampling on the way.
     void compute(ns d) { pass(d, true); }
@@ -148,6 +152,25 @@ TEST(RealtimeGuard, RepeatedPutBacksAskForLongerCalmRuns) {
     ASSERT_TRUE(t.guard_.raised());
     t.compute(100ms);
     EXPECT_EQ(t.guard_.calm_needed(), 2s) << "after 70 s raised without a put-back";
+}
+
+// A thread raised again before it slept in a real-time class carries the kernel's RLIMIT_RTTIME
+// count on: put back when that count reaches rt_limit (half the soft limit), though its frames are
+// light; without a limit, no such rule.
+TEST(RealtimeGuard, TheKernelsCountCarriedInIsBounded) {
+    pacer::GuardConfig c;
+    c.rt_limit = 100ms;
+    Thread t(kHz60, c);
+    t.carry_ = 97ms;  // and 5 ms frames: over 100 ms late in a frame, seen by a sample within a few
+    for (int i = 0; i < 60 && t.put_backs == 0; ++i) t.frame(5ms);
+    EXPECT_EQ(t.put_backs, 1);
+    EXPECT_NE(std::string(t.guard_.reason()).find("RLIMIT_RTTIME count reached"), std::string::npos)
+        << t.guard_.reason();
+
+    Thread unlimited(kHz60);
+    unlimited.carry_ = 97ms;
+    for (int i = 0; i < 600; ++i) unlimited.frame(5ms);
+    EXPECT_EQ(unlimited.put_backs, 0) << unlimited.guard_.reason();
 }
 
 // An idle thread (a paused game: one long sleep) and a thread whose period is not known yet break

@@ -467,6 +467,40 @@ TEST(Priority, ARaisedSpinStaysWithinItsBoundThroughASpellOfLateWakeUps) {
     }
 }
 
+// The grant is told the frame period at every wait (the real-time guard judges a frame's CPU
+// against it), not the wait's length: a frame of 10 ms at 60 Hz left a wait of 6.7 ms, and a
+// guard told that put the thread back for frames over their budget.
+class PeriodSpy final : public pacer::TimeSource {
+public:
+    pacer::SimulatedOs os{{.granularity = 0ns, .jitter_mean = 20us}};
+    std::vector<std::chrono::nanoseconds> told;
+    pacer::clock::time_point now() noexcept override { return os.now(); }
+    void sleep_until(pacer::clock::time_point d) noexcept override { os.sleep_until(d); }
+    void relax() noexcept override { os.relax(); }
+    pacer::CpuTimes cpu_times() noexcept override { return os.cpu_times(); }
+    const char* sleep_primitive() const noexcept override { return "spy"; }
+    pacer::PriorityGrant raise_priority(const pacer::PriorityConfig& c, std::chrono::nanoseconds p) noexcept override {
+        told.push_back(p);
+        return os.raise_priority(c, p);
+    }
+    bool refresh_priority(pacer::PriorityGrant&, std::chrono::nanoseconds p) noexcept override {
+        told.push_back(p);
+        return false;
+    }
+    void restore_priority(const pacer::PriorityGrant& g) noexcept override { os.restore_priority(g); }
+};
+
+TEST(Priority, TheGrantIsToldTheFramePeriodNotTheWait) {
+    PeriodSpy spy;
+    pacer::FramePacer fp(config(ThreadPriority::thread, 60.0), &spy);
+    for (int i = 0; i < 120; ++i) {
+        spy.os.advance(10ms);
+        (void)fp.wait();
+    }
+    ASSERT_GT(spy.told.size(), 200u);  // at each frame's start and each wait
+    for (const std::chrono::nanoseconds p : spy.told) ASSERT_EQ(p, fp.status().period) << p.count();
+}
+
 TEST(Priority, TheSpinShareIsValidated) {
     pacer::WaiterConfig c;
     for (const double bad : {0.0, -0.1, 1.5, std::nan("")}) {

@@ -28,6 +28,7 @@
 #include "cli_options.hpp"
 #include "pacer/pacer.hpp"
 #include "commands.hpp"
+#include "priority_text.hpp"
 
 namespace pacer::tools {
 namespace {
@@ -202,20 +203,21 @@ CellStats measure(const Primitive& p, std::int64_t req, long long iterations) {
 }
 
 // What this machine grants a pacing thread (WaiterConfig::priority, pacer/priority.hpp), each
-// lever asked once and put back: the weight, what automatic would take here, and the real-time class.
+// mode asked once and put back: the weight, what automatic would take here, the real-time class
+// around each wait (the process's own right only) and for good (RealtimeKit or the portal too).
+// Each line says what was granted, the lever and by whom, or why not (priority_text.hpp).
 void print_priority_grants() {
     const struct {
         pacer::ThreadPriority mode;
         const char* serves;
     } levers[] = {{pacer::ThreadPriority::high, "priority high"},
                   {pacer::ThreadPriority::automatic, "priority automatic, the default"},
-                  {pacer::ThreadPriority::wait, "priority wait and thread"}};
+                  {pacer::ThreadPriority::wait, "priority wait"},
+                  {pacer::ThreadPriority::thread, "priority thread"}};
     for (const auto& l : levers) {
         pacer::PriorityConfig c;
         c.mode = l.mode;
-        const pacer::PriorityGrant g = pacer::probe_priority(c);
-        if (g.granted) std::printf("thread priority (%s): %s granted\n", l.serves, g.in_force);
-        else std::printf("thread priority (%s): %s\n", l.serves, g.reason);
+        std::printf("thread priority (%s): %s\n", l.serves, grant_text(pacer::probe_priority(c)).c_str());
     }
 }
 

@@ -7,6 +7,7 @@
 #include "cli_options.hpp"
 #include "pacer/pacer.hpp"
 #include "commands.hpp"
+#include "priority_text.hpp"
 
 namespace pacer::tools {
 namespace {
@@ -64,6 +65,14 @@ void pace(const RunOptions& o, FramePacer& pacer, FrameStats& stats, CaptureWrit
     }
 }
 
+// The pacing thread's priority at the end (priority_text.hpp): what is in force, the lever and who
+// granted it; the raised spin's bound and the wake-ups past it; what the real-time guard did.
+void print_priority(const PacerConfig& cfg, const WaiterStatus& w) {
+    std::printf("thread priority %s: %s\n", to_string(cfg.waiter.priority.mode), priority_text(w.priority).c_str());
+    std::printf("%s\n", spin_bound_text(w, cfg.waiter.raised_spin_share).c_str());
+    if (const std::string guard = guard_text(w.priority); !guard.empty()) std::printf("%s\n", guard.c_str());
+}
+
 void print_summary(const RunOptions& o, FramePacer& pacer, const FrameStats& stats, const CpuUsage& u) {
     const PacerConfig& cfg = o.cfg;
     const StatsSummary s = stats.summarize();
@@ -85,6 +94,7 @@ void print_summary(const RunOptions& o, FramePacer& pacer, const FrameStats& sta
         std::printf("cadence %u at the end (%g Hz; switches %llu; frame cost p90 %.3f ms): %s\n", c.divisor, c.hz,
                     static_cast<unsigned long long>(c.switches), to_ms(c.cost), c.reason);
     }
+    print_priority(cfg, pacer.status().waiter);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "compare_load.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -70,6 +71,16 @@ std::string contention_label(Contention kind, int n) {
     static constexpr const char* kMany[] = {"threads", "processes", "sessions"};
     const auto i = static_cast<std::size_t>(kind);
     return std::to_string(n) + ' ' + (n == 1 ? kOne[i] : kMany[i]);
+}
+
+std::string load_text(Contention kind, int load) {
+    if (load == 0) return "no busy load";
+    static constexpr const char* kWhere[] = {"in the process", "in the same session",
+                                             "each in a session of its own"};
+    const char* noun = kind == Contention::threads ? (load == 1 ? "thread" : "threads")
+                                                   : (load == 1 ? "process" : "processes");
+    return std::to_string(load) + " busy " + noun + " " + kWhere[static_cast<std::size_t>(kind)] +
+           " (--contention " + name_of(kContentionNames, kind) + ")";
 }
 
 namespace {
@@ -181,6 +192,12 @@ Steal Steal::read() {
 double Steal::pct(const Steal& a, const Steal& b) {
     if (a.total < 0 || b.total <= a.total) return -1;
     return 100.0 * (b.steal - a.steal) / (b.total - a.total);
+}
+
+std::string steal_text(double pct) {
+    char buf[48] = "steal unknown";
+    if (pct >= 0) std::snprintf(buf, sizeof buf, "steal %.1f %%", pct);
+    return buf;
 }
 
 }  // namespace pacer::tools

@@ -5,6 +5,7 @@
 //                   pacer/priority.hpp ("Why"), named for --contention
 //   ContentionLoad  N spinning threads or processes of one kind while it lives
 //   Steal           /proc/stat's steal time between two reads (Linux; unknown elsewhere)
+//   load_text, steal_text  a setting's heading: its load, its steal time
 //
 // The process kinds fork() children that spin. They die with the process that forked them (on
 // Linux PR_SET_PDEATHSIG with SIGKILL, and everywhere a check of getppid() while they spin), and
@@ -38,6 +39,8 @@ Status contention_supported(Contention kind);
 Status parse_contention_list(std::string_view text, std::vector<Contention>* out);
 // "2 threads", "1 process", "2 sessions"; "0" for none (no contention, whatever the kind).
 std::string contention_label(Contention kind, int n);
+// "2 busy threads in the process (--contention threads)", "no busy load": a setting's heading.
+std::string load_text(Contention kind, int n);
 // Linux: whether a new session is a CPU group of its own: the scheduler's autogroups on, and the
 // process in the root CPU cgroup (under a cgroup with the cpu controller, a desktop's app scope
 // or a container, autogroups do nothing); empty elsewhere or when unknown.
@@ -67,5 +70,7 @@ struct Steal {
     static Steal read();
     static double pct(const Steal& a, const Steal& b);
 };
+// "steal 0.0 %", or "steal unknown" (pct < 0).
+std::string steal_text(double pct);
 
 }  // namespace pacer::tools

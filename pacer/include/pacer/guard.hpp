@@ -27,6 +27,9 @@
 //   put back    while raised, when
 //                 one frame: it has run one_frame of CPU since its last sleep, and is still
 //                   running (a frame that does not come back: the watchdog acts without it);
+//                 the limit: the kernel's RLIMIT_RTTIME count has reached rt_limit (half the
+//                   soft limit): a thread raised again before it slept in a real-time class
+//                   carries the count of its last raise on;
 //                 the share: over the last `window`, its frames used on average more than
 //                   `share` of the period in CPU (a loop that computes most of each frame, or
 //                   never sleeps: it would hold its core).
@@ -56,6 +59,9 @@ struct GuardConfig {
     std::chrono::nanoseconds window{500'000'000};        // the share's window
     std::chrono::nanoseconds calm{2'000'000'000};        // before the first raise again
     std::chrono::nanoseconds max_calm{64'000'000'000};   // the longest calm run asked for
+    // The kernel's count against RLIMIT_RTTIME at which the thread is put back, whatever its
+    // frame: half the soft limit (the platform sets it; 0: no limit, no rule).
+    std::chrono::nanoseconds rt_limit{0};
 };
 
 // What the watcher reads of the thread, all on clocks that only go forward.
@@ -65,6 +71,9 @@ struct GuardSample {
     std::chrono::nanoseconds cpu_at_sleep{0};  // its CPU time when it last went to sleep
     std::uint64_t sleeps = 0;                  // +1 as it goes to sleep, +1 as it wakes: odd = asleep
     std::chrono::nanoseconds period{0};        // its frame period now (0: unknown; the share rule waits)
+    // The CPU the kernel has counted against RLIMIT_RTTIME: from its last wake-up in a real-time
+    // class, which a put-back and a raise again without a sleep between do not restart.
+    std::chrono::nanoseconds rt_counted{0};
 };
 
 enum class GuardStep : std::uint8_t { none, put_back, raise_again };

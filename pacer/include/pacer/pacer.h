@@ -148,8 +148,27 @@ typedef enum pacer_priority {
     PACER_PRIORITY_WAIT = 1,     /* real-time for each OS sleep and spin, put back just before the deadline */
     PACER_PRIORITY_THREAD = 2,   /* real-time from the first wait, kept until put back */
     PACER_PRIORITY_HIGH = 3,     /* a weight (Linux: nice) from the first wait, kept until put back */
-    PACER_PRIORITY_AUTOMATIC = 4 /* the default: HIGH where granted unasked and safe, else NORMAL */
+    PACER_PRIORITY_AUTOMATIC = 4 /* the default: the strongest safe grant (pacer/priority.hpp), else NORMAL */
 } pacer_priority;
+
+/* What a raised thread runs at (pacer::PriorityLever): pacer_priority_status.lever. */
+typedef enum pacer_priority_lever {
+    PACER_PRIORITY_LEVER_NONE = 0,    /* the thread's own class */
+    PACER_PRIORITY_LEVER_WEIGHT = 1,  /* within the normal class: nice (Linux), THREAD_PRIORITY_HIGHEST
+                                       * (Windows), QOS_CLASS_USER_INTERACTIVE (macOS) */
+    PACER_PRIORITY_LEVER_REALTIME = 2 /* a real-time class: SCHED_FIFO or SCHED_RR (Linux), MMCSS or
+                                       * TIME_CRITICAL (Windows), the time-constraint policy (macOS) */
+} pacer_priority_lever;
+
+/* Who granted it (pacer::PriorityGrantor): pacer_priority_status.by. */
+typedef enum pacer_priority_grantor {
+    PACER_PRIORITY_BY_NONE = 0,        /* nothing is granted */
+    PACER_PRIORITY_BY_OS = 1,          /* the process's own right (root, CAP_SYS_NICE, RLIMIT_RTPRIO or
+                                        * RLIMIT_NICE on Linux; Windows and macOS need none) */
+    PACER_PRIORITY_BY_REALTIMEKIT = 2, /* RealtimeKit (rtkit-daemon, D-Bus), asked by pacer */
+    PACER_PRIORITY_BY_PORTAL = 3,      /* the Realtime portal (xdg-desktop-portal: Flatpak), asked by pacer */
+    PACER_PRIORITY_BY_HOST = 4         /* the thread had it before pacer asked (the host): kept */
+} pacer_priority_grantor;
 
 /* What to do with a frame that enters pacer_wait() after its deadline (pacer::LatePolicy). */
 typedef enum pacer_late_policy {
@@ -255,6 +274,8 @@ typedef struct pacer_waiter_config {
     int realtime_priority;     /* Linux: SCHED_FIFO/SCHED_RR priority, [1, 99]; default 5 */
     int round_robin;           /* Linux: != 0 SCHED_RR instead of SCHED_FIFO; default 0 */
     int nice;                  /* Linux, HIGH and AUTOMATIC: the nice value, [-20, -1]; default -15 */
+    double raised_spin_share;  /* while the thread runs raised, the spin of one wait is at most this
+                                * share of the period (pacer/waiter.hpp), (0, 1]; default 0.25 */
 } pacer_waiter_config;
 
 /* The cadence governor's settings (pacer::CadenceConfig, pacer/cadence.hpp). */
@@ -478,15 +499,25 @@ typedef struct pacer_cadence_status {
     const char* reason; /* in words, static storage */
 } pacer_cadence_status;
 
-/* The thread priority asked for, granted, and why not (pacer::PriorityStatus). */
+/* The thread priority asked for, granted, by whom, and why not (pacer::PriorityStatus). A grant
+ * can come later or change while the loop runs: an answer from RealtimeKit or the portal arrives
+ * a few frames after the ask (pending meanwhile), and the real-time guard puts a thread that
+ * computes too long back to its own class and raises it again after a calm run (pacer/guard.hpp). */
 typedef struct pacer_priority_status {
     int asked;            /* pacer_priority */
     int granted;          /* 1: the last raise was granted */
     int refused;          /* 1: refused (reason says why; not asked again until the setting changes) */
     int raised_now;       /* 1: the thread runs raised now (THREAD, HIGH, AUTOMATIC) */
     uint64_t raises;      /* raises granted so far */
-    char in_force[64];    /* e.g. "SCHED_FIFO 5", "normal" */
-    char reason[224];     /* refused: why and the remedy, one line; "" otherwise */
+    char in_force[64];    /* e.g. "SCHED_FIFO 5", "nice -15", "normal" */
+    char reason[224];     /* refused: why and the remedy, one line; pending: what is asked; else "" */
+    int pending;          /* 1: an answer is awaited (RealtimeKit, the portal) or the guard will raise
+                           * the thread again: what is in force may still change */
+    int lever;            /* pacer_priority_lever: what is in force now */
+    int by;               /* pacer_priority_grantor: who granted it */
+    uint64_t demotions;   /* times the real-time guard put the thread back to its own class */
+    char guard[160];      /* the guard's last step, one line, e.g. why it put the thread back; ""
+                           * while it never acted */
 } pacer_priority_status;
 
 /* What the hybrid waiter learned (pacer::HybridWaiter). */
@@ -495,6 +526,9 @@ typedef struct pacer_waiter_status {
     int64_t spin_cap_ns;     /* max_spin_ns, or less after preempted spins */
     int64_t preempted_spins; /* spins that lost the CPU, so far */
     pacer_priority_status priority;
+    int64_t spin_bound_ns;      /* while raised: the longest spin a wait may make (raised_spin_share
+                                 * of the period); 0 while not raised */
+    int64_t wakeups_past_bound; /* raised wake-ups later than the spin bound (late), so far */
 } pacer_waiter_status;
 
 /* Everything a pacer can tell, read at once. */
@@ -696,8 +730,8 @@ int pacer_set_sleep_priority(int priority, int realtime_priority);
 int pacer_sleep_priority(pacer_priority_status* out);
 
 /* Raises the calling thread as asked (once) and puts it back: what this machine grants
- * (pacer::probe_priority). PACER_OK (granted or not: see out->granted, out->reason), or an error
- * for a NULL out or a bad argument. [any thread] */
+ * (pacer::probe_priority). PACER_OK (granted or not: see out->granted, out->lever, out->by,
+ * out->reason), or an error for a NULL out or a bad argument. [any thread] */
 int pacer_probe_priority(int realtime_priority, int round_robin, pacer_priority_status* out);
 /* The same for any pacer_priority: PACER_PRIORITY_HIGH or _AUTOMATIC probe the weight at nice
  * ([-20, -1]; Linux), _WAIT and _THREAD the real-time class (pacer_probe_priority is _WAIT). */

@@ -2,8 +2,11 @@
 //
 //   ThreadPriority        automatic (default), high, wait, thread, normal (names: pacer/modes.hpp)
 //   PriorityConfig        when to raise; on Linux the nice value and the real-time priority
-//   PriorityGrant         what the OS granted for one raise, and what it takes to put it back
-//   PriorityStatus        asked, in force, why not (WaiterStatus::priority, FramePacer::status)
+//   PriorityLever         what is in force: none, weight, realtime
+//   PriorityGrantor       who granted it: os, realtimekit, portal, host
+//   PriorityGrant         what one raise got, and what it takes to put it back
+//   PriorityStatus        asked, in force, by whom, why not, what the guard did
+//                         (WaiterStatus::priority, FramePacer::status)
 //   probe_priority(c)     raises the calling thread as asked and puts it back: what this
 //                         machine grants, for a probe or a settings screen
 //
@@ -11,84 +14,111 @@
 //   fp.wait();              // the modes raised for good ask at the first wait() (wait: at the
 //                           // first OS sleep, which the first wait(), returning at once, has not)
 //   const pacer::PriorityStatus p = fp.status().waiter.priority;
-//   if (p.refused) log(p.reason);   // e.g. "nice -15 refused: RLIMIT_NICE 0 allows nothing below 0 ..."
-//   else log(p.in_force);           // e.g. "nice -15"
+//   if (p.refused) log(p.reason);   // e.g. "SCHED_FIFO 5 and nice -15 refused: RLIMIT_RTPRIO is 0, ..."
+//   else log(p.in_force);           // e.g. "SCHED_RR 5 (RealtimeKit, RLIMIT_RTTIME 200 ms)"
 //
 //   pacer::PacerConfig c;
-//   c.waiter.priority.mode = pacer::ThreadPriority::thread;   // real-time, for good
+//   c.waiter.priority.mode = pacer::ThreadPriority::high;   // the weight only, never real-time
 //
 // Why. A game's main loop sleeps beside runnable threads: its render thread, job workers, audio,
 // asset streaming, other processes. When its OS sleep ends, the scheduler may run those first,
 // and the wake-up comes a time slice late: milliseconds, where a frame has 7 to 17. Contention
 // comes in three kinds: (1) the engine's own threads, (2) other processes of its session or
 // group, (3) other groups (Linux shares the CPU between autogroups and cgroups first, then within
-// each). There are three levers: a weight within the normal class, which wins against kind 1; a
-// real-time class around each wait; a real-time class for the thread, which win against all three
-// (measured, each kind by each mode: README.md#thread-priority-beside-busy-threads).
+// each). There are three levers: a weight within the normal class, which wins against kind 1 and
+// mostly 2; a real-time class around each wait; a real-time class for the thread, which wins
+// against all three (measured, each kind by each mode: docs/priority.md).
 //
 // The modes:
-//   automatic  the default. The weight (high) where the OS grants it without asking anyone and it
-//           is safe, else the thread's own class, silently: a refusal is one info line, kept in
-//           PriorityStatus, never retried (no system call per frame), and pacing is exactly
-//           normal's. Never a real-time class: the kernel may kill a real-time thread that
-//           computes too long without blocking (RLIMIT_RTTIME; a level load does). What it takes:
-//             Linux    the weight when the process may lower its nice value itself (root,
-//                      CAP_SYS_NICE, or RLIMIT_NICE), at PriorityConfig::nice or the lowest the
-//                      limit allows; not on a thread that may run on one CPU only (below); a
-//                      thread already real-time or at a lower nice value (RealtimeKit through
-//                      SDL, the host) is kept as it is.
+//   automatic  the default: the strongest lever that is safe, from whoever grants it here.
+//             Linux    in this order: a real-time class the process may take itself (root,
+//                      CAP_SYS_NICE or RLIMIT_RTPRIO: SCHED_FIFO at realtime_priority); else one
+//                      asked of the Realtime portal (xdg-desktop-portal, where it answers: Flatpak)
+//                      or RealtimeKit (rtkit-daemon, on nearly every desktop: PipeWire and
+//                      PulseAudio use it; its polkit rule lets an active session's user ask),
+//                      SCHED_RR at realtime_priority; else the weight, setpriority() then the same
+//                      services; else the thread's own class. The real-time class is watched by
+//                      the real-time guard (below). The services are asked over D-Bus by pacer's
+//                      helper thread, never in a frame: the thread paces at what it has (the
+//                      weight where setpriority() grants it) and takes the answer at a later
+//                      wait (PriorityStatus::pending meanwhile; a second at most). A process
+//                      without a bus or a daemon gets one info line, and paces as normal.
+//                      libdbus-1 is loaded at run time, never linked. Kept as they are: a thread
+//                      already real-time (the host, RealtimeKit through SDL). Nothing is raised
+//                      on a thread that may run on one CPU only (below).
 //             Windows  THREAD_PRIORITY_HIGHEST (no privilege is needed); not in a process that
 //                      may run on one CPU only.
 //             macOS    QOS_CLASS_USER_INTERACTIVE (no privilege is needed).
+//           Windows' priorities and macOS's QoS classes rank threads across the whole machine,
+//           not within a group, so the weight there covers all three kinds of contention.
+//           A refusal is one info line, kept in PriorityStatus, never retried (no system call
+//           per frame), and pacing is then exactly normal's.
 //           Why not on one CPU: an engine that waits for its jobs by spinning (many do) would
 //           keep the worker it waits for off the only CPU: beside high, such a worker kept a
 //           fraction of the throughput it has beside normal (tests/priority/weight_check.cpp
 //           spin-hazard, run by the test suite; measured: docs/platforms.md#measured-weight).
-//   high    the weight, asked for: raised at the first wait and kept, like thread, and put back
-//           at end_pacing(), the destructor, a new setting or a new time source. Its refusal is a
-//           warning. Also on one CPU (the caller decided). What it covers: the engine's own
-//           threads and its session's processes; not other groups' processes.
+//   high    the weight alone, asked for: raised at the first wait and kept, and put back at
+//           end_pacing(), the destructor, a new setting or a new time source. Linux: the
+//           process's own right, else RealtimeKit or the portal; its refusal is a warning. Also
+//           on one CPU (the caller decided). What it covers: the engine's own threads and its
+//           session's processes; not other groups' processes.
 //   wait    a real-time class raised right before the OS sleep of each wait and put back just
 //           before the deadline, at the end of the spin: as far ahead of it as the put-back's
 //           system call takes (learned), so that the caller's median is not moved. The frame's
 //           work always runs at the thread's own class. Nothing is raised for a wait that is spun
-//           whole. Why there: Linux reschedules a thread the moment it leaves a real-time class,
-//           and while it then spins at its own class the busy threads take the CPU back. Put
-//           back at the wake-up, the raise bought no better tail than normal; put back after the
-//           deadline, the call moved every frame's median; put back as done here, the median
-//           stays where a spin's is and the tail shrinks (measured:
-//           docs/platforms.md#measured-thread-priority). Its limit is the put-back itself, a
-//           system call that at times takes far longer than at its median
-//           (bench/bench_priority_calls.cpp), paid on every frame just before its deadline:
-//           beside busy threads it cuts the lateness tail, but on an idle machine it is worse
-//           than normal (README.md#thread-priority-beside-busy-threads).
+//           whole. The process's own right only: a D-Bus round trip per frame cannot be. Why
+//           there: Linux reschedules a thread the moment it leaves a real-time class, and while
+//           it then spins at its own class the busy threads take the CPU back. Put back at the
+//           wake-up, the raise bought no better tail than normal; put back after the deadline,
+//           the call moved every frame's median; put back as done here, the median stays where a
+//           spin's is and the tail shrinks (measured: docs/platforms.md#measured-thread-priority).
+//           Its limit is the put-back itself, a system call that at times takes far longer than
+//           at its median (bench/bench_priority_calls.cpp), paid on every frame just before its
+//           deadline: beside busy threads it cuts the lateness tail, but on an idle machine it is
+//           worse than normal.
 //   thread  a real-time class raised at the first wait and kept (the host's choice, e.g. a
 //           dedicated render or pacing thread), until the setting changes, the time source
 //           changes, or the owner ends: FramePacer::end_pacing() and its destructor put the
-//           thread back. No call per frame: beside busy threads of any kind its interval error
-//           stays in microseconds where preciseSleep's reaches milliseconds, at a fraction of
-//           preciseSleep's CPU (README.md#thread-priority-beside-busy-threads). Its spins, and
-//           the frame's work, run raised: a frame that computes long beside a busy system takes
-//           the CPU from normal threads. On Linux RLIMIT_RTTIME (RealtimeKit sets one: 200 ms by
-//           default) makes the kernel kill a real-time thread that runs that long without blocking.
+//           thread back. Linux: the process's own right, else RealtimeKit or the portal, as
+//           automatic; watched by the guard. Also on one CPU.
 //   normal  the thread's own class, never changed.
+//
+// The real-time guard (Linux; pacer/guard.hpp has its rules). A real-time thread is preempted by
+// no normal thread, and the kernel kills one that computes RLIMIT_RTTIME without blocking
+// (RealtimeKit demands at most 200 ms): a level load in a frame would end the game, and a frame
+// loop that computes through its periods would hold a core. So every real-time class pacer makes
+// for good is watched, from one helper thread per process (it runs one real-time priority above
+// what it watches, on any CPU): a frame that has run 50 ms of CPU without sleeping (a quarter of
+// RLIMIT_RTTIME's soft limit where that is lower), or frames over 90 % of the period in CPU, and
+// the thread is put back to its own class at once (or to the weight automatic held under it);
+// after a calm run (2 s, doubling with each put-back) it is raised again. The kernel's RLIMIT_RTTIME
+// count is followed across put-backs: it restarts only at a wake-up in a real-time class. What
+// it did is in PriorityStatus (guard, demotions, pending) and the log (a warning). Tested: a
+// 500 ms frame, and frames of 120 % of the period, as root and through RealtimeKit
+// (tests/priority/guard_check.cpp).
+//
+// A raised thread's spin is bounded too (WaiterConfig::raised_spin_share, pacer/waiter.hpp): the
+// busy threads it keeps from the core cannot preempt it, so a bad spell must not teach it a
+// margin as long as the period.
 //
 // Per OS (pacer/src/platform/<os>/platform.cpp):
 //   Linux    the weight: setpriority() on the thread's id (it acts on that thread alone) at
 //            PriorityConfig::nice, within SCHED_OTHER, with SCHED_RESET_ON_FORK: a child process
 //            starts at nice 0. Allowed for root, with CAP_SYS_NICE, or down to 20 - RLIMIT_NICE
 //            (limits.conf `nice`, systemd LimitNICE=); a nice value below what the limit allows
-//            is granted at the limit. A desktop user without either gets it from RealtimeKit
-//            (MakeThreadHighPriority, down to its min-nice-level, -15 by default) through SDL:
-//            pacer::sdl2::request_high() on the pacing thread before pacing; automatic then keeps
-//            what RealtimeKit granted.
+//            is granted at the limit. Else RealtimeKit's MakeThreadHighPriorityWithPID, down to
+//            its MinNiceLevel (-15 by default).
 //            The real-time class: sched_setscheduler(SCHED_FIFO, or SCHED_RR with round_robin,
 //            at realtime_priority, | SCHED_RESET_ON_FORK). Allowed for root, with CAP_SYS_NICE,
 //            or up to RLIMIT_RTPRIO (limits.conf `rtprio`, systemd LimitRTPRIO=); a priority
-//            above RLIMIT_RTPRIO is granted at RLIMIT_RTPRIO. A desktop user without either can
-//            get SCHED_RR from RealtimeKit through pacer::sdl2::request_realtime(), and
-//            ThreadPriority::normal or automatic keeps what it granted.
-//            Where the process may not, the reason and the remedy are reported.
+//            above RLIMIT_RTPRIO is granted at RLIMIT_RTPRIO. Else (thread, automatic)
+//            MakeThreadRealtimeWithPID of the portal or RealtimeKit, at most its
+//            MaxRealtimePriority (20 by default), after RLIMIT_RTTIME is lowered, for the whole
+//            process and for good, to at most its RTTimeUSecMax (200 ms by default): RealtimeKit
+//            refuses a process without that limit. It grants SCHED_RR | SCHED_RESET_ON_FORK.
+//            Where nothing is granted, the reason and the remedy are reported. The SDL2 adapter
+//            (pacer/sdl2.hpp) asks RealtimeKit through SDL instead, for a host that wants SDL's
+//            own policy; automatic keeps what it granted.
 //   Windows  the weight: SetThreadPriority(THREAD_PRIORITY_HIGHEST), two steps above the
 //            process's normal threads. One would do against them (Windows runs the highest ready
 //            priority first), but a normal thread woken from a wait is boosted a step or two for
@@ -97,7 +127,8 @@
 //            then the old priority back. thread: the thread joins MMCSS's "Games" task (avrt.dll,
 //            loaded at run time; AvSetMmThreadCharacteristicsW) and runs at
 //            THREAD_PRIORITY_TIME_CRITICAL until put back (AvRevertMmThreadCharacteristics, the
-//            old priority). No privilege is needed for any of them.
+//            old priority). No privilege is needed for any of them. MMCSS itself keeps 20 % of
+//            each CPU for other threads (SystemResponsiveness); there is no guard.
 //   macOS    the weight: the QoS class QOS_CLASS_USER_INTERACTIVE (an app's main thread has it
 //            already: then nothing changes). The real-time class: the time-constraint policy
 //            (THREAD_TIME_CONSTRAINT_POLICY): period = the wait's length, computation =
@@ -105,13 +136,13 @@
 //            THREAD_STANDARD_POLICY. No privilege is needed. Written to Apple's documented
 //            contract and compiled where a macOS toolchain exists; this project's CI has none.
 //
-// Which to pick. Keep automatic: it covers the engine's own threads, where a game's worst
-// contention usually is, at no real-time risk, and where it is not granted it costs nothing.
-// Pick thread for a thread that paces and whose frames are short next to the period (a render
-// or pacing thread of its own), when other processes compete too: the tail drops from
-// milliseconds to microseconds whatever competes. Pick wait where the frame's work must stay at
-// the thread's own class and the machine is loaded by others. Pick high to have the weight on
-// one CPU, or to be warned when it is refused; normal to leave the thread alone.
+// Which to pick. Keep automatic: beside busy threads, processes or other programs it holds the
+// interval error to microseconds where the process or the desktop grants a real-time class, and
+// never at the game's expense (the guard); where only the weight is granted it covers the
+// engine's own threads; where nothing is, it costs nothing. Pick high for the weight without a
+// real-time class, or on one CPU; thread to be warned when the real-time class is refused, or on
+// one CPU; wait where the frame's work must stay at the thread's own class; normal to leave the
+// thread alone.
 //
 // Never an error for the game: a refused raise leaves the thread as it was, pacing goes on as
 // with normal, the reason is logged once (pacer/log.hpp: a warning, an info line for automatic)
@@ -119,7 +150,8 @@
 // changes (no system call per frame for a raise that cannot succeed).
 //
 // Thread safety: a raise acts on the calling thread, which must be the thread that waits (every
-// FramePacer and HybridWaiter member is called from one thread). probe_priority(): any thread.
+// FramePacer and HybridWaiter member is called from one thread). probe_priority(): any thread;
+// it may block for a D-Bus round trip (a second at most), so not in a frame.
 #pragma once
 
 #include <chrono>
@@ -220,10 +252,12 @@ struct PriorityStatus {
     std::uint64_t raises = 0;      // raises granted so far (wait mode: one per OS sleep)
 };
 
-// Raises the calling thread as c asks (thread or wait alike: the real-time class, once; high or
-// automatic: the weight, automatic's rules applied), then puts it back, and says what was
-// granted: for `pacer probe`, a settings screen or a launcher's diagnostics.
-// Nothing is left changed. The real OS only.
+// Raises the calling thread as c asks, each mode's rules applied (wait: the process's own right;
+// thread and automatic: that, else RealtimeKit or the portal, asked at once and waited for; high:
+// the weight), then puts it back, and says what was granted, the lever and by whom: for
+// `pacer probe`, a settings screen or a launcher's diagnostics. Nothing is left changed but
+// RLIMIT_RTTIME, lowered for good where RealtimeKit was asked for a real-time class (as pacing
+// would). The real OS only; may block for D-Bus round trips (a second at most each).
 PriorityGrant probe_priority(const PriorityConfig& c = {ThreadPriority::wait}) noexcept;
 
 }  // namespace pacer

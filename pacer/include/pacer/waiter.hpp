@@ -231,8 +231,11 @@ public:
     void reset_estimate() noexcept { est_.reset(); }
 
 private:
-    void hold(std::chrono::nanoseconds period) noexcept {
+    // `wait`: the wait's length; the frame period hold_priority() was given is what the grant is
+    // told (the real-time guard judges a frame's CPU against it), the wait only without one.
+    void hold(std::chrono::nanoseconds wait) noexcept {
         if (!raised_for_good(cfg_.priority.mode)) return;
+        const std::chrono::nanoseconds period = period_hint_ > 0 ? std::chrono::nanoseconds(period_hint_) : wait;
         if (held_) refresh(period);
         else if (!priority_.refused) raise(period);
     }

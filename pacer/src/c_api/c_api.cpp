@@ -38,9 +38,15 @@ void fill(pacer_priority_status& out, const PriorityStatus& s) noexcept {
     out.refused = s.refused ? 1 : 0;
     out.raised_now = s.raised_now ? 1 : 0;
     out.raises = s.raises;
-    static_assert(sizeof out.in_force == sizeof s.in_force && sizeof out.reason == sizeof s.reason);
+    static_assert(sizeof out.in_force == sizeof s.in_force && sizeof out.reason == sizeof s.reason &&
+                  sizeof out.guard == sizeof s.guard);
     std::memcpy(out.in_force, s.in_force, sizeof out.in_force);
     std::memcpy(out.reason, s.reason, sizeof out.reason);
+    out.pending = s.pending ? 1 : 0;
+    out.lever = static_cast<int>(s.lever);
+    out.by = static_cast<int>(s.by);
+    out.demotions = s.demotions;
+    std::memcpy(out.guard, s.guard, sizeof out.guard);
 }
 
 void fill(pacer_vsync_status& out, const VsyncStatus& s) noexcept {
@@ -232,6 +238,8 @@ int pacer_get_status(const pacer_frame_pacer* fp, pacer_status* out) {
     out->waiter.spin_cap_ns = s.waiter.spin_cap.count();
     out->waiter.preempted_spins = s.waiter.preempted_spins;
     fill(out->waiter.priority, s.waiter.priority);
+    out->waiter.spin_bound_ns = s.waiter.spin_bound.count();
+    out->waiter.wakeups_past_bound = s.waiter.wakeups_past_bound;
     fill(out->vsync, s.vsync);
     fill(out->display, s.display);
     fill(out->cadence, s.cadence);
@@ -279,8 +287,13 @@ int pacer_probe_priority_mode(int priority, int realtime_priority, int round_rob
     st.granted = g.granted;
     st.refused = !g.granted;
     st.raises = g.granted ? 1 : 0;
+    st.pending = g.pending;
+    st.lever = g.granted ? g.lever : pacer::PriorityLever::none;
+    st.by = g.granted ? g.by : pacer::PriorityGrantor::none;
+    st.demotions = g.demotions;
     std::snprintf(st.in_force, sizeof st.in_force, "%s", g.granted ? g.in_force : "normal");
     std::snprintf(st.reason, sizeof st.reason, "%s", g.reason);
+    std::snprintf(st.guard, sizeof st.guard, "%s", g.guard);
     fill(*out, st);
     return PACER_OK;
 }

@@ -22,6 +22,14 @@ static_assert(PACER_PRIORITY_NORMAL == static_cast<int>(pacer::ThreadPriority::n
               PACER_PRIORITY_THREAD == static_cast<int>(pacer::ThreadPriority::thread) &&
               PACER_PRIORITY_HIGH == static_cast<int>(pacer::ThreadPriority::high) &&
               PACER_PRIORITY_AUTOMATIC == static_cast<int>(pacer::ThreadPriority::automatic));
+static_assert(PACER_PRIORITY_LEVER_NONE == static_cast<int>(pacer::PriorityLever::none) &&
+              PACER_PRIORITY_LEVER_WEIGHT == static_cast<int>(pacer::PriorityLever::weight) &&
+              PACER_PRIORITY_LEVER_REALTIME == static_cast<int>(pacer::PriorityLever::realtime));
+static_assert(PACER_PRIORITY_BY_NONE == static_cast<int>(pacer::PriorityGrantor::none) &&
+              PACER_PRIORITY_BY_OS == static_cast<int>(pacer::PriorityGrantor::os) &&
+              PACER_PRIORITY_BY_REALTIMEKIT == static_cast<int>(pacer::PriorityGrantor::realtimekit) &&
+              PACER_PRIORITY_BY_PORTAL == static_cast<int>(pacer::PriorityGrantor::portal) &&
+              PACER_PRIORITY_BY_HOST == static_cast<int>(pacer::PriorityGrantor::host));
 static_assert(PACER_LATE_CATCH_UP == static_cast<int>(pacer::LatePolicy::catch_up) &&
               PACER_LATE_SKIP == static_cast<int>(pacer::LatePolicy::skip) &&
               PACER_LATE_RESYNC == static_cast<int>(pacer::LatePolicy::resync));
@@ -140,6 +148,7 @@ PacerConfig to_cpp(const pacer_config& c) noexcept {
     config.waiter.priority.realtime_priority = c.waiter.realtime_priority;
     config.waiter.priority.round_robin = c.waiter.round_robin != 0;
     config.waiter.priority.nice = c.waiter.nice;
+    config.waiter.raised_spin_share = c.waiter.raised_spin_share;
     config.governor.min_hz = c.governor.min_hz;
     config.governor.dwell = dur(c.governor.dwell_ns);
     config.governor.quantile = c.governor.quantile;
@@ -170,6 +179,7 @@ pacer_config to_c(const PacerConfig& d) noexcept {
     c.waiter.realtime_priority = d.waiter.priority.realtime_priority;
     c.waiter.round_robin = d.waiter.priority.round_robin ? 1 : 0;
     c.waiter.nice = d.waiter.priority.nice;
+    c.waiter.raised_spin_share = d.waiter.raised_spin_share;
     c.governor.min_hz = d.governor.min_hz;
     c.governor.dwell_ns = ns(d.governor.dwell);
     c.governor.quantile = d.governor.quantile;

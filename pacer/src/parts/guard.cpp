@@ -29,6 +29,14 @@ bool RealtimeGuard::breaks_a_rule(const GuardSample& s, bool record) noexcept {
                           ms(stretch), ms(cfg_.one_frame));
         return true;
     }
+    if (awake && cfg_.rt_limit.count() > 0 && s.rt_counted >= cfg_.rt_limit) {
+        if (record)
+            std::snprintf(reason_, sizeof reason_,
+                          "put the thread back to its own class: the kernel's RLIMIT_RTTIME count reached %.0f ms "
+                          "(its bound: %.0f ms, half the soft limit)",
+                          ms(s.rt_counted), ms(cfg_.rt_limit));
+        return true;
+    }
     if (s.period.count() <= 0) return false;
     // The newest sample at least a window old.
     const GuardSample* ref = nullptr;
@@ -40,16 +48,16 @@ bool RealtimeGuard::breaks_a_rule(const GuardSample& s, bool record) noexcept {
         }
     }
     if (ref == nullptr) return false;
-    const std::uint64_t frames = (s.sleeps + 1) / 2 - (ref->sleeps + 1) / 2;  // sleeps begun since
-    const double cpu = static_cast<double>((s.cpu - ref->cpu).count());
-    const double budget = cfg_.share * static_cast<double>(s.period.count()) * static_cast<double>(std::max<std::uint64_t>(frames, 1));
-    if (cpu <= budget) return false;
+    // Frames: the sleeps begun since (none: the whole window is one frame).
+    const auto frames = static_cast<double>(std::max<std::uint64_t>(1, (s.sleeps + 1) / 2 - (ref->sleeps + 1) / 2));
+    const double per_frame = static_cast<double>((s.cpu - ref->cpu).count()) / frames;
+    const auto period = static_cast<double>(s.period.count());
+    if (per_frame <= cfg_.share * period) return false;
     if (record)
         std::snprintf(reason_, sizeof reason_,
                       "put the thread back to its own class: its frames used %.0f %% of the %.1f ms period in CPU "
                       "over %.1f s (its budget: %.0f %%)",
-                      100.0 * cpu / static_cast<double>(s.period.count()) / static_cast<double>(std::max<std::uint64_t>(frames, 1)),
-                      ms(s.period), ms(s.wall - ref->wall) / 1000.0, 100.0 * cfg_.share);
+                      100.0 * per_frame / period, ms(s.period), ms(s.wall - ref->wall) / 1000.0, 100.0 * cfg_.share);
     return true;
 }
 

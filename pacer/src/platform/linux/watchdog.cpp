@@ -34,8 +34,6 @@ namespace {
 // One D-Bus round trip's bound. RealtimeKit asks polkit before it answers: 5-40 ms here, more on
 // a desktop whose polkit agent is slow to start; off the frame path, a second costs nothing.
 constexpr int kAskTimeoutMs = 1000;
-// The guard's one-frame bound unless RLIMIT_RTTIME asks for less (pacer/guard.hpp).
-constexpr std::int64_t kOneFrameNs = 50'000'000;
 // PriorityGrant::saved[3] of a watched grant (platform.cpp's kinds are 0-2); saved[2] the
 // record, saved[1] the record's version the grant was last refreshed at.
 constexpr std::int64_t kWatched = 3;
@@ -75,10 +73,11 @@ struct Watched {
     bool in_flight = false;    // the helper is asking now, without the mutex
     bool released = false;     // release() ran, or nothing is held any more: drop it
     bool weight_held = false;  // pacer's weight is on the thread (setpriority, RealtimeKit)
+    PriorityGrantor weight_by = PriorityGrantor::none;  // who granted that weight
     bool guarded = false;      // pacer's real-time class is on it, or put back by the guard
     bus::Via via = bus::Via::none;  // who granted the real-time class (none: the process itself)
     int level = 0;                  // the real-time priority granted
-    std::int64_t one_frame_ns = kOneFrameNs;
+    GuardConfig guard_cfg{};  // its bounds (guard_config())
     // The kernel's RLIMIT_RTTIME count, estimated (rt_counted()): the thread's CPU and sleep
     // counter when its class was last made real-time, whether it has woken in that class since,
     // the count it carried into that raise, and the count at its last look while awake.
@@ -112,7 +111,7 @@ std::int64_t rt_counted(Watched& w, std::int64_t cpu, std::uint64_t sleeps, std:
     return w.counted_awake;
 }
 
-// What the guard sees: its one-frame rule reads the kernel's count (cpu - cpu_at_sleep).
+// What the guard sees of the thread.
 GuardSample sample_of(Watched& w, std::int64_t cpu) noexcept {
     GuardSample s;
     s.wall = std::chrono::nanoseconds(read_ns(CLOCK_MONOTONIC));
@@ -120,7 +119,8 @@ GuardSample sample_of(Watched& w, std::int64_t cpu) noexcept {
     const std::int64_t at_sleep = w.cpu_at_sleep.load(std::memory_order_relaxed);
     s.sleeps = sleeps;
     s.cpu = std::chrono::nanoseconds(cpu);
-    s.cpu_at_sleep = std::chrono::nanoseconds(cpu - rt_counted(w, cpu, sleeps, at_sleep));
+    s.cpu_at_sleep = std::chrono::nanoseconds(at_sleep);
+    s.rt_counted = std::chrono::nanoseconds(rt_counted(w, cpu, sleeps, at_sleep));
     s.period = std::chrono::nanoseconds(w.period_ns.load(std::memory_order_relaxed));
     return s;
 }
@@ -135,11 +135,16 @@ void note_raised(Watched& w, std::int64_t carry) noexcept {
     w.counted_awake = 0;
 }
 
-// The guard's one-frame bound: 50 ms, or a quarter of RLIMIT_RTTIME's soft limit when lower.
-std::int64_t one_frame_bound() noexcept {
+// The guard's bounds: one frame 50 ms, or a quarter of RLIMIT_RTTIME's soft limit when lower;
+// the kernel's count half that soft limit (none without one).
+GuardConfig guard_config() noexcept {
+    GuardConfig c;
     rlimit rl{};
-    if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return kOneFrameNs;
-    return std::min<std::int64_t>(kOneFrameNs, static_cast<std::int64_t>(rl.rlim_cur) * 1000 / 4);
+    if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return c;
+    const auto soft_ns = static_cast<std::int64_t>(rl.rlim_cur) * 1000;
+    c.one_frame = std::chrono::nanoseconds(std::min<std::int64_t>(c.one_frame.count(), soft_ns / 4));
+    c.rt_limit = std::chrono::nanoseconds(soft_ns / 2);
+    return c;
 }
 
 long long rttime_soft_ms() noexcept {
@@ -291,6 +296,7 @@ void set_put_back_grant(Watched& w) noexcept {
     g.granted = w.weight_held;
     g.pending = true;
     g.lever = w.weight_held ? PriorityLever::weight : PriorityLever::none;
+    g.by = w.weight_held ? w.weight_by : PriorityGrantor::none;
     if (w.weight_held) {
         errno = 0;
         const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(w.tid));
@@ -324,9 +330,7 @@ public:
         std::lock_guard<std::mutex> lock(mu);
         if (w->guarded) {
             note_raised(*w, carry_of(w->tid));
-            GuardConfig c;
-            c.one_frame = std::chrono::nanoseconds(w->one_frame_ns);
-            w->guard.emplace(c, sample_of(*w, read_ns(w->cpu_clock)));
+            w->guard.emplace(w->guard_cfg, sample_of(*w, read_ns(w->cpu_clock)));
             watch(*w);  // a count carried in over the bound: put back now, not a tick later
         }
         list_.push_back(w);
@@ -441,7 +445,7 @@ private:
             for (Watched* w : list_) {
                 if (!w->guarded || w->released || w->in_flight || w->ask_due) continue;
                 watch(*w);
-                const std::int64_t t = w->one_frame_ns / 4;
+                const std::int64_t t = w->guard_cfg.one_frame.count() / 4;
                 tick = tick == 0 ? t : std::min(tick, t);
             }
             if (tick > 0) cv.wait_for(lock, std::chrono::nanoseconds(tick));
@@ -485,12 +489,10 @@ private:
             w.via = r.via;
             w.level = r.level;
             w.guarded = true;
-            w.one_frame_ns = one_frame_bound();
+            w.guard_cfg = guard_config();
             note_raised(w, carry_of(w.tid));
             if (!w.guard) {
-                GuardConfig c;
-                c.one_frame = std::chrono::nanoseconds(w.one_frame_ns);
-                w.guard.emplace(c, sample_of(w, read_ns(w.cpu_clock)));
+                w.guard.emplace(w.guard_cfg, sample_of(w, read_ns(w.cpu_clock)));
             }
             set_realtime_grant(w);
             if (in.reraise) text(w.grant.guard, w.guard->reason());
@@ -501,6 +503,7 @@ private:
             std::snprintf(w.grant.guard, sizeof w.grant.guard, "raising again refused: %.130s", r.error);
         } else if (r.weight) {
             w.weight_held = true;
+            w.weight_by = r.via == bus::Via::portal ? PriorityGrantor::portal : PriorityGrantor::realtimekit;
             PriorityGrant& g = w.grant;
             g.granted = true;
             g.pending = false;
@@ -539,7 +542,7 @@ private:
             const int flag = sched_getscheduler(w.tid) & SCHED_RESET_ON_FORK;
             if (sched_setscheduler(w.tid, SCHED_OTHER | flag, &p) != 0)
                 sched_setscheduler(w.tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &p);
-            set_carry(w.tid, (s.cpu - s.cpu_at_sleep).count());
+            set_carry(w.tid, s.rt_counted.count());
             set_put_back_grant(w);
             text(w.grant.guard, w.guard->reason());
             w.grant.demotions = w.guard->put_backs();
@@ -630,7 +633,7 @@ PriorityGrant watch_raised(PriorityGrant g, const PriorityConfig& c, std::chrono
     Helper& h = Helper::get();
     w->guarded = true;
     w->level = g.level;
-    w->one_frame_ns = one_frame_bound();
+    w->guard_cfg = guard_config();
     w->grant = g;
     w->grant.by = PriorityGrantor::os;
     w->grant.lever = PriorityLever::realtime;
@@ -647,6 +650,7 @@ PriorityGrant ask(const PriorityConfig& c, std::chrono::nanoseconds period, cons
     Helper& h = Helper::get();
     text(w->refused, refused);
     w->weight_held = in_force.granted;
+    w->weight_by = in_force.by;
     w->ask_due = true;
     w->grant = in_force;
     w->grant.pending = true;
