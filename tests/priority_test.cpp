@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -499,6 +500,143 @@ TEST(Priority, TheGrantIsToldTheFramePeriodNotTheWait) {
     }
     ASSERT_GT(spy.told.size(), 200u);  // at each frame's start and each wait
     for (const std::chrono::nanoseconds p : spy.told) ASSERT_EQ(p, fp.status().period) << p.count();
+}
+
+// A grant as RealtimeKit gives it, scripted: the raise is pending (asked off the frame path), and
+// the answer comes at the `answer_at`-th refresh; later the guard may put the thread back and raise
+// it again. Built on a SimulatedOs whose wake-ups a raised thread wins.
+class ScriptedGrants final : public pacer::TimeSource {
+public:
+    pacer::SimulatedOs os{{.granularity = 0ns, .jitter_mean = 20us, .preempt_probability = 0.02, .preempt = 3ms}};
+    int refreshes = 0, answer_at = 5, restores = 0;
+    bool grant = true;             // the answer: granted (realtime, by RealtimeKit) or refused
+    int put_back_at = -1, raise_again_at = -1;  // refreshes at which the guard acts (-1: never)
+    pacer::PriorityGrant now_{};
+
+    pacer::clock::time_point now() noexcept override { return os.now(); }
+    void sleep_until(pacer::clock::time_point d) noexcept override { os.sleep_until(d); }
+    void relax() noexcept override { os.relax(); }
+    pacer::CpuTimes cpu_times() noexcept override { return os.cpu_times(); }
+    const char* sleep_primitive() const noexcept override { return "scripted"; }
+    pacer::PriorityGrant raise_priority(const pacer::PriorityConfig&, std::chrono::nanoseconds) noexcept override {
+        now_ = {};
+        now_.pending = true;
+        std::snprintf(now_.reason, sizeof now_.reason, "asking RealtimeKit or the Realtime portal for a real-time class");
+        return now_;
+    }
+    bool refresh_priority(pacer::PriorityGrant& g, std::chrono::nanoseconds) noexcept override {
+        ++refreshes;
+        pacer::PriorityGrant& n = now_;
+        if (refreshes == answer_at && grant) {
+            set_raised(n);
+        } else if (refreshes == answer_at) {
+            n.pending = false;
+            std::snprintf(n.reason, sizeof n.reason, "SCHED_FIFO 5 refused: RLIMIT_RTPRIO is 0; RealtimeKit: no system bus");
+        } else if (refreshes == put_back_at) {
+            n.granted = false;
+            n.pending = true;
+            n.lever = pacer::PriorityLever::none;
+            n.by = pacer::PriorityGrantor::none;
+            ++n.demotions;
+            std::snprintf(n.guard, sizeof n.guard, "put the thread back to its own class: a frame ran 55 ms");
+            std::snprintf(n.in_force, sizeof n.in_force, "normal");
+        } else if (refreshes == raise_again_at) {
+            set_raised(n);
+            std::snprintf(n.guard, sizeof n.guard, "raised the thread again after 2 s");
+        } else {
+            return false;
+        }
+        os.set_raised(n.granted);
+        g = n;
+        return true;
+    }
+    void restore_priority(const pacer::PriorityGrant&) noexcept override {
+        ++restores;
+        os.set_raised(false);
+    }
+
+private:
+    static void set_raised(pacer::PriorityGrant& n) {
+        n.granted = true;
+        n.pending = false;
+        n.lever = pacer::PriorityLever::realtime;
+        n.by = pacer::PriorityGrantor::realtimekit;
+        n.reason[0] = '\0';
+        std::snprintf(n.in_force, sizeof n.in_force, "SCHED_RR 5 (RealtimeKit, RLIMIT_RTTIME 200 ms)");
+    }
+};
+
+// RealtimeKit's grant comes frames after the ask: meanwhile the thread paces at its own class,
+// pending, unbounded; then raised, by RealtimeKit, its spin bounded. One info line for the grant.
+TEST(Priority, AGrantThatComesLaterIsTakenAtAWait) {
+    pacer_test::LogCapture log;
+    ScriptedGrants src;
+    pacer::FramePacer fp(config(ThreadPriority::automatic), &src);
+    (void)fp.wait();
+    pacer::PriorityStatus p = fp.status().waiter.priority;
+    EXPECT_TRUE(p.pending);
+    EXPECT_FALSE(p.granted || p.refused || p.raised_now);
+    EXPECT_EQ(fp.status().waiter.spin_bound, 0ns) << "not raised yet";
+    for (int i = 0; i < 10; ++i) {
+        src.os.advance(2ms);
+        (void)fp.wait();
+    }
+    p = fp.status().waiter.priority;
+    EXPECT_TRUE(p.granted && p.raised_now && !p.pending);
+    EXPECT_EQ(p.lever, pacer::PriorityLever::realtime);
+    EXPECT_EQ(p.by, pacer::PriorityGrantor::realtimekit);
+    EXPECT_STREQ(p.in_force, "SCHED_RR 5 (RealtimeKit, RLIMIT_RTTIME 200 ms)");
+    EXPECT_EQ(p.raises, 1u);
+    EXPECT_EQ(fp.status().waiter.spin_bound, fp.status().period / 4);
+    EXPECT_EQ(log.count("info: thread priority automatic"), 1) << log.text();
+    EXPECT_EQ(log.count("warn"), 0) << log.text();
+    fp.end_pacing();
+    EXPECT_EQ(src.restores, 1) << "a held grant is put back";
+}
+
+// No bus, no daemon: the ask fails a few frames later; one info line, nothing held, nothing asked
+// again; paced as normal throughout.
+TEST(Priority, AnAskThatFailsIsOneInfoLine) {
+    pacer_test::LogCapture log;
+    ScriptedGrants src;
+    src.grant = false;
+    pacer::FramePacer fp(config(ThreadPriority::automatic), &src);
+    for (int i = 0; i < 30; ++i) {
+        src.os.advance(2ms);
+        (void)fp.wait();
+    }
+    const pacer::PriorityStatus p = fp.status().waiter.priority;
+    EXPECT_TRUE(p.refused && !p.granted && !p.pending);
+    EXPECT_NE(std::string(p.reason).find("no system bus"), std::string::npos) << p.reason;
+    EXPECT_EQ(log.count("info: thread priority automatic"), 1) << log.text();
+    EXPECT_EQ(log.count("warn"), 0) << log.text();
+    EXPECT_EQ(src.refreshes, 5) << "not asked again once refused";
+    fp.end_pacing();
+    EXPECT_EQ(src.restores, 0) << "nothing held";
+}
+
+// The guard puts the thread back (a warning, demotions counted, the spin unbounded at its own
+// class) and raises it again (an info line).
+TEST(Priority, TheGuardsStepsReachTheStatusAndTheLog) {
+    pacer_test::LogCapture log;
+    ScriptedGrants src;
+    src.answer_at = 2;  // refreshes: two a frame (its start, and its wait)
+    src.put_back_at = 20;
+    src.raise_again_at = 80;
+    pacer::FramePacer fp(config(ThreadPriority::thread), &src);
+    for (int i = 0; i < 15; ++i) (void)fp.wait();  // past the put-back
+    pacer::PriorityStatus p = fp.status().waiter.priority;
+    EXPECT_TRUE(!p.granted && p.pending && !p.raised_now && !p.refused);
+    EXPECT_EQ(p.demotions, 1u);
+    EXPECT_NE(std::string(p.guard).find("put the thread back"), std::string::npos) << p.guard;
+    EXPECT_EQ(fp.status().waiter.spin_bound, 0ns);
+    EXPECT_EQ(log.count("warn: thread priority thread: the real-time guard put the thread back"), 1) << log.text();
+    for (int i = 0; i < 30; ++i) (void)fp.wait();  // past the raise again
+    p = fp.status().waiter.priority;
+    EXPECT_TRUE(p.granted && p.raised_now && !p.pending);
+    EXPECT_EQ(p.raises, 2u);
+    EXPECT_NE(std::string(p.guard).find("raised the thread again"), std::string::npos) << p.guard;
+    EXPECT_EQ(log.count("info: thread priority thread: SCHED_RR 5"), 2) << log.text();
 }
 
 TEST(Priority, TheSpinShareIsValidated) {

@@ -11,9 +11,12 @@
 #        normal pacer;
 #   5-6. nobody, automatic, RealtimeKit's SCHED_RR 5 (pacer sets RLIMIT_RTTIME 200/200 ms for
 #        it): the same long frame, and the same overrunning frames, each raise by RealtimeKit
-#        carrying the kernel's RLIMIT_RTTIME count on (no sleep resets it): unsignalled, unkilled.
-# Runs 5-6 are skipped, saying why, where the private RealtimeKit cannot run (not root, no
-# rtkit-daemon or polkitd, no mount namespace, no D-Bus headers at build time).
+#        carrying the kernel's RLIMIT_RTTIME count on (no sleep resets it): unsignalled, unkilled;
+#   7.   nobody with xdg-desktop-portal on its session bus: the grant comes from the Realtime
+#        portal (asked first where it answers), and the long frame is put back the same way.
+# Runs 5-7 are skipped, saying why, where the private RealtimeKit (or the portal) cannot run (not
+# root, no rtkit-daemon, polkitd or xdg-desktop-portal, no mount namespace, no D-Bus headers at
+# build time).
 #
 # usage: guard_os_test.sh GUARD_CHECK [DBUS]   (DBUS: ON when the library was built with the D-Bus
 #        headers; exit 0 ok, 1 failed, 77 nothing could run)
@@ -58,6 +61,16 @@ else
     as_nobody "" "$copy" long-frame automatic "SCHED_RR 5 (RealtimeKit, RLIMIT_RTTIME 200 ms)"
   run "nobody, automatic from RealtimeKit, frames computing 120 % of the period: unkilled, busy threads keep their share" \
     as_nobody "" "$copy" cpu-bound automatic
+  # The portal first where it answers (a Flatpak's only way to RealtimeKit): the same long frame.
+  if ! rtkit_env_check_portal; then
+    echo "== nobody through the Realtime portal: skipped: $rtkit_env_missing"
+  elif ! rtkit_env_start_portal; then
+    echo "== nobody through the Realtime portal: FAILED to start: $rtkit_env_error"
+    fail=1
+  else
+    run "nobody, automatic from the Realtime portal: a 500 ms frame is put back, unsignalled, and raised again" \
+      as_nobody "$rtkit_env_session" "$copy" long-frame automatic "SCHED_RR 5 (the Realtime portal, RLIMIT_RTTIME 200 ms)"
+  fi
   [ $fail = 0 ] || rtkit_env_logs
 fi
 [ $fail = 0 ] && echo PASS

@@ -17,6 +17,7 @@ namespace pacer::tools::compare_detail {
 // (priority_text.hpp), and the real-time guard's put-backs: "SCHED_FIFO 5 granted (realtime, by
 // the OS)", "the thread's own class (normal)", "... ; 2 put back by the guard".
 std::string ran_at_text(const pacer::PriorityStatus& p) {
+    if (p.refused) return "the thread's own class (refused: the header says why)";
     std::string t = priority_text(p);
     if (p.demotions > 0) t += "; " + std::to_string(p.demotions) + " put back by the guard";
     return t;

@@ -108,6 +108,9 @@ public:
     PriorityGrant raise_priority(const PriorityConfig& c, std::chrono::nanoseconds period) noexcept override;
     void restore_priority(const PriorityGrant& grant) noexcept override;
     bool raised() const noexcept { return raised_; }  // the thread runs raised now
+    // Raised or not from now, as a grant made elsewhere would (a TimeSource of a test's own that
+    // scripts RealtimeKit's answer and the real-time guard's steps on a SimulatedOs).
+    void set_raised(bool raised) noexcept { raised_ = raised; }
     std::int64_t raises() const noexcept { return raises_; }      // raise_priority() calls, refused too
     std::int64_t restores() const noexcept { return restores_; }  // granted raises put back
 

@@ -156,9 +156,10 @@ void HybridWaiter::take_grant(bool first) noexcept {
     priority_.by = PriorityGrantor::none;
     copy_text(priority_.in_force, "normal");
     copy_text(priority_.reason, g.reason[0] ? g.reason : "refused");
-    if (g.pending) {  // asked, the answer to come, or put back by the guard: no verdict yet
+    if (g.pending) {  // asked, the answer to come, or put back by the guard: no verdict yet (the
+                      // answer is the one info line: a missing bus or daemon is one line, not two)
         if ((first || !was_pending) && g.demotions == demotions)
-            detail::log(LogLevel::info, "thread priority %s: %s", mode, priority_.reason);
+            detail::log(LogLevel::debug, "thread priority %s: %s", mode, priority_.reason);
         return;
     }
     priority_.refused = true;
