@@ -147,8 +147,8 @@ void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
                     kHitchUs, row.hitch[kTail], row.hitch[kPrecise]);
 }
 
-// The thread priority modes against preciseSleep, a row per rate, load and strategy: the README's
-// table (README.md#thread-priority-beside-busy-threads).
+// The thread priority modes against preciseSleep, a row per rate, load and strategy: the tables of
+// docs/priority.md.
 void print_priority_summary(const Options& o, const std::vector<SummaryRow>& summary) {
     std::printf("\nThread priority: the hybrid FramePacer at each priority mode beside preciseSleep; busy: what ran "
                 "beside it\n(threads: in the process; processes: in its session; sessions: each in a session of "

@@ -29,7 +29,8 @@
 //                   running (a frame that does not come back: the watchdog acts without it);
 //                 the limit: the kernel's RLIMIT_RTTIME count has reached rt_limit (half the
 //                   soft limit): a thread raised again before it slept in a real-time class
-//                   carries the count of its last raise on;
+//                   carries the count of its last raise on (RealtimeKit raises it before its
+//                   answer arrives, so the count runs from the ask's start);
 //                 the share: over the last `window`, its frames used on average more than
 //                   `share` of the period in CPU (a loop that computes most of each frame, or
 //                   never sleeps: it would hold its core).
@@ -38,11 +39,17 @@
 //               Each put-back doubles the calm run needed (up to max_calm), so a loop that
 //               alternates does not flap; a raised run of max_calm without a put-back starts
 //               from `calm` again.
+//               On Linux a thread that carries a quarter of the soft limit's count is asked
+//               for (a new pacer's first ask too) only while it sleeps, and one that carries
+//               three quarters is not raised again: its status's guard says so.
 // The defaults: one_frame 50 ms, a quarter of RealtimeKit's 200 ms (the platform lowers it to a
 // quarter of the process's RLIMIT_RTTIME soft limit where that is lower), far above a frame's
-// CPU at any rate a game paces at, and leaving the watchdog, itself a normal thread, over 100 ms
-// to be scheduled before the kernel's soft limit; share 0.9: the kernel itself lets real-time
-// threads take 95 % of each CPU (sched_rt_runtime_us); window 0.5 s; calm 2 s, max_calm 64 s.
+// CPU at any rate a game paces at; the Linux watchdog looks every half of it (25 ms), so a long
+// frame is put back at most 75 ms into its CPU, with over 100 ms left before the kernel's soft
+// limit (the watchdog runs one real-time priority above the thread it watches, so the thread
+// cannot keep it off a CPU); rt_limit half the soft limit; share 0.9: the kernel itself lets
+// real-time threads take 95 % of each CPU (sched_rt_runtime_us); window 0.5 s; calm 2 s,
+// max_calm 64 s.
 // What the guard did is in PriorityStatus (guard, demotions) and in the log (a warning).
 //
 // Pure logic: no clock, no thread, no allocation; tests/guard_test.cpp drives it with samples.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "pacer/guard.hpp"
+#include "platform/linux/ask.hpp"
 #include "platform/linux/bus.hpp"
 
 #ifndef SCHED_RESET_ON_FORK
@@ -31,12 +32,12 @@
 namespace pacer::platform::watchdog {
 namespace {
 
-// One D-Bus round trip's bound. RealtimeKit asks polkit before it answers: 5-40 ms here, more on
-// a desktop whose polkit agent is slow to start; off the frame path, a second costs nothing.
-constexpr int kAskTimeoutMs = 1000;
 // PriorityGrant::saved[3] of a watched grant (platform.cpp's kinds are 0-2); saved[2] the
 // record, saved[1] the record's version the grant was last refreshed at.
 constexpr std::int64_t kWatched = 3;
+// How often the helper looks whether a thread whose ask waits for a sleep sleeps (a frame loop
+// sleeps for part of most frames: a few looks find it).
+constexpr std::int64_t kHeldBackLookNs = 10'000'000;
 
 pid_t this_tid() noexcept { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
@@ -50,8 +51,6 @@ template <std::size_t N>
 void text(char (&to)[N], const char* from) noexcept {
     std::snprintf(to, N, "%s", from);
 }
-
-enum class Want : std::uint8_t { realtime, weight };
 
 // A pacing thread the helper asks for or guards. The pacing thread writes the atomics at the top;
 // everything else is under Helper::mu.
@@ -71,6 +70,9 @@ struct Watched {
     bool ask_due = false;      // the helper is to ask (the first time, or to raise again)
     bool reraise = false;      // that ask raises a thread the guard put back
     bool in_flight = false;    // the helper is asking now, without the mutex
+    bool held_back = false;    // a real-time ask waits for a sleep (Helper::may_ask_now())
+    bool spent = false;        // carries too much of RLIMIT_RTTIME's count to be raised again
+    std::int64_t ask_cpu = 0;  // the thread's CPU when the helper's ask began
     bool released = false;     // release() ran, or nothing is held any more: drop it
     bool weight_held = false;  // pacer's weight is on the thread (setpriority, RealtimeKit)
     PriorityGrantor weight_by = PriorityGrantor::none;  // who granted that weight
@@ -126,13 +128,25 @@ GuardSample sample_of(Watched& w, std::int64_t cpu) noexcept {
 }
 
 // The thread's class was just made real-time (by itself, the helper or a service): its count
-// from here. Under mu.
-void note_raised(Watched& w, std::int64_t carry) noexcept {
-    w.raise_cpu = read_ns(w.cpu_clock);
+// from `from_cpu`, its CPU at the raise or before it. A service raises the thread before its
+// answer reaches the helper, 2-16 ms later here and more on a loaded machine, while the thread
+// may compute: its count runs from the ask's start (CPU it ran in its own class meanwhile is
+// counted too: the estimate errs high, never low). Uncounted, those gaps added up to RealtimeKit's
+// 200 ms over five raises of a thread that never slept, and the kernel killed it. Under mu.
+void note_raised(Watched& w, std::int64_t carry, std::int64_t from_cpu) noexcept {
+    w.raise_cpu = from_cpu;
     w.raise_sleeps = w.sleeps.load(std::memory_order_acquire);
     w.rt_woke = false;
     w.carry_ns = carry;
     w.counted_awake = 0;
+}
+
+// RLIMIT_RTTIME's soft limit, or where there is none yet RealtimeKit's 200 ms (an ask sets it
+// to at most RealtimeKit's own, which is 200 ms unless configured higher), in ns.
+std::int64_t rttime_bound_ns() noexcept {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 200'000'000;
+    return static_cast<std::int64_t>(rl.rlim_cur) * 1000;
 }
 
 // The guard's bounds: one frame 50 ms, or a quarter of RLIMIT_RTTIME's soft limit when lower;
@@ -153,33 +167,6 @@ long long rttime_soft_ms() noexcept {
     return static_cast<long long>(rl.rlim_cur) / 1000;
 }
 
-// RealtimeKit grants a real-time class only to a process whose RLIMIT_RTTIME hard limit is at
-// most its RTTimeUSecMax (200 ms by default): lowered to that (soft too, never raised). For the
-// whole process, and for good (an unprivileged process cannot raise a hard limit again): what
-// SDL and PipeWire do before they ask.
-bool limit_rttime(long long max_us, char* why, std::size_t n) noexcept {
-    rlimit rl{};
-    if (getrlimit(RLIMIT_RTTIME, &rl) != 0) {
-        std::snprintf(why, n, "RLIMIT_RTTIME could not be read (%s)", std::strerror(errno));
-        return false;
-    }
-    const rlim_t max = static_cast<rlim_t>(max_us);
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= max && rl.rlim_cur != RLIM_INFINITY) return true;
-    rlimit next = rl;
-    next.rlim_max = rl.rlim_max == RLIM_INFINITY ? max : std::min(rl.rlim_max, max);
-    next.rlim_cur = rl.rlim_cur == RLIM_INFINITY ? next.rlim_max : std::min(rl.rlim_cur, next.rlim_max);
-    if (setrlimit(RLIMIT_RTTIME, &next) != 0) {
-        std::snprintf(why, n, "RLIMIT_RTTIME could not be lowered to %lld us (%s)", max_us, std::strerror(errno));
-        return false;
-    }
-    return true;
-}
-
-bool realtime_now(pid_t tid) noexcept {
-    const int p = sched_getscheduler(tid) & ~SCHED_RESET_ON_FORK;
-    return p == SCHED_FIFO || p == SCHED_RR;
-}
-
 // The thread's own class back (from any thread of the process): its policy and priority, the
 // SCHED_RESET_ON_FORK flag kept where an unprivileged thread may not clear it.
 void put_back_class(pid_t tid, const Own& own) noexcept {
@@ -187,81 +174,6 @@ void put_back_class(pid_t tid, const Own& own) noexcept {
     p.sched_priority = own.priority;
     if (sched_setscheduler(tid, own.policy, &p) != 0 && errno == EPERM)
         sched_setscheduler(tid, own.policy | SCHED_RESET_ON_FORK, &p);
-}
-
-// ---- What the helper asks, without the mutex ----------------------------------------------------
-
-struct AskInput {
-    pid_t pid = 0, tid = 0;
-    PriorityConfig config{};
-    Want want = Want::realtime;
-    bool automatic = false, weight_held = false, reraise = false;
-    int level = 0;
-};
-
-struct AskResult {
-    bool realtime = false, weight = false;
-    bus::Via via = bus::Via::none;
-    int level = 0;  // the real-time priority or the nice value granted
-    char error[240] = "";
-};
-
-// Appends "; what" (or what, to an empty text), cut to fit.
-void append(char* to, std::size_t n, const char* what) noexcept {
-    std::size_t i = std::strlen(to);
-    if (i > 0) {
-        for (const char c : {';', ' '})
-            if (i + 1 < n) to[i++] = c;
-    }
-    for (; *what != '\0' && i + 1 < n; ++what) to[i++] = *what;
-    to[i] = '\0';
-}
-
-AskResult do_ask(const AskInput& in) noexcept {
-    AskResult r;
-    bus::Limits limits;
-    if (in.want == Want::realtime) {
-        int prio = in.level;
-        bool go = true;
-        if (!in.reraise) {
-            limits = bus::read_limits(kAskTimeoutMs);
-            if (!limits.known) {
-                append(r.error, sizeof r.error, limits.error);
-                go = false;
-            } else {
-                prio = std::clamp(in.config.realtime_priority, 1, std::max(1, limits.max_realtime_priority));
-                char why[160] = "";
-                if (!limit_rttime(limits.rttime_usec_max, why, sizeof why)) {
-                    append(r.error, sizeof r.error, why);
-                    go = false;
-                }
-            }
-        }
-        if (go) {
-            const bus::Answer a = bus::make_realtime(in.pid, in.tid, prio, kAskTimeoutMs);
-            if (a.granted && realtime_now(in.tid)) {
-                r.realtime = true;
-                r.via = a.via;
-                r.level = prio;
-                return r;
-            }
-            append(r.error, sizeof r.error, a.granted ? "the service said yes, the thread is not real-time" : a.error);
-        }
-    }
-    const bool weight = in.want == Want::weight || (in.automatic && !in.weight_held && !in.reraise);
-    if (!weight) return r;
-    if (!limits.known) limits = bus::read_limits(kAskTimeoutMs);
-    const int nice = limits.known ? std::max(in.config.nice, limits.min_nice_level) : in.config.nice;
-    const bus::Answer a = bus::make_high_priority(in.pid, in.tid, nice, kAskTimeoutMs);
-    if (a.granted) {
-        r.weight = true;
-        r.via = a.via;
-        r.level = nice;
-        r.error[0] = '\0';
-    } else if (in.want == Want::weight) {
-        append(r.error, sizeof r.error, a.error);
-    }
-    return r;
 }
 
 // ---- What refresh() hands over -------------------------------------------------------------------
@@ -329,7 +241,7 @@ public:
     void add(Watched* w) noexcept {
         std::lock_guard<std::mutex> lock(mu);
         if (w->guarded) {
-            note_raised(*w, carry_of(w->tid));
+            note_raised(*w, carry_of(w->tid), read_ns(w->cpu_clock));
             w->guard.emplace(w->guard_cfg, sample_of(*w, read_ns(w->cpu_clock)));
             watch(*w);  // a count carried in over the bound: put back now, not a tick later
         }
@@ -362,6 +274,7 @@ private:
     bool started_ = false;
     int self_level_ = 0;       // the helper's real-time priority (0: its own class)
     bool self_asked_ = false;  // RealtimeKit or the portal was asked for it
+    unsigned prune_passes_ = 0;
 
     void start() noexcept {  // under mu
         if (started_) return;
@@ -429,6 +342,7 @@ private:
                 in.level = w->level;
                 w->ask_due = false;
                 w->in_flight = true;
+                w->ask_cpu = read_ns(w->cpu_clock);
                 lock.unlock();
                 const AskResult r = do_ask(in);
                 lock.lock();
@@ -443,9 +357,16 @@ private:
             }
             std::int64_t tick = 0;
             for (Watched* w : list_) {
+                if (w->held_back && w->ask_due && !w->released) {
+                    tick = tick == 0 ? kHeldBackLookNs : std::min(tick, kHeldBackLookNs);  // for a sleep
+                    continue;
+                }
                 if (!w->guarded || w->released || w->in_flight || w->ask_due) continue;
                 watch(*w);
-                const std::int64_t t = w->guard_cfg.one_frame.count() / 4;
+                // Half the one-frame bound: a frame is seen at most 75 ms into its CPU (50 ms by
+                // default), far under RLIMIT_RTTIME's 200; a quarter cost twice the helper's CPU
+                // for nothing (0.27 % of a core at 80 looks a second, 34 us each, measured).
+                const std::int64_t t = w->guard_cfg.one_frame.count() / 2;
                 tick = tick == 0 ? t : std::min(tick, t);
             }
             if (tick > 0) cv.wait_for(lock, std::chrono::nanoseconds(tick));
@@ -461,15 +382,68 @@ private:
 
     Watched* next_ask() noexcept {
         for (Watched* w : list_)
-            if (w->ask_due && !w->in_flight && !w->released) return w;
+            if (w->ask_due && !w->in_flight && !w->released && may_ask_now(*w)) return w;
         return nullptr;
     }
 
-    // Drops what nothing holds any more (released, or a thread that is gone).
+    // Whether a real-time ask for w may go now. A thread a service raises while it computes
+    // carries on the kernel's RLIMIT_RTTIME count it had when it was put back (rt_counted());
+    // one raised while it sleeps starts from nothing at its wake-up. So a thread that carries a
+    // quarter of the bound (rttime_bound_ns()) is asked for only while it sleeps, and the CPU it
+    // may run before the answer (if it wakes meanwhile) is counted from the ask's start; one that
+    // carries three quarters is not asked for again (only a sleep in a real-time class would
+    // clear it): automatic asks for the weight alone, a raise again is refused. Under mu.
+    bool may_ask_now(Watched& w) noexcept {
+        if (w.want != Want::realtime) return true;
+        const std::int64_t carry = carry_of(w.tid), bound = rttime_bound_ns();
+        if (carry < bound / 4) return true;
+        const bool asleep = w.sleeps.load(std::memory_order_acquire) % 2 == 1;
+        if (carry < bound * 3 / 4) {
+            if (asleep) {
+                w.held_back = false;
+                return true;
+            }
+            if (!w.held_back) {
+                w.held_back = true;
+                std::snprintf(w.grant.guard, sizeof w.grant.guard,
+                              "held back until the thread sleeps: it carries %.0f ms of the kernel's RLIMIT_RTTIME "
+                              "count, which a raise while it computes would add to",
+                              static_cast<double>(carry) / 1e6);
+                changed(w);
+            }
+            return false;
+        }
+        w.held_back = false;
+        w.spent = true;
+        std::snprintf(w.grant.guard, sizeof w.grant.guard,
+                      "not raised again: it carries %.0f ms of the kernel's RLIMIT_RTTIME count (its bound: %.0f "
+                      "ms), which only a sleep in a real-time class clears",
+                      static_cast<double>(carry) / 1e6, static_cast<double>(bound) / 1e6);
+        if (w.automatic && !w.weight_held && !w.reraise) {
+            w.want = Want::weight;  // the weight carries no such count
+            changed(w);
+            return true;
+        }
+        w.ask_due = false;
+        w.reraise = false;
+        if (w.guard) w.guard->refused(sample_of(w, read_ns(w.cpu_clock)));
+        if (w.guarded) set_put_back_grant(w);
+        else {
+            w.grant.pending = false;
+            std::snprintf(w.grant.reason, sizeof w.grant.reason, "%.110s; the real-time class was not asked for",
+                          w.refused);
+        }
+        changed(w);
+        return false;
+    }
+
+    // Drops what nothing holds any more: released, or (looked at once in 40 passes, a second at
+    // the guard's pace: a clock read is a system call) a thread that is gone.
     void prune() noexcept {
+        const bool look = ++prune_passes_ % 40 == 0;
         list_.erase(std::remove_if(list_.begin(), list_.end(),
-                                   [](Watched* w) {
-                                       if (!w->released && read_ns(w->cpu_clock) < 0) w->released = true;  // gone
+                                   [look](Watched* w) {
+                                       if (look && !w->released && read_ns(w->cpu_clock) < 0) w->released = true;
                                        if (!w->released || w->in_flight) return false;
                                        delete w;
                                        return true;
@@ -490,7 +464,7 @@ private:
             w.level = r.level;
             w.guarded = true;
             w.guard_cfg = guard_config();
-            note_raised(w, carry_of(w.tid));
+            note_raised(w, carry_of(w.tid), w.ask_cpu);
             if (!w.guard) {
                 w.guard.emplace(w.guard_cfg, sample_of(w, read_ns(w.cpu_clock)));
             }
@@ -531,7 +505,10 @@ private:
     // One look at a guarded thread: the guard's step, acted on at once.
     void watch(Watched& w) noexcept {
         const std::int64_t cpu = read_ns(w.cpu_clock);
-        if (cpu < 0) return;  // gone: prune() drops it
+        if (cpu < 0) {  // the thread is gone: prune() drops it
+            w.released = true;
+            return;
+        }
         const GuardSample s = sample_of(w, cpu);
         switch (w.guard->observe(s)) {
         case GuardStep::none: return;
@@ -549,6 +526,10 @@ private:
             break;
         }
         case GuardStep::raise_again:
+            if (w.spent) {  // may_ask_now() said why, once
+                w.guard->refused(s);
+                return;
+            }
             if (w.via != bus::Via::none) {  // RealtimeKit's or the portal's: ask again
                 w.ask_due = true;
                 w.reraise = true;
@@ -557,8 +538,9 @@ private:
                 sched_param p{};
                 p.sched_priority = w.level;
                 const int policy = w.config.round_robin ? SCHED_RR : SCHED_FIFO;
+                const std::int64_t before = read_ns(w.cpu_clock);
                 if (sched_setscheduler(w.tid, policy | SCHED_RESET_ON_FORK, &p) == 0) {
-                    note_raised(w, carry_of(w.tid));
+                    note_raised(w, carry_of(w.tid), before);
                     set_realtime_grant(w);
                     text(w.grant.guard, w.guard->reason());
                 } else {

@@ -5,7 +5,7 @@
 //   * asking RealtimeKit or the Realtime portal (bus.hpp) to raise a pacing thread, which takes
 //     D-Bus round trips of milliseconds to a second: the pacing thread goes on at what it has,
 //     and picks the answer up at a later wait (refresh());
-//   * the real-time guard (pacer/guard.hpp): every quarter of the one-frame bound (12.5 ms by
+//   * the real-time guard (pacer/guard.hpp): every half of the one-frame bound (25 ms by
 //     default) while a thread pacer raised to a real-time class is watched, it reads that
 //     thread's CPU clock and its sleep counter, puts it back to its own class when a rule is
 //     broken (sched_setscheduler on its thread id, from here: the frame that broke it may never
