@@ -33,7 +33,7 @@ void percentile_table(const pacer::StatsSummary& m, bool interval_error) {
         row("frame time", m.interval, "%.2f");
         row("lateness", m.lateness, "%.3f");
         if (m.latency_frames > 0) row("latency", m.latency, "%.2f");
-        if (interval_error) row("interval error", m.interval_error, "%.3f");
+        if (interval_error) row("interval_error", m.interval_error, "%.3f");
         ImGui::EndTable();
     }
 }
@@ -100,10 +100,10 @@ void stats_panel(Session& s, UiState& ui, float x, float y, float w, float h) {
     ImGui::Text("Average FPS  %.1f      1%% low  %.1f      0.1%% low  %.1f", m.avg_fps, m.low1_fps,
                 m.low01_fps);
     if (interval_error)
-        ImGui::Text("Intervals off > 100 us  %.2f %%   (interval error: |frame time - its period|)",
+        ImGui::Text("off_100us_share  %.2f %%   (intervals off their period by more than 100 us)",
                     100 * m.off_100us_share);
     else
-        ImGui::TextColored(kGrey, "Interval error  unknown: no period for the frames");
+        ImGui::TextColored(kGrey, "interval_error  unknown: no period for the frames");
     const ImVec4 miss_col = m.missed > 0 ? kRed : kGreen;
     ImGui::TextColored(miss_col, "Missed deadlines  %zu in window, %llu since reset (%llu skips)",
                        m.missed, static_cast<unsigned long long>(m.missed_total),

@@ -49,7 +49,7 @@ TEST(Log, InfoOnRequestAndNoVsyncLineInPlainModes) {
     EXPECT_EQ(log.count("info: pacing at 144 Hz, mode "), 3) << log.text();
     EXPECT_EQ(log.count("vsync"), 0) << log.text();
     pacer::FramePacer fp({.target_hz = 60.0, .mode = pacer::WaitMode::automatic}, &os);
-    EXPECT_EQ(log.count("auto: hybrid sleep until a present reports the display"), 1) << log.text();
+    EXPECT_EQ(log.count("auto: the pacer's wait until a present reports the display"), 1) << log.text();
 }
 
 TEST(Log, SilencedAndLevelFiltered) {

@@ -1,14 +1,14 @@
 # The captions of docs/demo.png say what the picture shows: the command that took it is written
-# in README.md ("pacer_demo ARGS --screenshot docs/demo.png"), and every caption of the picture
-# (README.md's "`docs/demo.png`: ..." and demo/README.md's alt text) names its rate (--hz, else
+# in docs/demo.md ("pacer_demo ARGS --screenshot docs/demo.png"), and every caption of the picture
+# (docs/demo.md's "`docs/demo.png`: ..." and demo/README.md's alt text) names its rate (--hz, else
 # the demo's default, 60 Hz), no other rate, and each of its options; "default settings" only for
 # a picture taken with none.
 #   cmake -DSOURCE_DIR=... -P demo_caption.cmake
-file(READ ${SOURCE_DIR}/README.md readme)
+file(READ ${SOURCE_DIR}/docs/demo.md readme)
 file(READ ${SOURCE_DIR}/demo/README.md demo_readme)
 
 if(NOT readme MATCHES "pacer_demo ([^`]*)--screenshot docs/demo\\.png")
-  message(FATAL_ERROR "README.md does not say how docs/demo.png was taken (pacer_demo ... --screenshot docs/demo.png)")
+  message(FATAL_ERROR "docs/demo.md does not say how docs/demo.png was taken (pacer_demo ... --screenshot docs/demo.png)")
 endif()
 set(args " ${CMAKE_MATCH_1}")
 set(hz 60)  # the demo's default --hz
@@ -49,9 +49,9 @@ endfunction()
 
 set(errors "")
 if(readme MATCHES "`docs/demo\\.png`: ([^)]*)\\)")
-  check_caption("README.md" "${CMAKE_MATCH_1}")
+  check_caption("docs/demo.md" "${CMAKE_MATCH_1}")
 else()
-  string(APPEND errors "README.md has no caption \"`docs/demo.png`: ...)\"\n")
+  string(APPEND errors "docs/demo.md has no caption \"`docs/demo.png`: ...)\"\n")
 endif()
 if(demo_readme MATCHES "!\\[([^[]*)\\]\\(\\.\\./docs/demo\\.png\\)")
   check_caption("demo/README.md" "${CMAKE_MATCH_1}")

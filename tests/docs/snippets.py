@@ -28,10 +28,10 @@ Also checked, as text:
     the examples' FramePacer is `fp`;
   * every inline `fp....` code span of the documents compiles, as an expression;
   * every `cmake --build` they show builds in parallel (-j, --parallel, or a preset: it sets jobs);
-  * README.md's table of installed files covers every file installed, and names every adapter
-    header installed;
-  * README.md shows each file of examples/consumer/ (the game project of "Using pacer in your
-    project", which tests/consumer/run.cmake builds and runs) verbatim in a fenced block, and
+  * docs/embedding.md's table of installed files covers every file installed, and names every
+    adapter header installed;
+  * docs/embedding.md shows each file of examples/consumer/ (the game project of "Using pacer in
+    your project", which tests/consumer/run.cmake builds and runs) verbatim in a fenced block, and
     names it.
 
 usage: snippets.py --source-dir DIR --build-dir DIR --work-dir DIR --cmake CMAKE --cxx CXX --cc CC
@@ -274,6 +274,8 @@ def text_checks(src, docs, headers, prefix):
 
 
 EXAMPLE_DIR = "examples/consumer"
+# The document that shows the example project and the table of installed files.
+EMBEDDING_DOC = "docs/embedding.md"
 
 
 def fenced_blocks(text):
@@ -292,32 +294,32 @@ def fenced_blocks(text):
 
 
 def example_files(src):
-    """README.md against examples/consumer/: one copy of the truth, the files the test builds."""
-    readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
-    blocks = set(fenced_blocks(readme))
+    """docs/embedding.md against examples/consumer/: one copy of the truth, the files built."""
+    doc = open(os.path.join(src, EMBEDDING_DOC), encoding="utf-8").read()
+    blocks = set(fenced_blocks(doc))
     folder = os.path.join(src, EXAMPLE_DIR)
     names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
     if not names:
-        return ["%s: no files: README.md's \"Using pacer in your project\" shows them" % EXAMPLE_DIR]
+        return ["%s: no files: %s's \"Using pacer in your project\" shows them" % (EXAMPLE_DIR, EMBEDDING_DOC)]
     problems = []
     for name in names:
         rel = "%s/%s" % (EXAMPLE_DIR, name)
         text = open(os.path.join(folder, name), encoding="utf-8").read()
         if text.rstrip("\n") not in blocks:
-            problems.append("README.md: no fenced block shows %s as it is (the block must be the file's "
-                            "text: tests/consumer/run.cmake builds the file)" % rel)
-        if rel not in readme:
-            problems.append("README.md: %s is shown but not named" % rel)
+            problems.append("%s: no fenced block shows %s as it is (the block must be the file's "
+                            "text: tests/consumer/run.cmake builds the file)" % (EMBEDDING_DOC, rel))
+        if rel not in doc:
+            problems.append("%s: %s is shown but not named" % (EMBEDDING_DOC, rel))
     return problems
 
 
 def installed_table(src, prefix):
-    """README.md's table of installed files against what `cmake --install` installed."""
-    readme = open(os.path.join(src, "README.md"), encoding="utf-8").read()
-    table = readme.split("| installed | what |", 1)[-1].split("\n\n")[0]
+    """docs/embedding.md's table of installed files against what `cmake --install` installed."""
+    doc = open(os.path.join(src, EMBEDDING_DOC), encoding="utf-8").read()
+    table = doc.split("| installed | what |", 1)[-1].split("\n\n")[0]
     rows = re.findall(r"^\| (`[^|]*`) \| ([^\n]*) \|$", table, re.M)
     if not rows:
-        return ["README.md: no table of installed files (| installed | what |)"]
+        return ["%s: no table of installed files (| installed | what |)" % EMBEDDING_DOC]
     patterns = []
     for first, what in rows:
         for p in re.findall(r"`([^`]+)`", first):
@@ -331,11 +333,11 @@ def installed_table(src, prefix):
             rows_for = [what for p, what in patterns
                         if fnmatch.fnmatchcase(rel, p) or (p.endswith("/") and rel.startswith(p))]
             if not rows_for:
-                problems.append("README.md: the table of installed files has no row for %s" % rel)
+                problems.append("%s: the table of installed files has no row for %s" % (EMBEDDING_DOC, rel))
             elif (name in adapters and rel.startswith("include/")
                   and not any("pacer/" + name in what for what in rows_for)):
-                problems.append("README.md: the table of installed files does not name the "
-                                "installed adapter header pacer/%s" % name)
+                problems.append("%s: the table of installed files does not name the "
+                                "installed adapter header pacer/%s" % (EMBEDDING_DOC, name))
     return problems
 
 
@@ -405,7 +407,8 @@ def main():
         counts[s.path] += 1
     for rel in sorted(counts):
         print("snippets: %s: %d example(s)" % (rel, counts[rel]))
-    expected = (("README.md", "cpp"), ("README.md", "c"), ("pacer/include/pacer/pacer.h", "c"))
+    expected = (("README.md", "cpp"), ("README.md", "c"), (EMBEDDING_DOC, "cpp"),
+                ("pacer/include/pacer/pacer.h", "c"))
     for rel, lang in expected:
         if not any(s.path == rel and s.lang == lang for s in snippets):
             problems.append("%s: no %s example found: the extraction no longer matches the document"

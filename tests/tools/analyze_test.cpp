@@ -302,6 +302,7 @@ TEST(Metrics, NineFastFramesAndOneSlow) {
     EXPECT_NEAR(a.rms_ms, std::sqrt(810.0), 1e-9);
     EXPECT_NEAR(a.abs_err_p99_ms, 0.91 * 90, 1e-9);
     EXPECT_NEAR(a.within_05ms, 0.9, 1e-12);
+    EXPECT_NEAR(a.off_100us_share, 0.1, 1e-12);
     // Jitter: |diffs| = 0 x 8, 90.
     EXPECT_NEAR(a.jitter_mean_ms, 10, 1e-9);
     EXPECT_NEAR(a.jitter_max_ms, 90, 1e-9);
@@ -1020,5 +1021,31 @@ TEST(Scale, PercentilesKeptInLittleMemoryEqualThoseOfAFullSort) {
         EXPECT_EQ(a.display_p999_ms, p(display, 0.999)) << distinct;
         EXPECT_EQ(a.pc_latency_p50_ms, p(latency, 0.5)) << distinct;
         EXPECT_EQ(a.pc_latency_p99_ms, p(latency, 0.99)) << distinct;
+    }
+}
+
+// The library's names for its two pacing figures (pacer/stats.hpp: StatsSummary::interval_error,
+// whose p99 is the interval error p99, and off_100us_share), in the text and the JSON, beside
+// the older "pacing |error|" and "within" lines: errors 0, 0.05, 0.2, 0.15, 0 ms against 10 ms
+// are two of five off by more than 100 us.
+TEST(Analyze, ShowsTheLibrarysIntervalErrorNames) {
+    Analysis a;
+    AnalyzeOptions o;
+    o.target_ms = 10;
+    ASSERT_TRUE(analyze_text(classic_file({10, 10.05, 10.2, 9.85, 10}), a, o).ok());
+    EXPECT_NEAR(a.off_100us_share, 0.4, 1e-12);
+    const std::string text = pacer::tools::format_text({a});
+    EXPECT_NE(text.find("interval_error p99 us"), std::string::npos) << text;
+    const std::size_t off = text.find("off_100us_share %");
+    ASSERT_NE(off, std::string::npos) << text;
+    EXPECT_NE(text.find("40.00", off), std::string::npos) << text;
+    const std::string json = pacer::tools::format_json({a});
+    EXPECT_NE(json.find("\"off_100us_share\": 0.4"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"interval_error_p99_us\": "), std::string::npos) << json;
+    // No target, no figure: null, never 0.
+    Analysis b;
+    ASSERT_TRUE(analyze_text(classic_file({10, 10.05, 10.2, 9.85, 10}), b, AnalyzeOptions{}).ok());
+    if (!b.has_target) {
+        EXPECT_NE(pacer::tools::format_json({b}).find("\"off_100us_share\": null"), std::string::npos);
     }
 }

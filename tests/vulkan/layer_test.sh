@@ -21,6 +21,12 @@
 #                   PASS, the layer says nothing, and each swapchain not made from an old one
 #                   has its capture (3), which `pacer analyze` reads; the recreated and handed-over
 #                   one holds all of its 90 presents but the first.
+#   installed BUILD the layer installed as a user installs it (cmake --install BUILD --component
+#                   vulkan_layer --prefix P), the tree then moved elsewhere: its manifest names the
+#                   library relative to itself, and vkcube under Xvfb, loaded from the moved tree
+#                   alone and stopped by SIGTERM as a player stops a game, is paced (50-61 fps in its
+#                   capture, read by `pacer analyze`); the layer says one line at start-up (what,
+#                   rate, placement, wait, priority, capture), none with PACER_LOG=off.
 #   valgrind        a layered vkcube under valgrind's memcheck: no error and no definite leak whose
 #                   stack starts in the layer (tests/vulkan/valgrind_check.py).
 #
@@ -144,7 +150,8 @@ case "$mode" in
     cat "$work/out"
     [ $code -eq 0 ] || { cat "$work/err"; fail "swapchain_churn exit status $code"; }
     grep -q '^PASS$' "$work/out" || fail "swapchain_churn did not pass"
-    ! grep -q '^pacer layer:' "$work/err" || { cat "$work/err"; fail "the layer complained"; }
+    ! grep '^pacer layer:' "$work/err" | grep -vq '^pacer layer: pacing ' || { cat "$work/err"; fail "the layer complained"; }
+    [ "$(grep -c '^pacer layer: pacing ' "$work/err")" = 3 ] || { cat "$work/err"; fail "not one start-up line per capture"; }
     [ -e "$work/c-4.csv" ] && fail "a fourth capture: a recreated swapchain did not keep its capture"
     most=0
     for f in c c-2 c-3; do
@@ -154,6 +161,34 @@ case "$mode" in
       [ "$frames" -gt "$most" ] && most=$frames
     done
     [ "$most" -ge 85 ] || fail "no capture holds the recreated swapchain's 90 presents (most: $most)"
+    ;;
+  installed)
+    cmake --install "$arg" --component vulkan_layer --prefix "$work/prefix" >"$work/install.log" 2>&1 ||
+      { cat "$work/install.log"; fail "cmake --install"; }
+    mv "$work/prefix" "$work/moved"  # a relocated tree: nothing may name where it was installed
+    manifest=$work/moved/share/vulkan/explicit_layer.d/VkLayer_pacer_frame_pacing.json
+    [ -e "$manifest" ] || manifest=$(find "$work/moved" -name 'VkLayer_pacer_frame_pacing.json' -path '*explicit*' | head -1)
+    [ -s "$manifest" ] || fail "no explicit manifest installed"
+    grep -q '"library_path": "\.\./' "$manifest" || { cat "$manifest"; fail "the manifest's library_path is not relative to it"; }
+    run_installed() {  # name, then VAR=value ...: vkcube, stopped by SIGTERM after 4 s
+      local name=$1
+      shift
+      (export VK_ADD_LAYER_PATH="$(dirname "$manifest")" PACER_HZ=60 PACER_CAPTURE="$work/$name.csv" "$@"
+       xvfb "${layered[@]}" timeout -s TERM 4 vkcube "${small[@]}") >"$work/$name.out" 2>"$work/$name.err"
+      local code=$?
+      [ $code = 124 ] || { cat "$work/$name.err"; fail "$name: vkcube ended with $code, not stopped by SIGTERM (124)"; }
+      [ -s "$work/$name.csv" ] || { cat "$work/$name.err"; fail "$name: no capture: the installed layer did not load"; }
+    }
+    run_installed cube
+    read -r fps frames <<<"$(fps_of "$work/cube.csv")"
+    echo "installed and moved, PACER_HZ=60, stopped by SIGTERM: $fps fps over $frames frames"
+    within "$fps" 50 61 || fail "$fps fps at PACER_HZ=60"
+    [ "$(grep -c '^pacer layer:' "$work/cube.err")" = 1 ] || { cat "$work/cube.err"; fail "not one line from the layer"; }
+    line="pacer layer: pacing vkcube at 60 Hz (placement after, wait sleep, priority automatic), capture $work/cube.csv"
+    grep -qxF "$line" "$work/cube.err" || { cat "$work/cube.err"; fail "the start-up line is not: $line"; }
+    echo "start-up line: $line"
+    run_installed quiet PACER_LOG=off
+    ! grep -q '^pacer layer:' "$work/quiet.err" || { cat "$work/quiet.err"; fail "PACER_LOG=off: the layer spoke"; }
     ;;
   valgrind)
     command -v valgrind >/dev/null || skip "no valgrind"

@@ -85,10 +85,10 @@ void print_summary(const RunOptions& o, FramePacer& pacer, const FrameStats& sta
                 s.missed, s.low1_fps, u.thread_pct);
     // |frame time - period| (pacer/stats.hpp), the figure `pacer compare` judges by.
     if (s.interval_error_frames > 0)
-        std::printf("interval error p99 %.1f us, %.2f %% of the intervals off by more than 100 us\n",
+        std::printf("interval_error p99 %.1f us, off_100us_share %.2f %% (intervals off by more than 100 us)\n",
                     to_ms(s.interval_error.p99) * 1000, 100 * s.off_100us_share);
     else
-        std::printf("interval error: no frame time with a period\n");
+        std::printf("interval_error: no frame time with a period\n");
     if (cfg.cadence == CadenceMode::automatic) {
         const CadenceStatus& c = pacer.status().cadence;
         std::printf("cadence %u at the end (%g Hz; switches %llu; frame cost p90 %.3f ms): %s\n", c.divisor, c.hz,

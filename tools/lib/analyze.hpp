@@ -156,6 +156,9 @@ struct Analysis {
     bool has_target = false;
     double target_ms = 0;        // mean target
     double bias_ms = 0, rms_ms = 0, abs_err_p99_ms = 0, within_05ms = 0;  // within: share [0,1]
+    // The library's names (StatsSummary): |frame time - target| p99 is abs_err_p99_ms, the
+    // interval error p99; off_100us_share the share of frames off by more than 100 us, [0,1].
+    double off_100us_share = 0;
     double jitter_mean_ms = 0, jitter_p99_ms = 0, jitter_max_ms = 0;
     std::uint64_t stutters = 0, hitches = 0;
     double stutter_time_share = 0;

@@ -239,7 +239,7 @@ void pacing_error(const SeriesFrames& s, const AnalyzeOptions& o, Analysis& a) {
     if (!a.has_target) return;
     UpperPercentile err_p99(n, 0.99);
     double sum = 0, sq = 0, tsum = 0;
-    std::size_t within = 0;
+    std::size_t within = 0, off = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const double t = o.target_ms > 0 ? o.target_ms : s.target[i];
         const double e = s.ft[i] - t;
@@ -248,12 +248,14 @@ void pacing_error(const SeriesFrames& s, const AnalyzeOptions& o, Analysis& a) {
         sq += e * e;
         err_p99.add(std::fabs(e));
         if (std::fabs(e) <= 0.5) ++within;
+        if (std::fabs(e) > 0.1) ++off;  // the library's kIntervalOffThreshold, 100 us
     }
     a.target_ms = tsum / static_cast<double>(n);
     a.bias_ms = sum / static_cast<double>(n);
     a.rms_ms = std::sqrt(sq / static_cast<double>(n));
     a.abs_err_p99_ms = err_p99.value();
     a.within_05ms = static_cast<double>(within) / static_cast<double>(n);
+    a.off_100us_share = static_cast<double>(off) / static_cast<double>(n);
 }
 
 // Successive-frame jitter |ft[i] - ft[i-1]|.

@@ -140,6 +140,8 @@ const Line kLines[] = {
     {"pacing error RMS ms", per_frame, [](A a) { return target_or_na(a, a.rms_ms, 3); }},
     {"pacing |error| p99 ms", per_frame, [](A a) { return target_or_na(a, a.abs_err_p99_ms, 3); }},
     {"within +/-0.5 ms %", per_frame, [](A a) { return target_or_na(a, 100 * a.within_05ms, 2); }},
+    {"interval_error p99 us", per_frame, [](A a) { return target_or_na(a, 1000 * a.abs_err_p99_ms, 1); }},
+    {"off_100us_share %", per_frame, [](A a) { return target_or_na(a, 100 * a.off_100us_share, 2); }},
     {"jitter mean ms", per_frame, [](A a) { return fixed(a.jitter_mean_ms, 3); }},
     {"jitter p99 ms", per_frame, [](A a) { return fixed(a.jitter_p99_ms, 3); }},
     {"jitter max ms", per_frame, [](A a) { return fixed(a.jitter_max_ms, 3); }},
@@ -359,6 +361,8 @@ std::string json_frame_times(A a) {
                     "{\"target\": " + json_shortest(a.target_ms) + ", \"bias\": " + json_shortest(a.bias_ms) + ", \"rms\": " +
                         json_shortest(a.rms_ms) + ", \"abs_p99\": " + json_shortest(a.abs_err_p99_ms) +
                         ", \"within_0.5ms_share\": " + json_shortest(a.within_05ms) + "}") +
+           ",\n   \"interval_error_p99_us\": " + jnull_or(!a.sampled && a.has_target, json_shortest(1000 * a.abs_err_p99_ms)) +
+           ", \"off_100us_share\": " + jnull_or(!a.sampled && a.has_target, json_shortest(a.off_100us_share)) +
            ",\n   \"jitter_ms\": " +
            jnull_or(!a.sampled, "{\"mean\": " + json_shortest(a.jitter_mean_ms) + ", \"p99\": " + json_shortest(a.jitter_p99_ms) +
                                     ", \"max\": " + json_shortest(a.jitter_max_ms) + "}") +

@@ -125,7 +125,8 @@ std::string estimate_text(const Options& o);    // "8 settings x 11 strategies x
 // which moves less between runs than the p99 when it lies near 1 %.
 inline constexpr double kHitchUs = 100.0;
 // The median target: the lateness as the caller sees it of the hybrid pacer and of sleep_until
-// within this of a pure spin's (README.md#measured-results).
+// within this of a pure spin's
+// (docs/results.md#the-wait-against-a-spin-and-precisesleep).
 inline constexpr double kMedianTargetUs = 0.3;
 // The goal of the default (automatic), as the project states it, judged beside each kind of busy
 // load (--contention) apart: interval error p99 at most this, intervals off > kHitchUs on at most

@@ -52,7 +52,7 @@ void print_table(const Options& o, const AllSamples& s, SummaryRow& row, std::of
                 "over all frames)\n",
                 row.hz, load_text(row.kind, row.load).c_str(), steal_text(row.steal_pct).c_str(), o.rounds);
     std::printf("| strategy | late p50 us | chunk p50 p25-p75 us | late p99 us | late p99.9 us | late max us | "
-                "interval err p99 us | intervals off > %.0f us %% | spin %% | thread CPU %% | CPU p25-p75 |\n"
+                "interval_error p99 us | off_%.0fus_share %% | spin %% | thread CPU %% | CPU p25-p75 |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|\n",
                 kHitchUs);
     for (int k = 0; k < kStrategies; ++k) {
@@ -92,7 +92,7 @@ void print_priority_line(const Options& o, const SummaryRow& row) {
         std::snprintf(buf, sizeof buf, "%s%.2f", cpu.empty() ? "" : " / ", row.cpu_vs_precise(k));
         cpu += buf;
     }
-    std::printf("thread priority, %s: interval err p99 us %s; intervals off > %.0f us %% %s; CPU / preciseSleep's "
+    std::printf("thread priority, %s: interval_error p99 us %s; off_%.0fus_share %% %s; CPU / preciseSleep's "
                 "%s\n",
                 names.c_str(), interr.c_str(), kHitchUs, off.c_str(), cpu.c_str());
 }
@@ -130,19 +130,19 @@ void print_ratios(const Options& o, const AllSamples& s, SummaryRow& row) {
                 cpu[kSleepUntil] / std::max(cpu[kNormal], 1e-9), row.su_ratio[1], row.su_ratio[0], row.su_ratio[2],
                 p99[kSleepUntil], p99[kNormal]);
     std::printf("sleep_until vs spin: p99 lateness %.1f us (target <= 2 x spin + 20 = %.1f us); late p50 us: spin "
-                "%.2f, sleep_until %.2f, hybrid %.2f (target: within %.1f us of spin); interval err p99 us: hybrid "
+                "%.2f, sleep_until %.2f, hybrid %.2f (target: within %.1f us of spin); interval_error p99 us: hybrid "
                 "%.1f, preciseSleep %.1f (target: hybrid <= preciseSleep)\n",
                 p99[kSleepUntil], 2 * p99[kSpin] + 20, row.p50[kSpin], row.p50[kSleepUntil], row.p50[kNormal],
                 kMedianTargetUs, row.interr_p99[kNormal], row.interr_p99[kPrecise]);
-    std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx); interval "
-                "err p99 %.1f us vs %.1f us, intervals off > %.0f us %.2f %% vs %.2f %% (preciseSleep %.2f %%)\n",
+    std::printf("control, hybrid 2nd vs hybrid: CPU %.2fx (per round: median %.2fx, p25-p75 %.2f-%.2fx); interval_error "
+                "p99 %.1f us vs %.1f us, off_%.0fus_share %.2f %% vs %.2f %% (preciseSleep %.2f %%)\n",
                 cpu[kNormal2] / std::max(cpu[kNormal], 1e-9), row.control_ratio[1], row.control_ratio[0],
                 row.control_ratio[2], row.interr_p99[kNormal2], row.interr_p99[kNormal], kHitchUs, row.hitch[kNormal2],
                 row.hitch[kNormal], row.hitch[kPrecise]);
     print_priority_line(o, row);
     if (runs(kTail, o))
-        std::printf("min_margin %.0f us vs preciseSleep: CPU %.2fx, interval err p99 %.1f us vs %.1f us, intervals "
-                    "off > %.0f us %.2f %% vs %.2f %%\n",
+        std::printf("min_margin %.0f us vs preciseSleep: CPU %.2fx, interval_error p99 %.1f us vs %.1f us, "
+                    "off_%.0fus_share %.2f %% vs %.2f %%\n",
                     o.tail_margin_us, row.cpu_vs_precise(kTail), row.interr_p99[kTail], row.interr_p99[kPrecise],
                     kHitchUs, row.hitch[kTail], row.hitch[kPrecise]);
 }
@@ -153,7 +153,7 @@ void print_priority_summary(const Options& o, const std::vector<SummaryRow>& sum
     std::printf("\nThread priority: the hybrid FramePacer at each priority mode beside preciseSleep; busy: what ran "
                 "beside it\n(threads: in the process; processes: in its session; sessions: each in a session of "
                 "its own); ran at: the pacer's priority at the end of its last chunk (its status).\n"
-                "| Hz | busy | strategy | interval err p99 us | intervals off > %.0f us %% | CPU / preciseSleep's | "
+                "| Hz | busy | strategy | interval_error p99 us | off_%.0fus_share %% | CPU / preciseSleep's | "
                 "steal %% | ran at |\n|---|---|---|---|---|---|---|---|\n",
                 kHitchUs);
     for (const SummaryRow& r : summary)
@@ -172,13 +172,14 @@ bool meets_goal(const SummaryRow& r, int k, std::string& why) {
     return why.size() == before;
 }
 
-// "automatic at SCHED_FIFO 5 (realtime, by os): interval err p99 13.8 us (preciseSleep 3983.4 us),
-// off 0.46 %, CPU 0.06x preciseSleep's: met"; ok: whether row k met the goal in this setting.
+// "automatic at SCHED_FIFO 5 (realtime, by os): interval_error p99 13.8 us (preciseSleep 3983.4 us),
+// off_100us_share 0.46 %, CPU 0.06x preciseSleep's: met"; ok: whether row k met the goal in this setting.
 std::string goal_figures(const Options& o, const SummaryRow& r, int k, bool& ok) {
     std::string why;
     ok = meets_goal(r, k, why);
     char buf[256];
-    std::snprintf(buf, sizeof buf, ": interval err p99 %.1f us (preciseSleep %.1f us), off %.2f %%, CPU %.2fx "
+    std::snprintf(buf, sizeof buf,
+                  ": interval_error p99 %.1f us (preciseSleep %.1f us), off_100us_share %.2f %%, CPU %.2fx "
                   "preciseSleep's: %s%s", r.interr_p99[k], r.interr_p99[kPrecise], r.hitch[k], r.cpu_vs_precise(k),
                   ok ? "met" : "missed:", why.c_str());
     return row_key(k, o) + " at " + r.ran_at[k] + buf;
@@ -207,8 +208,8 @@ int judge_kind(const Options& o, const std::vector<SummaryRow>& summary, Content
 // The goal of the default (automatic) beside each kind of busy load the run measured, a verdict
 // line each, and the run's: PASS when every kind measured passed.
 void print_goal(const Options& o, const std::vector<SummaryRow>& summary) {
-    std::printf("\nGoal of the default (automatic) beside each kind of busy load: interval err p99 <= %.0f us, "
-                "intervals off > %.0f us <= %.1f %%, CPU <= %.2fx preciseSleep's\n",
+    std::printf("\nGoal of the default (automatic) beside each kind of busy load: interval_error p99 <= %.0f us, "
+                "off_%.0fus_share <= %.1f %%, CPU <= %.2fx preciseSleep's\n",
                 kGoalInterrUs, kHitchUs, kGoalHitchPct, kGoalCpuRatio);
     if (!runs(kAutomatic, o)) {
         std::printf("goal overall: NOT MEASURED (automatic left out by --strategies)\n");

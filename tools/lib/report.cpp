@@ -514,6 +514,14 @@ void summary_table(std::string& o, const std::vector<Analysis>& as, const std::v
         {"frame time p99 (ms)", [](const Analysis& a) { return fixed(a.p99_ms, 2); }},
         {"frame time p99.9 (ms)", [](const Analysis& a) { return fixed(a.p999_ms, 2); }},
         {"frame time max (ms)", [](const Analysis& a) { return fixed(a.max_ms, 2); }},
+        // The library's pacing figures (pacer/stats.hpp), against the capture's target column
+        // (pacer's captures have one): none without one.
+        {"interval_error p99 (us)", [](const Analysis& a) {
+             return a.has_target && !a.sampled ? fixed(1000 * a.abs_err_p99_ms, 1) : std::string("-");
+         }},
+        {"off_100us_share (%)", [](const Analysis& a) {
+             return a.has_target && !a.sampled ? fixed(100 * a.off_100us_share, 2) : std::string("-");
+         }},
         {"stutters", [](const Analysis& a) {
              return std::to_string(a.stutters) + " <span class=\"dim\">(" + fixed(100 * a.stutter_time_share, 2) + " % of the time)</span>";
          }},

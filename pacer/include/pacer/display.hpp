@@ -85,7 +85,7 @@
 // 32nd sample and follows the others at O(1) (the least-squares sums of the last fit's inliers,
 // the oldest sample leaving them); `pacer simulate display` prints the same figures either way
 // (ten scenarios: fixed 60-240 Hz, noise, skew, refresh changes, VRR, swap-paced). What add()
-// costs, locked and with a robust fit at every sample: README.md#measured-results
+// costs, locked and with a robust fit at every sample: docs/results.md#what-the-bookkeeping-costs
 // (bench_bookkeeping's BM_DisplayAdd). No allocation.
 #pragma once
 

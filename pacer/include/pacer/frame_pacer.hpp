@@ -223,8 +223,9 @@
 // back to the game thread. Flat presents on jittery work, the input read a frame earlier.
 //
 // Cost. wait() does a few clock reads and integer operations besides sleeping and spinning, and
-// never allocates (bench/bench_bookkeeping: README.md#measured-results). status() costs more than
-// that on the pacing thread; once another thread reads it, each wait() makes the copy too
+// never allocates (bench/bench_bookkeeping: docs/results.md#what-the-bookkeeping-costs).
+// status() costs more than that on the pacing thread; once another thread reads it, each wait()
+// makes the copy too
 // (measured: docs/platforms.md#measured-framepacer-call-costs).
 #pragma once
 

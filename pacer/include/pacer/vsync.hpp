@@ -218,24 +218,24 @@ inline constexpr EnumName<VsyncReason> kVsyncReasonNames[] = {
     {VsyncReason::vsync_verified, "vsync mode: the swap paces the frames (verified)"},
     {VsyncReason::vsync_unverified, "vsync mode: the swap paces the frames (not yet verified)"},
     {VsyncReason::vsync_not_shown, "vsync mode: the swap paces the frames, but presents do not show vsync"},
-    {VsyncReason::auto_waiting, "auto: hybrid sleep until a present reports the display"},
-    {VsyncReason::auto_bad_refresh, "auto: display refresh rate unknown or absurd, hybrid sleep with vsync off"},
+    {VsyncReason::auto_waiting, "auto: the pacer's wait until a present reports the display"},
+    {VsyncReason::auto_bad_refresh, "auto: display refresh rate unknown or absurd, the pacer's wait with vsync off"},
     {VsyncReason::auto_no_divisor,
-     "auto: the refresh rate is not a whole multiple of the target rate, hybrid sleep with vsync off"},
+     "auto: the refresh rate is not a whole multiple of the target rate, the pacer's wait with vsync off"},
     {VsyncReason::auto_probing, "auto: probing vsync (frames at most 1/16 shorter than the target period)"},
-    {VsyncReason::auto_refused, "auto: the driver refused the swap interval, hybrid sleep with vsync off"},
+    {VsyncReason::auto_refused, "auto: the driver refused the swap interval, the pacer's wait with vsync off"},
     {VsyncReason::auto_not_blocking,
      "auto: the swap does not wait for vblank (vsync off, ignored by the driver or a virtual display), "
-     "hybrid sleep with vsync off"},
+     "the pacer's wait with vsync off"},
     {VsyncReason::auto_other_rate,
      "auto: the swap waits, but at another rate than the reported refresh (a compositor or driver "
-     "pacing it), hybrid sleep with vsync off"},
+     "pacing it), the pacer's wait with vsync off"},
     {VsyncReason::auto_irregular,
      "auto: the swap waits, but its presents were too irregular to verify vsync, "
-     "hybrid sleep with vsync off"},
+     "the pacer's wait with vsync off"},
     {VsyncReason::auto_verified, "auto: vsync verified at the target rate, the swap paces the frames"},
-    {VsyncReason::auto_lost, "auto: vsync lost, hybrid sleep with vsync off"},
-    {VsyncReason::auto_missing, "auto: vsync missed more than 10 % of refreshes, hybrid sleep with vsync off"},
+    {VsyncReason::auto_lost, "auto: vsync lost, the pacer's wait with vsync off"},
+    {VsyncReason::auto_missing, "auto: vsync missed more than 10 % of refreshes, the pacer's wait with vsync off"},
 };
 inline const char* to_string(VsyncReason reason) noexcept { return name_of(kVsyncReasonNames, reason); }
 

@@ -79,7 +79,7 @@
 // of such a wait too). A wake-up later than the bound is
 // accepted late, counted (WaiterStatus::wakeups_past_bound, WaitResult::past_spin_bound, the
 // capture's PastSpinBound column) and does not pull the margin up, as one past the cap. Why the
-// default share: README.md#measured-results.
+// default share: docs/priority.md#the-raised-spins-bound.
 //
 // The free functions keep one HybridWaiter per thread (thread_local) and bracket each OS sleep
 // with TimeSource::begin/end_pacing(): the timer slack is restored right after the wake-up, so
@@ -124,7 +124,8 @@ struct WaiterConfig {
     // Floor of the margin: covers the clock reads and the wake-up path. In [0, max_spin].
     // Raised, it buys the thin tail the least-cost margin leaves (rare wake-ups a fraction of a
     // millisecond late) with a spin that long before every deadline: fewer intervals off, at
-    // several times the CPU, about preciseSleep's (measured: README.md#measured-results).
+    // several times the CPU, about preciseSleep's
+    // (measured: docs/results.md#the-thin-tail-on-a-quiet-machine).
     std::chrono::nanoseconds min_margin{20'000};
     // Cap on the spin of one wait; 0 = never spin (hybrid then behaves like sleep). In [0, 1 s].
     std::chrono::nanoseconds max_spin{4'000'000};
@@ -190,7 +191,8 @@ public:
     // Current spin cap: max_spin, or less after preempted spins (see above).
     std::chrono::nanoseconds spin_cap() const noexcept { return std::chrono::nanoseconds(cap_ns_); }
     std::int64_t preempted_spins() const noexcept { return preempted_spins_; }  // so far
-    WaiterStatus status() const noexcept;  // all of the above (a margin query; README.md#measured-results)
+    // All of the above (a margin query; docs/results.md#what-the-bookkeeping-costs).
+    WaiterStatus status() const noexcept;
 
     // A gap this long between two clock reads of a spin means the thread was descheduled.
     static constexpr std::chrono::nanoseconds kPreemptGap{100'000};
