@@ -18,8 +18,10 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "device.hpp"
+#include "stop.hpp"
 #include "swapchain.hpp"
 
 namespace pacer_layer {
@@ -44,6 +46,8 @@ struct Layer {
     std::unordered_map<void*, std::shared_ptr<Device>> devices;
     Settings settings;
     int pacings = 0;  // made so far: the n-th capture's number
+    std::vector<std::weak_ptr<Pacing>> capturing;  // the captures a stop signal closes
+    StopSignals stop;  // last: stopped (its thread joined) before what it closes goes
 };
 
 // Made at the first call; destroyed when the loader unloads the layer (dlclose, after the last
@@ -66,6 +70,24 @@ Instance* instance_of(const void* handle) {
     std::lock_guard<std::mutex> lock(l.m);
     auto it = l.instances.find(key(handle));
     return it == l.instances.end() ? nullptr : it->second.get();
+}
+
+// SIGTERM or SIGINT (StopSignals): every capture closed, its sidecar written, before the
+// process ends.
+void close_every_capture() {
+    Layer& l = layer();
+    std::vector<std::shared_ptr<Pacing>> all;
+    {
+        std::lock_guard<std::mutex> lock(l.m);
+        for (const auto& w : l.capturing)
+            if (auto p = w.lock()) all.push_back(std::move(p));
+    }
+    for (const auto& p : all) {
+        std::lock_guard<std::mutex> lock(p->capture_m);
+        if (!p->capturing) continue;
+        p->capturing = false;
+        (void)p->capture.close();
+    }
 }
 
 std::shared_ptr<Device> device_of(const void* handle) {
@@ -184,6 +206,14 @@ VKAPI_ATTR VkResult VKAPI_CALL CreateSwapchainKHR(VkDevice device, const VkSwapc
                 n = ++l.pacings;
             }
             pacing = make_pacing(l.settings, n);
+            if (pacing != nullptr && pacing->capturing) {
+                std::lock_guard<std::mutex> lock(l.m);
+                l.capturing.erase(std::remove_if(l.capturing.begin(), l.capturing.end(),
+                                                 [](const std::weak_ptr<Pacing>& w) { return w.expired(); }),
+                                  l.capturing.end());
+                l.capturing.push_back(pacing);
+                l.stop.watch(&close_every_capture);
+            }
         }
         dev->add(*out, std::make_shared<Swapchain>(l.settings, std::move(pacing), dev->dispatch, device, *out,
                                                    ci->presentMode));

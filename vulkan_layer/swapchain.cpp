@@ -15,6 +15,7 @@ namespace {
 
 void to_capture(void* user, const pacer::PresentInfo& f) {
     auto* pacing = static_cast<Pacing*>(user);
+    std::lock_guard<std::mutex> lock(pacing->capture_m);
     if (pacing->capturing) pacing->capture.feedback(f);
 }
 
@@ -144,12 +145,15 @@ void Swapchain::begin(bool waits) {
 
 void Swapchain::end(bool waited) {
     const pacer::PresentInfo& p = sp_->last_present();
-    if (pacing_->capturing) {
-        pacer::CaptureExtras x;
-        x.present = p;
-        const bool own = pacing_->has_timing;
-        if (!own) x.pacing_source = pacing_->paced ? "unpaced" : "none";
-        pacing_->capture.add(own ? pacing_->timing : timing_without_wait(p), x);
+    {
+        std::lock_guard<std::mutex> lock(pacing_->capture_m);
+        if (pacing_->capturing) {
+            pacer::CaptureExtras x;
+            x.present = p;
+            const bool own = pacing_->has_timing;
+            if (!own) x.pacing_source = pacing_->paced ? "unpaced" : "none";
+            pacing_->capture.add(own ? pacing_->timing : timing_without_wait(p), x);
+        }
     }
     pacing_->has_timing = false;
     ++pacing_->frames;

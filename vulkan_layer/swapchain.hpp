@@ -19,6 +19,7 @@ namespace pacer_layer {
 // What survives a recreation: the pacer, its grid and what it learned, and the capture file.
 struct Pacing {
     std::unique_ptr<pacer::FramePacer> fp;  // never waits when settings.hz is 0 (capture only)
+    std::mutex capture_m;  // capture and capturing: the presenting thread, and the layer's stop thread
     pacer::CaptureWriter capture;
     bool capturing = false;
     bool paced = false;                     // settings.hz > 0

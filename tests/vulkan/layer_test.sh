@@ -25,8 +25,9 @@
 #                   vulkan_layer --prefix P), the tree then moved elsewhere: its manifest names the
 #                   library relative to itself, and vkcube under Xvfb, loaded from the moved tree
 #                   alone and stopped by SIGTERM as a player stops a game, is paced (50-61 fps in its
-#                   capture, read by `pacer analyze`); the layer says one line at start-up (what,
-#                   rate, placement, wait, priority, capture), none with PACER_LOG=off.
+#                   capture, read by `pacer analyze`) and its stats sidecar is written; the layer says
+#                   one line at start-up (what, rate, placement, wait, priority, capture), none with
+#                   PACER_LOG=off; stopped by SIGINT (Ctrl+C), the sidecar is written too.
 #   valgrind        a layered vkcube under valgrind's memcheck: no error and no definite leak whose
 #                   stack starts in the layer (tests/vulkan/valgrind_check.py).
 #
@@ -170,16 +171,20 @@ case "$mode" in
     [ -e "$manifest" ] || manifest=$(find "$work/moved" -name 'VkLayer_pacer_frame_pacing.json' -path '*explicit*' | head -1)
     [ -s "$manifest" ] || fail "no explicit manifest installed"
     grep -q '"library_path": "\.\./' "$manifest" || { cat "$manifest"; fail "the manifest's library_path is not relative to it"; }
-    run_installed() {  # name, then VAR=value ...: vkcube, stopped by SIGTERM after 4 s
-      local name=$1
-      shift
+    run_installed() {  # name signal, then VAR=value ...: vkcube, stopped by the signal after 4 s
+      local name=$1 sig=$2
+      shift 2
       (export VK_ADD_LAYER_PATH="$(dirname "$manifest")" PACER_HZ=60 PACER_CAPTURE="$work/$name.csv" "$@"
-       xvfb "${layered[@]}" timeout -s TERM 4 vkcube "${small[@]}") >"$work/$name.out" 2>"$work/$name.err"
+       xvfb "${layered[@]}" timeout -s "$sig" 4 vkcube "${small[@]}") >"$work/$name.out" 2>"$work/$name.err"
       local code=$?
-      [ $code = 124 ] || { cat "$work/$name.err"; fail "$name: vkcube ended with $code, not stopped by SIGTERM (124)"; }
+      [ $code = 124 ] || { cat "$work/$name.err"; fail "$name: vkcube ended with $code, not stopped by SIG$sig (124)"; }
       [ -s "$work/$name.csv" ] || { cat "$work/$name.err"; fail "$name: no capture: the installed layer did not load"; }
+      # The sidecar too: the layer closes its captures at the signal, then lets it end the game.
+      grep -q '^Frames,[1-9]' "$work/$name-stats.csv" 2>/dev/null ||
+        { cat "$work/$name.err"; fail "$name: no stats sidecar with frames after SIG$sig"; }
+      echo "$name: stopped by SIG$sig: capture and sidecar ($(grep '^Frames,' "$work/$name-stats.csv"))"
     }
-    run_installed cube
+    run_installed cube TERM
     read -r fps frames <<<"$(fps_of "$work/cube.csv")"
     echo "installed and moved, PACER_HZ=60, stopped by SIGTERM: $fps fps over $frames frames"
     within "$fps" 50 61 || fail "$fps fps at PACER_HZ=60"
@@ -187,7 +192,7 @@ case "$mode" in
     line="pacer layer: pacing vkcube at 60 Hz (placement after, wait sleep, priority automatic), capture $work/cube.csv"
     grep -qxF "$line" "$work/cube.err" || { cat "$work/cube.err"; fail "the start-up line is not: $line"; }
     echo "start-up line: $line"
-    run_installed quiet PACER_LOG=off
+    run_installed quiet INT PACER_LOG=off
     ! grep -q '^pacer layer:' "$work/quiet.err" || { cat "$work/quiet.err"; fail "PACER_LOG=off: the layer spoke"; }
     ;;
   valgrind)
