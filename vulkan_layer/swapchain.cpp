@@ -51,6 +51,7 @@ std::shared_ptr<Pacing> make_pacing(const Settings& s, int capture_number) {
     }
     pacing->paced = s.hz > 0;
     pacing->before = s.before;
+    pacing->sleep_only = s.sleep_only;
     const char* app = program_invocation_short_name != nullptr ? program_invocation_short_name : "vulkan";
     if (s.capture.empty()) {
         say_started(s, app, "");
@@ -152,6 +153,8 @@ void Swapchain::end(bool waited) {
             x.present = p;
             const bool own = pacing_->has_timing;
             if (!own) x.pacing_source = pacing_->paced ? "unpaced" : "none";
+            // The waiter with the shortest spin is what PACER_WAIT=sleep names: the column says so.
+            else if (pacing_->sleep_only && pacing_->timing.source == pacer::PacingSource::hybrid) x.pacing_source = "sleep";
             pacing_->capture.add(own ? pacing_->timing : timing_without_wait(p), x);
         }
     }

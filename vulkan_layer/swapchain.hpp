@@ -24,6 +24,7 @@ struct Pacing {
     bool capturing = false;
     bool paced = false;                     // settings.hz > 0
     bool before = false;                    // PACER_PLACEMENT=before
+    bool sleep_only = true;                 // PACER_WAIT=sleep: the capture's PacingSource says sleep
     pacer::FrameTiming timing{};            // the frame's wait, for its capture row
     bool has_timing = false;
     std::thread::id thread{};               // the thread that presents (and paces) now

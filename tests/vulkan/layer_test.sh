@@ -80,6 +80,12 @@ case "$mode" in
     echo "placement $arg, PACER_WAIT=$wait_mode: $fps fps over $frames frames (PACER_HZ=60)"
     within "$fps" 50 61 || fail "$fps fps at PACER_HZ=60"
     within "$frames" 200 240 || fail "$frames frames in the capture of 240"
+    # The capture names the wait as the setting does: PacingSource sleep by default, hybrid with
+    # PACER_WAIT=hybrid, on most rows (the first is unpaced).
+    want=${wait_mode%% *}
+    most=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "PacingSource") c = i; next }
+                    c { n[$c]++ } END { for (k in n) if (n[k] > best) { best = n[k]; m = k } print m }' "$work/cube.csv")
+    [ "$most" = "$want" ] || fail "the capture's PacingSource is mostly '$most', not '$want' (PACER_WAIT)"
     # The sidecar: written at vkDestroySwapchainKHR.
     [ -s "$work/cube-stats.csv" ] || fail "no capture-stats.csv"
     ;;
