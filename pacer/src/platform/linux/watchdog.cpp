@@ -427,8 +427,11 @@ private:
         w.ask_due = false;
         w.reraise = false;
         if (w.guard) w.guard->refused(sample_of(w, read_ns(w.cpu_clock)));
-        if (w.guarded) set_put_back_grant(w);
-        else {
+        if (w.guarded) {
+            set_put_back_grant(w);
+            w.grant.pending = false;  // for good: spent
+            text(w.grant.reason, "the real-time guard put the thread back for good (see guard)");
+        } else {
             w.grant.pending = false;
             std::snprintf(w.grant.reason, sizeof w.grant.reason, "%.110s; the real-time class was not asked for",
                           w.refused);
