@@ -350,7 +350,7 @@ TEST(Priority, RaisedWakeUpsBeatTheCompetingThreadsAtTheSameMedian) {
     // The put-back is paid inside the margin, not after the deadline.
     EXPECT_LE(wait.p50, normal.p50 + 200ns);
     // The CPU stays near the normal waiter's: 1.19x here (174 against 158 us of spin a frame,
-    // and two system calls a sleep; the real machine's figures are in the README).
+    // and two system calls a sleep; the real machine's figures are in docs/priority.md).
     EXPECT_LT(wait.cpu_ns, normal.cpu_ns * 5 / 4);
 }
 

@@ -48,7 +48,7 @@ struct StrategyRow {
     pacer::WaitMode mode;  // Loop::pacer
     TP priority;           // Loop::pacer and Loop::sleep_until (set_sleep_priority on its thread)
     Only only = Only::always;
-    bool priority_summary = false;  // a row of the thread priority summary (the README's table)
+    bool priority_summary = false;  // a row of the thread priority summary (docs/priority.md's table)
     int nice = 0;                   // PriorityConfig::nice; 0: --nice
     int slot = 0;                   // Only::share: the index of its value in --raised-spin-shares
 };
