@@ -2,7 +2,7 @@
 # The Debian package installed for real, after ./dev test (it packs ./build): apt resolves its
 # Depends, then a CMake project and a pkg-config command line find pacer in the system's default
 # places, with no CMAKE_PREFIX_PATH or PKG_CONFIG_PATH, from C++ and from C (a project with the C
-# language alone, and cc with pkg-config). ctest's package.deb checks the package
+# language alone, and cc with pkg-config), and /usr/bin/pacer-run paces glxgears and vkcube. ctest's package.deb checks the package
 # unpacked, without root; this adds what only an installed package shows. The package is removed
 # again at the end, so a developer's machine is left as it was.
 set -euo pipefail
@@ -43,4 +43,6 @@ cc "$work/frames.o" $(pkg-config --libs pacer) -o "$work/frames"
 cc -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Werror $(pkg-config --cflags pacer) tests/consumer/c_only/game.c \
    $(pkg-config --libs pacer) -o "$work/game"
 "$work/game" "$work/game.csv" "$version"
+# A player's launch line from the installed package: /usr/bin/pacer-run paces glxgears and vkcube.
+tests/gl/gl_test.sh system build/tools/pacer build "$work/gl" || [ $? = 77 ]  # 77: no display server or glxgears
 echo "package: $(basename "$deb") installed with apt, built against with find_package (C++ and C-only projects) and pkg-config (C++ and C)"

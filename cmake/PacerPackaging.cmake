@@ -63,7 +63,9 @@ string(JOIN "\n" CPACK_PACKAGE_DESCRIPTION
   "the machine's wake-up lateness, then a short spin to the exact deadline. It also"
   "detects vsync, and offers a fixed-step accumulator with interpolation and frame"
   "statistics. This package holds the C++20 headers, the static library, the CMake"
-  "package (find_package(pacer)) and pacer.pc for pkg-config.")
+  "package (find_package(pacer)) and pacer.pc for pkg-config; and, for games that"
+  "do not embed pacer, its Vulkan layer, its GL interposer and the launcher"
+  "pacer-run (pacer-run --hz 60 -- %command% in Steam's launch options).")
 set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGE_CONTACT "${PACER_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${PACER_PACKAGE_MAINTAINER}")
@@ -73,9 +75,17 @@ set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6-dev | libc-dev, libstdc++-dev")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "pkg-config, cmake, libspdlog-dev")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-# The library's install rules only (the default component): the `pacer` tool is its own
-# component, left out, so the package holds no binary that would need shared-library dependencies.
+# The library's install rules (the default component), and what paces a game that does not embed
+# pacer: the Vulkan layer (its library and both manifests) and the GL interposer with pacer-run.
+# The `pacer` tool is its own component, left out: the package holds no binary that needs a shared
+# library but libc (the layer and the interposer link the C++ runtime statically).
 set(CPACK_INSTALL_CMAKE_PROJECTS "${PROJECT_BINARY_DIR};${PROJECT_NAME};Unspecified;/")
+if(TARGET pacer_vulkan_layer)
+  list(APPEND CPACK_INSTALL_CMAKE_PROJECTS "${PROJECT_BINARY_DIR};${PROJECT_NAME};vulkan_layer;/")
+endif()
+if(TARGET pacer_gl_shim)
+  list(APPEND CPACK_INSTALL_CMAKE_PROJECTS "${PROJECT_BINARY_DIR};${PROJECT_NAME};gl_preload;/")
+endif()
 find_program(PACER_DPKG dpkg)
 mark_as_advanced(PACER_DPKG)
 if(PACER_DPKG)

@@ -1,7 +1,7 @@
 // VK_LAYER_pacer_frame_pacing: the loader's entry points, the instance and device records, and
 // the calls the layer wraps: vkCreateDevice (to enable present feedback), vkCreateSwapchainKHR,
-// vkDestroySwapchainKHR, vkQueuePresentKHR. README.md, "Pacing and capturing an unmodified Vulkan
-// game", is the user's manual; docs/architecture.md places it.
+// vkDestroySwapchainKHR, vkQueuePresentKHR. docs/vulkan.md is the user's manual;
+// docs/architecture.md places it.
 //
 // The records are keyed by the dispatch key (the loader's table pointer, the first word of every
 // dispatchable handle: a queue's is its device's, a physical device's its instance's). Every

@@ -19,20 +19,6 @@ void to_capture(void* user, const pacer::PresentInfo& f) {
     if (pacing->capturing) pacing->capture.feedback(f);
 }
 
-// The one line a new swapchain's pacing says by default (PACER_LOG=off silences it): what is
-// paced, at what rate, with which settings, and where its capture goes, so that a player sees
-// the layer at work without reading a capture.
-void say_started(const Settings& s, const char* app, const std::string& capture) {
-    if (s.log >= pacer::LogLevel::off) return;
-    const std::string where = capture.empty() ? "no capture (PACER_CAPTURE unset)" : "capture " + capture;
-    if (s.hz > 0)
-        std::fprintf(stderr, "pacer layer: pacing %s at %g Hz (placement %s, wait %s, priority %s), %s\n", app, s.hz,
-                     s.before ? "before" : "after", s.sleep_only ? "sleep" : "hybrid", pacer::to_string(s.priority),
-                     where.c_str());
-    else
-        std::fprintf(stderr, "pacer layer: not pacing %s (PACER_HZ unset), %s\n", app, where.c_str());
-}
-
 }  // namespace
 
 std::shared_ptr<Pacing> make_pacing(const Settings& s, int capture_number) {
@@ -54,7 +40,7 @@ std::shared_ptr<Pacing> make_pacing(const Settings& s, int capture_number) {
     pacing->sleep_only = s.sleep_only;
     const char* app = program_invocation_short_name != nullptr ? program_invocation_short_name : "vulkan";
     if (s.capture.empty()) {
-        say_started(s, app, "");
+        say_started("pacer layer", s, app, "");
         return pacing;
     }
     pacer::CaptureOptions o;
@@ -69,7 +55,7 @@ std::shared_ptr<Pacing> make_pacing(const Settings& s, int capture_number) {
         return nullptr;
     }
     pacing->capturing = true;
-    say_started(s, app, path);
+    say_started("pacer layer", s, app, path);
     return pacing;
 }
 

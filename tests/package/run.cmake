@@ -53,13 +53,43 @@ foreach(file IN ITEMS include/pacer/pacer.hpp include/pacer/version.hpp lib/libp
   string(REPLACE "+" "\\+" pattern "./usr/${file}")
   expect("contains /usr/${file}" "${contents}" " ${pattern}(\n|$)")
 endforeach()
-if(contents MATCHES " \\./usr/bin/")
-  message(FATAL_ERROR "package: the library package holds a program:\n${contents}")
+# For games that do not embed pacer: the Vulkan layer and its two manifests, the GL interposer
+# and pacer-run, the one program (a script).
+if(HAVE_LAYER)
+  foreach(file IN ITEMS lib/libVkLayer_pacer_frame_pacing.so
+                        share/vulkan/explicit_layer.d/VkLayer_pacer_frame_pacing.json
+                        share/vulkan/implicit_layer.d/VkLayer_pacer_frame_pacing.json)
+    expect("contains /usr/${file}" "${contents}" " ./usr/${file}(\n|$)")
+  endforeach()
+endif()
+if(HAVE_GL)
+  foreach(file IN ITEMS lib/libpacer_gl.so lib/pacer/libpacer_gl_pacing.so bin/pacer-run)
+    expect("contains /usr/${file}" "${contents}" " ./usr/${file}(\n|$)")
+  endforeach()
+endif()
+string(REGEX MATCHALL " \\./usr/bin/[^\n]+" programs "${contents}")
+list(REMOVE_ITEM programs " ./usr/bin/pacer-run")
+if(programs)
+  message(FATAL_ERROR "package: the package holds a program besides pacer-run: ${programs}")
 endif()
 
 # ---- Unpacked, as a user's machine sees it ------------------------------------------------------
 set(root "${WORK_DIR}/root")
 run(dpkg-deb -x "${debs}" "${root}")
+
+# pacer-run from the unpacked tree paces glxgears and vkcube (tests/gl/gl_test.sh unpacked): the
+# package's files alone, found relative to the script.
+if(HAVE_GL AND GL_TEST)
+  execute_process(COMMAND "${GL_TEST}" unpacked "${PACER_CLI}" "${BUILD_DIR}" "${WORK_DIR}/gl" "${root}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE gl_out ERROR_VARIABLE gl_out)
+  if(rc EQUAL 77)
+    message(STATUS "package: skipped pacing from the package: ${gl_out}")
+  elseif(NOT rc EQUAL 0)
+    message(FATAL_ERROR "package: pacer-run from the unpacked package:\n${gl_out}")
+  else()
+    message(STATUS "package: ok: pacer-run from the unpacked package paces glxgears and vkcube:\n${gl_out}")
+  endif()
+endif()
 
 # find_package: the consumer project, with its version checks (tests/consumer/CMakeLists.txt).
 set(build "${WORK_DIR}/consumer")

@@ -1,4 +1,4 @@
-// The Vulkan layer's settings (vulkan_layer/settings.hpp) read from a fake environment: the
+// The Vulkan layer's settings (inject/settings.hpp) read from a fake environment: the
 // defaults a launch line without them gets, each variable's words, and a bad value turning the
 // layer off with the variable named.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "../../vulkan_layer/settings.hpp"
+#include "settings.hpp"
 
 namespace {
 
@@ -61,7 +61,7 @@ TEST(LayerSettings, ABadValueTurnsTheLayerOffAndNamesTheVariable) {
         const pacer_layer::Settings s = read({{var, value}});
         EXPECT_FALSE(s.on) << var << "=" << value;
         EXPECT_NE(s.error.find(var + "=\"" + value + "\""), std::string::npos) << s.error;
-        EXPECT_NE(s.error.find("the layer is off"), std::string::npos) << s.error;
+        EXPECT_NE(s.error.find("pacer is off, the program runs unpaced"), std::string::npos) << s.error;
     }
 }
 

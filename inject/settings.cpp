@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace pacer_layer {
@@ -9,7 +10,7 @@ namespace {
 
 bool fail(Settings& s, const char* var, const char* value, const char* takes) {
     s.on = false;
-    s.error = std::string(var) + "=\"" + value + "\": " + takes + "; the layer is off, the app runs unpaced";
+    s.error = std::string(var) + "=\"" + value + "\": " + takes + "; pacer is off, the program runs unpaced";
     return false;
 }
 
@@ -81,6 +82,17 @@ std::string capture_path(const std::string& base, int n) {
     path += std::to_string(n);
     path.append(base, dot, std::string::npos);
     return path;
+}
+
+void say_started(const char* who, const Settings& s, const char* app, const std::string& capture) {
+    if (s.log >= pacer::LogLevel::off) return;
+    const std::string where = capture.empty() ? "no capture (PACER_CAPTURE unset)" : "capture " + capture;
+    if (s.hz > 0)
+        std::fprintf(stderr, "%s: pacing %s at %g Hz (placement %s, wait %s, priority %s), %s\n", who, app, s.hz,
+                     s.before ? "before" : "after", s.sleep_only ? "sleep" : "hybrid", pacer::to_string(s.priority),
+                     where.c_str());
+    else
+        std::fprintf(stderr, "%s: not pacing %s (PACER_HZ unset), %s\n", who, app, where.c_str());
 }
 
 }  // namespace pacer_layer

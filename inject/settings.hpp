@@ -1,5 +1,5 @@
-// The layer's settings, read once from the environment (README.md, "Pacing and capturing an
-// unmodified Vulkan game"):
+// The settings of what paces a game that does not embed pacer (the Vulkan layer, the GL
+// interposer; docs/vulkan.md, docs/gl.md), read once from the environment:
 //   PACER_HZ         the rate, (0, 10000]; 0 or unset: no limit, capture only
 //   PACER_PLACEMENT  after (default): the wait follows the present, the next frame starts on the
 //                    grid (SyncMode::frame_start; MangoHud's "late"): lower latency;
@@ -12,7 +12,7 @@
 //                    for more CPU (docs/vulkan.md has both measured against MangoHud)
 //   PACER_CAPTURE    a PresentMon-style capture per swapchain: the path, then path-2.csv, ...
 //   PACER_LOG        debug, info, warn (default), error, off
-// A value that cannot be read turns the layer off (every present passes through, nothing is
+// A value that cannot be read turns pacing off (every present passes through, nothing is
 // captured) with one line on stderr that names the variable, the value and what it takes.
 #pragma once
 
@@ -40,5 +40,10 @@ Settings read_settings(Getenv get);
 
 // "dir/name.csv" for the first capture of the process, "dir/name-<n>.csv" for the n-th.
 std::string capture_path(const std::string& base, int n);
+
+// The one line that pacing a swapchain or a window says by default (PACER_LOG=off silences it):
+// what is paced, at what rate, with which settings, and where its capture goes, so that a player
+// sees pacer at work without reading a capture. who: "pacer layer", "pacer gl".
+void say_started(const char* who, const Settings& s, const char* app, const std::string& capture);
 
 }  // namespace pacer_layer
