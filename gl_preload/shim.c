@@ -430,7 +430,7 @@ HIDDEN void* pacer_gl_dlsym_answer(void* handle, const char* name) {
     return found != NULL ? hook_for(f, found) : NULL;
 }
 
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) && !defined(__i386__)
 /* Without the assembly entry, a call is handed on from here: dlsym(RTLD_NEXT, ...) is then
  * resolved relative to the shim (docs/gl.md says so). */
 EXPORT void* dlsym(void* handle, const char* name) {

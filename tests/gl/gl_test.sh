@@ -32,6 +32,10 @@
 #   system          the same from the package installed with apt (/usr/bin/pacer-run, which
 #                   preloads the interposer by its bare name from the system's folders;
 #                   .ci/package.sh).
+#   i386 BUILD      the 32-bit shim (build/i386, cmake/PacerI386.cmake) under a 32-bit next_probe,
+#                   preloaded with the 64-bit one (which ld.so refuses): RTLD_NEXT and dlerror() as
+#                   without it; with Debian's i386 multiarch GL, a 32-bit swap_probe (each way of
+#                   resolving the swap) under the installed 64-bit pacer-run: the 32-bit shim, paced.
 #   valgrind        a paced swap_probe (dlsym) under memcheck: no error and no definite leak whose stack
 #                   starts in pacer (tests/vulkan/valgrind_check.py).
 #
@@ -234,6 +238,40 @@ case "$mode" in
     if [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] && command -v vkcube >/dev/null; then
       VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json paced_for_4s vkcube 60 "$launcher" \
         vkcube --width 160 --height 120
+    fi
+    ;;
+  i386)
+    shim32=$build/i386/gl_preload/libpacer_gl.so
+    [ -e "$shim32" ] || skip "no 32-bit build (cmake/PacerI386.cmake)"
+    readelf -h "$shim32" | grep -q 'Class: *ELF32' || fail "$shim32 is not a 32-bit library"
+    "$probes/pacer_gl_next_probe32" >"$work/without.txt" 2>&1 || { cat "$work/without.txt"; fail "next_probe32 alone"; }
+    LD_PRELOAD="$build/gl_preload/libpacer_gl.so:$shim32" "$probes/pacer_gl_next_probe32" >"$work/with.txt" 2>"$work/err" ||
+      { cat "$work/with.txt" "$work/err"; fail "next_probe32 with the shims"; }
+    grep -q 'wrong ELF class' "$work/err" || { cat "$work/err"; fail "the 64-bit shim was not refused by the 32-bit process"; }
+    grep -qx 'RTLD_NEXT from b finds c' "$work/with.txt" || fail "32-bit: RTLD_NEXT resolved relative to the shim"
+    diff "$work/without.txt" "$work/with.txt" || fail "32-bit: dlsym and dlerror differ with the shim"
+    nm -D --defined-only "$shim32" | grep -q ' dlsym@GLIBC_2.0$' || fail "the 32-bit shim has no dlsym@GLIBC_2.0"
+    echo "32-bit next_probe under the 32-bit shim (the 64-bit one refused by ld.so): RTLD_NEXT and dlerror() as without it"
+    # A 32-bit GL program from a 64-bit pacer-run, installed: $LIB leads each process to its own
+    # ABI's shim (needs Debian's i386 multiarch GL: then tests/CMakeLists.txt builds the probe).
+    probe32=$probes/pacer_gl_swap_probe32
+    if [ -x "$probe32" ]; then
+      for c in gl_preload vulkan_layer; do
+        cmake --install "$arg" --component "$c" --prefix "$work/prefix" >>"$work/install.log" 2>&1 ||
+          { cat "$work/install.log"; fail "cmake --install --component $c"; }
+      done
+      for how in dlsym gpa direct; do
+        xvfb "$work/prefix/bin/pacer-run" --hz 60 --capture "$work/$how.csv" -- "$probe32" "$how" 60 \
+          >"$work/$how.out" 2>"$work/$how.err" || { cat "$work/$how.err"; fail "swap_probe32 $how"; }
+        grep -q '^swap in .*/lib/i386-linux-gnu/libpacer_gl\.so$' "$work/$how.out" ||
+          { cat "$work/$how.out" "$work/$how.err"; fail "32-bit $how: the swap is not the 32-bit interposer's"; }
+        s=$(awk '/^frames/ { print $4 }' "$work/$how.out")
+        read -r fps frames <<<"$(fps_of "$work/$how.csv")"
+        echo "32-bit swap_probe ($how) under the installed pacer-run at 60 Hz: 60 frames in $s s, capture $fps fps"
+        within "$s" 0.9 3 || fail "32-bit $how: 60 frames in $s s: not paced"
+      done
+    else
+      echo "no 32-bit GL program run: Debian's i386 multiarch GL is not installed (libgl1:i386, libgl1-mesa-dri:i386)"
     fi
     ;;
   valgrind)

@@ -56,14 +56,23 @@ endforeach()
 # For games that do not embed pacer: the Vulkan layer and its two manifests, the GL interposer
 # and pacer-run, the one program (a script).
 if(HAVE_LAYER)
-  foreach(file IN ITEMS lib/libVkLayer_pacer_frame_pacing.so
+  foreach(file IN ITEMS ${INJECT_LIBDIR}/libVkLayer_pacer_frame_pacing.so
                         share/vulkan/explicit_layer.d/VkLayer_pacer_frame_pacing.json
                         share/vulkan/implicit_layer.d/VkLayer_pacer_frame_pacing.json)
     expect("contains /usr/${file}" "${contents}" " ./usr/${file}(\n|$)")
   endforeach()
 endif()
 if(HAVE_GL)
-  foreach(file IN ITEMS lib/libpacer_gl.so lib/pacer/libpacer_gl_pacing.so bin/pacer-run)
+  foreach(file IN ITEMS ${INJECT_LIBDIR}/libpacer_gl.so ${INJECT_LIBDIR}/pacer/libpacer_gl_pacing.so bin/pacer-run)
+    expect("contains /usr/${file}" "${contents}" " ./usr/${file}(\n|$)")
+  endforeach()
+endif()
+if(HAVE_I386)  # the 32-bit builds beside (cmake/PacerI386.cmake)
+  set(_i386 lib/i386-linux-gnu/libpacer_gl.so lib/i386-linux-gnu/pacer/libpacer_gl_pacing.so)
+  if(HAVE_LAYER)
+    list(APPEND _i386 lib/i386-linux-gnu/libVkLayer_pacer_frame_pacing.so)
+  endif()
+  foreach(file IN LISTS _i386)
     expect("contains /usr/${file}" "${contents}" " ./usr/${file}(\n|$)")
   endforeach()
 endif()
