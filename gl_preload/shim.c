@@ -257,7 +257,7 @@ static void* real(int f) {
     if (p == NULL && is_egl(f) && f != F_EGL_GPA) {
         gl_proc (*gpa)(const char*) = (gl_proc(*)(const char*))real(F_EGL_GPA);
         if (gpa != NULL) p = (void*)gpa(name);
-    } else if (p == NULL && f != F_GLX_GPA && f != F_GLX_GPA_ARB) {
+    } else if (p == NULL && !is_egl(f) && f != F_GLX_GPA && f != F_GLX_GPA_ARB) {
         gl_proc (*gpa)(const unsigned char*) = (gl_proc(*)(const unsigned char*))real(F_GLX_GPA_ARB);
         if (gpa == NULL) gpa = (gl_proc(*)(const unsigned char*))real(F_GLX_GPA);
         if (gpa != NULL) p = (void*)gpa((const unsigned char*)name);
