@@ -24,7 +24,7 @@
 #include "pacer/capture.hpp"
 #include "pacer/config.hpp"
 #include "pacer/frame_pacer.hpp"
-#include "settings.hpp"
+#include "frames.hpp"
 #include "stop.hpp"
 
 extern char* program_invocation_short_name;  // glibc: the program's name, for the capture
@@ -87,12 +87,7 @@ void start() {
         return;
     }
     const Settings& s = g.settings;
-    pacer::PacerConfig& c = g.config;
-    c.target_hz = s.hz > 0 ? s.hz : 60.0;  // capture only: never waits
-    c.mode = pacer::WaitMode::automatic;   // the swap paces where it holds the rate (vsync hand-off)
-    c.sync = s.before ? pacer::SyncMode::present : pacer::SyncMode::frame_start;
-    c.waiter.priority.mode = s.priority;
-    if (s.sleep_only) c.waiter.late_cost = std::chrono::nanoseconds(0);  // spin min_margin only
+    const pacer::PacerConfig& c = g.config = pacer_layer::pacer_config(s);
     try {
         g.fp = std::make_unique<pacer::FramePacer>(c);
     } catch (const std::exception& e) {
@@ -184,22 +179,9 @@ void after(const pacer_gl_swap* swap, int paced, int ok) {
         g.fp->report_present(p);
         {
             std::lock_guard<std::mutex> lock(g.capture_m);
-            if (g.capturing) {
-                pacer::CaptureExtras x;
-                x.present = p;
-                pacer::FrameTiming t = g.timing;
-                if (!g.has_timing) {  // not waited for (capture only, the first frame): its wake is its swap
-                    t = pacer::FrameTiming{};
-                    t.frame = g.frames + 1;
-                    t.deadline = t.wake = p.begin;
-                    if (g.last_begin != pacer::clock::time_point{}) t.interval = p.begin - g.last_begin;
-                    t.work = t.interval;
-                    x.pacing_source = g.settings.hz > 0 ? "unpaced" : "none";
-                } else if (g.settings.sleep_only && t.source == pacer::PacingSource::hybrid) {
-                    x.pacing_source = "sleep";  // the waiter PACER_WAIT=sleep names
-                }
-                g.capture.add(t, x);
-            }
+            if (g.capturing)
+                pacer_layer::capture_row(g.capture, g.settings, p, g.has_timing ? &g.timing : nullptr, g.frames,
+                                         g.last_begin);
         }
         g.has_timing = false;
         ++g.frames;

@@ -23,21 +23,14 @@ void to_capture(void* user, const pacer::PresentInfo& f) {
 
 std::shared_ptr<Pacing> make_pacing(const Settings& s, int capture_number) {
     auto pacing = std::make_shared<Pacing>();
-    pacer::PacerConfig c;
-    c.target_hz = s.hz > 0 ? s.hz : 60.0;  // capture only: never waits
-    c.mode = pacer::WaitMode::automatic;   // the swap paces where it holds the rate (vsync hand-off)
-    c.sync = s.before ? pacer::SyncMode::present : pacer::SyncMode::frame_start;
-    c.waiter.priority.mode = s.priority;
-    if (s.sleep_only) c.waiter.late_cost = std::chrono::nanoseconds(0);  // spin min_margin only
+    const pacer::PacerConfig c = pacer_config(s);
     try {
         pacing->fp = std::make_unique<pacer::FramePacer>(c);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "pacer layer: error: %s; this swapchain runs unpaced\n", e.what());
         return nullptr;
     }
-    pacing->paced = s.hz > 0;
-    pacing->before = s.before;
-    pacing->sleep_only = s.sleep_only;
+    pacing->settings = s;
     const char* app = program_invocation_short_name != nullptr ? program_invocation_short_name : "vulkan";
     if (s.capture.empty()) {
         say_started("pacer layer", s, app, "");
@@ -46,7 +39,7 @@ std::shared_ptr<Pacing> make_pacing(const Settings& s, int capture_number) {
     pacer::CaptureOptions o;
     o.application = app;
     o.runtime = "Vulkan";
-    if (pacing->paced) o.config = c;
+    if (s.hz > 0) o.config = c;
     const std::string path = capture_path(s.capture, capture_number);
     const pacer::Status st = pacing->capture.open(path, o);
     if (!st) {
@@ -124,7 +117,7 @@ void Swapchain::start_feedback() {
 
 void Swapchain::begin(bool waits) {
     take_thread();
-    if (pacing_->paced && waits && pacing_->before) {
+    if (pacing_->settings.hz > 0 && waits && pacing_->settings.before) {
         pacing_->timing = pacing_->fp->wait();  // present sync: returns at once, before_present waits
         pacing_->has_timing = true;
     }
@@ -134,34 +127,17 @@ void Swapchain::end(bool waited) {
     const pacer::PresentInfo& p = sp_->last_present();
     {
         std::lock_guard<std::mutex> lock(pacing_->capture_m);
-        if (pacing_->capturing) {
-            pacer::CaptureExtras x;
-            x.present = p;
-            const bool own = pacing_->has_timing;
-            if (!own) x.pacing_source = pacing_->paced ? "unpaced" : "none";
-            // The waiter with the shortest spin is what PACER_WAIT=sleep names: the column says so.
-            else if (pacing_->sleep_only && pacing_->timing.source == pacer::PacingSource::hybrid) x.pacing_source = "sleep";
-            pacing_->capture.add(own ? pacing_->timing : timing_without_wait(p), x);
-        }
+        if (pacing_->capturing)
+            capture_row(pacing_->capture, pacing_->settings, p, pacing_->has_timing ? &pacing_->timing : nullptr,
+                        pacing_->frames, pacing_->last_begin);
     }
     pacing_->has_timing = false;
     ++pacing_->frames;
     pacing_->last_begin = p.begin;
-    if (pacing_->paced && waited && !pacing_->before) {  // the next frame starts on the grid
+    if (pacing_->settings.hz > 0 && waited && !pacing_->settings.before) {  // the next frame starts on the grid
         pacing_->timing = pacing_->fp->wait();
         pacing_->has_timing = true;
     }
-}
-
-// A frame the pacer did not wait for (capture only, the first frame, a second swapchain of a
-// present): its wake is its present call.
-pacer::FrameTiming Swapchain::timing_without_wait(const pacer::PresentInfo& p) {
-    pacer::FrameTiming t;
-    t.frame = pacing_->frames + 1;
-    t.deadline = t.wake = p.begin;
-    if (pacing_->last_begin != pacer::clock::time_point{}) t.interval = p.begin - pacing_->last_begin;
-    t.work = t.interval;
-    return t;
 }
 
 }  // namespace pacer_layer

@@ -12,7 +12,7 @@
 #include "pacer/capture.hpp"
 #include "pacer/frame_pacer.hpp"
 #include "pacer/vulkan.hpp"
-#include "settings.hpp"
+#include "frames.hpp"
 
 namespace pacer_layer {
 
@@ -22,9 +22,7 @@ struct Pacing {
     std::mutex capture_m;  // capture and capturing: the presenting thread, and the layer's stop thread
     pacer::CaptureWriter capture;
     bool capturing = false;
-    bool paced = false;                     // settings.hz > 0
-    bool before = false;                    // PACER_PLACEMENT=before
-    bool sleep_only = true;                 // PACER_WAIT=sleep: the capture's PacingSource says sleep
+    Settings settings;                      // PACER_*: the rate (hz 0: capture only), placement, wait
     pacer::FrameTiming timing{};            // the frame's wait, for its capture row
     bool has_timing = false;
     std::thread::id thread{};               // the thread that presents (and paces) now
@@ -56,7 +54,6 @@ private:
     void stop_feedback();
     void start_feedback();
     void run_feedback();
-    pacer::FrameTiming timing_without_wait(const pacer::PresentInfo& p);
 
     std::mutex m_;
     std::shared_ptr<Pacing> pacing_;

@@ -46,34 +46,14 @@ pacer=$2
 build=$3
 work=$4/$mode${5:+_$(basename "$5")}
 arg=${5:-}
-rm -rf "$work"
-mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
+# shellcheck source=../inject/lib.sh
+. "$(dirname "$0")/../inject/lib.sh"  # the run's folder, fail, skip, xvfb, fps_of, within, start_weston
 
 run=$build/inject/pacer-run
 probes=$build/tests
 [ -x "$run" ] || fail "no $run"
 unset PACER_HZ PACER_PLACEMENT PACER_PRIORITY PACER_WAIT PACER_CAPTURE PACER_LOG PACER_LAYER LD_PRELOAD
 export LIBGL_ALWAYS_SOFTWARE=1
-
-xvfb() {  # command...: under a private Xvfb
-  xvfb-run -a -s "-screen 0 640x480x24 -noreset" "$@"
-}
-
-fps_of() {  # capture -> "avg_fps rows"
-  "$pacer" analyze --json "$1" >"$work/analyze.json" 2>"$work/analyze.err" || { cat "$work/analyze.err"; fail "pacer analyze $1"; }
-  python3 - "$work/analyze.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-c = d[0] if isinstance(d, list) else d
-print(c["avg_fps"], c.get("frames", 0))
-PY
-}
-
-within() {  # value lo hi
-  awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
-}
 
 # name hz launcher command...: the command under the launcher, stopped by SIGTERM after 4 s; its
 # capture paced at hz, one start-up line, the sidecar.
@@ -105,15 +85,7 @@ case "$mode" in
     ;;
   wayland)
     command -v es2gears_wayland >/dev/null || skip "no es2gears_wayland: mesa-utils"
-    command -v weston >/dev/null || skip "no weston"
-    export XDG_RUNTIME_DIR
-    XDG_RUNTIME_DIR=$(mktemp -d "$work/xdg.XXXXXX")
-    chmod 700 "$XDG_RUNTIME_DIR"
-    setsid weston --backend=headless-backend.so --idle-time=0 --socket=pacer-gl >"$work/weston.log" 2>&1 &
-    wpid=$!
-    trap 'kill -- -$wpid 2>/dev/null; kill $wpid 2>/dev/null' EXIT
-    for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/pacer-gl" ] && break; sleep 0.1; done
-    [ -S "$XDG_RUNTIME_DIR/pacer-gl" ] || { cat "$work/weston.log"; fail "weston did not start"; }
+    start_weston pacer-gl
     WAYLAND_DISPLAY=pacer-gl "$run" --hz 20 --capture "$work/w.csv" -- timeout -s TERM 4 es2gears_wayland \
       >"$work/out" 2>"$work/err"
     code=$?

@@ -38,10 +38,8 @@ pacer=$2
 layer_dir=$3
 work=$4/$mode${5:+_$(basename "$5")}
 arg=${5:-}
-rm -rf "$work"
-mkdir -p "$work"
-fail() { echo "FAIL: $*"; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
+# shellcheck source=../inject/lib.sh
+. "$(dirname "$0")/../inject/lib.sh"  # the run's folder, fail, skip, xvfb, fps_of, within, start_weston
 
 export VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 [ -e "$VK_ICD_FILENAMES" ] || skip "no lavapipe ($VK_ICD_FILENAMES): mesa-vulkan-drivers"
@@ -50,24 +48,6 @@ export VK_ADD_LAYER_PATH=$layer_dir
 layered=(env VK_INSTANCE_LAYERS=VK_LAYER_pacer_frame_pacing)
 small=(--width 160 --height 120)
 unset PACER_HZ PACER_PLACEMENT PACER_PRIORITY PACER_WAIT PACER_CAPTURE PACER_LOG PACER_LAYER DISABLE_PACER_LAYER
-
-xvfb() {  # command...: under a private Xvfb (60 Hz fake screen)
-  xvfb-run -a -s "-screen 0 640x480x24 -noreset" "$@"
-}
-
-fps_of() {  # capture -> "avg_fps rows"
-  "$pacer" analyze --json "$1" >"$work/analyze.json" 2>"$work/analyze.err" || { cat "$work/analyze.err"; fail "pacer analyze $1"; }
-  python3 - "$work/analyze.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-c = d[0] if isinstance(d, list) else d
-print(c["avg_fps"], c.get("frames", 0))
-PY
-}
-
-within() {  # value lo hi
-  awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
-}
 
 case "$mode" in
   xvfb)
@@ -90,15 +70,7 @@ case "$mode" in
     [ -s "$work/cube-stats.csv" ] || fail "no capture-stats.csv"
     ;;
   weston)
-    command -v weston >/dev/null || skip "no weston"
-    export XDG_RUNTIME_DIR
-    XDG_RUNTIME_DIR=$(mktemp -d "$work/xdg.XXXXXX")
-    chmod 700 "$XDG_RUNTIME_DIR"
-    setsid weston --backend=headless-backend.so --idle-time=0 --socket=pacer-vk >"$work/weston.log" 2>&1 &
-    wpid=$!
-    trap 'kill -- -$wpid 2>/dev/null; kill $wpid 2>/dev/null' EXIT
-    for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/pacer-vk" ] && break; sleep 0.1; done
-    [ -S "$XDG_RUNTIME_DIR/pacer-vk" ] || { cat "$work/weston.log"; fail "weston did not start"; }
+    start_weston pacer-vk
     for hz in 20 144; do
       WAYLAND_DISPLAY=pacer-vk PACER_HZ=$hz PACER_CAPTURE=$work/w$hz.csv timeout 60 "${layered[@]}" vkcube-wayland \
         --c 80 "${small[@]}" >"$work/out$hz" 2>"$work/err$hz" || { cat "$work/err$hz"; fail "vkcube-wayland at $hz Hz"; }

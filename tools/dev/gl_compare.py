@@ -40,8 +40,6 @@ Exit status: 0 done (the goal is printed, not enforced), 1 a chunk failed or was
 """
 
 import argparse
-import json
-import math
 import os
 import random
 import shutil
@@ -116,6 +114,7 @@ def run_chunk(ctx, strategy, hz, seconds, tag):
     rec.update(vk.judge(rows[:-1], hz, WARMUP_S))
     put = vk.judge(vk.read_observer(obs + ".put")[:-1], hz, WARMUP_S)
     rec["at_x_p99_us"] = put.get("p99_us", float("nan"))
+    rec["extra_log"] = f"; at X p99 {rec['at_x_p99_us']:.0f} us"
     return rec
 
 
@@ -206,32 +205,9 @@ def main(argv):
             failed = True
         else:
             vk.log(f"unpaced (observer only): {base['fps']:.0f} fps, CPU {base['cpu_pct']:.0f} %")
-        plan = []
-        for rnd in range(a.rounds):
-            chunk = [(s, hz) for s in strategies for hz in a.hzs]
-            rng.shuffle(chunk)
-            plan += [("round", rnd, s, hz, a.seconds) for s, hz in chunk]
-        if a.drift_seconds > 0:
-            chunk = [(s, hz) for s in strategies for hz in a.hzs]
-            rng.shuffle(chunk)
-            plan += [("drift", 0, s, hz, a.drift_seconds) for s, hz in chunk]
+        plan = vk.make_plan(rng, strategies, a)
         vk.log(f"plan: {len(plan)} chunks, about {sum(p[4] + WARMUP_S + 0.5 for p in plan) / 60:.1f} min")
-        for i, (kind, rnd, s, hz, secs) in enumerate(plan):
-            tag = f"{i:03d}-{kind}{rnd}-{s}-{hz:g}"
-            rec = run_chunk(ctx, s, hz, secs, tag)
-            rec["kind"], rec["round"] = kind, rnd
-            records.append(rec)
-            if "error" in rec:
-                failed = True
-                vk.log(f"  {tag}: {rec['error']}")
-                continue
-            vk.log(f"  {tag}: p99 {rec['p99_us']:.0f} us, >100us {100 * rec['off100_share']:.1f} %, "
-                   f"drift {rec['drift_frames']:+.2f}, CPU {rec['cpu_pct']:.1f} %, {rec['fps']:.2f} fps; "
-                   f"at X p99 {rec['at_x_p99_us']:.0f} us")
-            bad = [k for k in ("p99_us", "off100_share", "drift_frames", "cpu_pct") if not math.isfinite(rec[k])]
-            if bad or rec["presents"] < max(3, 0.5 * secs * hz):
-                failed = True
-                vk.log(f"  {tag}: not judged: {rec['presents']} frames, non-finite {bad}")
+        failed = vk.run_plan(plan, lambda s, hz, secs, tag: run_chunk(ctx, s, hz, secs, tag), records) or failed
     finally:
         if busy:
             busy.stop()
@@ -246,22 +222,7 @@ def main(argv):
         f"{hz:g} Hz " + ", ".join(
             f"{s} {vk.fmt(vk.med([r.get('at_x_p99_us') for r in records if r['hz'] == hz and r['strategy'] == s and r.get('kind') == 'round' and 'error' not in r]), '.0f')}"
             for s in strategies) for hz in a.hzs))
-    for n in notes:
-        vk.log("note: " + n)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"command": " ".join(sys.argv), "host": vk.host_line(), "seed": seed, "notes": notes,
-                       "elapsed_s": elapsed, "records": records,
-                       "summary": {f"{hz:g}/{s}": row for (hz, s), row in table.items()}}, f, indent=1)
-    if a.keep or failed:
-        vk.log(f"work folder kept: {ctx.work}")
-    else:
-        shutil.rmtree(ctx.work, ignore_errors=True)
-    if failed:
-        vk.log("gl_compare: FAILED (a chunk failed or was not observed)")
-        return 1
-    return 0
-
+    return vk.write_outputs(a, "gl_compare", ctx.work, records, table, notes, seed, elapsed, failed)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

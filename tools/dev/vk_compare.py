@@ -469,6 +469,67 @@ def report(table, strategies, hzs, drift_s):
     return "\n".join(lines)
 
 
+def make_plan(rng, strategies, a):
+    """The chunks: each round every strategy at every rate once, shuffled per round; then, with
+    --drift-seconds, one long chunk per strategy and rate, shuffled too. Items: (kind, round,
+    strategy, hz, seconds)."""
+    plan = []
+    for rnd in range(a.rounds):
+        chunk = [(s, hz) for s in strategies for hz in a.hzs]
+        rng.shuffle(chunk)
+        plan += [("round", rnd, s, hz, a.seconds) for s, hz in chunk]
+    if a.drift_seconds > 0:
+        chunk = [(s, hz) for s in strategies for hz in a.hzs]
+        rng.shuffle(chunk)
+        plan += [("drift", 0, s, hz, a.drift_seconds) for s, hz in chunk]
+    return plan
+
+
+def run_plan(plan, run, records):
+    """Runs each chunk (run(strategy, hz, seconds, tag) -> record), logs it and appends it to
+    records; returns whether one failed or could not be judged."""
+    failed = False
+    for i, (kind, rnd, s, hz, secs) in enumerate(plan):
+        tag = f"{i:03d}-{kind}{rnd}-{s}-{hz:g}"
+        rec = run(s, hz, secs, tag)
+        rec["kind"] = kind
+        rec["round"] = rnd
+        records.append(rec)
+        if "error" in rec:
+            failed = True
+            log(f"  {tag}: {rec['error']}")
+            continue
+        extra = rec.pop("extra_log", "")  # a harness's own figure, for the line only
+        log(f"  {tag}: p99 {rec['p99_us']:.0f} us, >100us {100 * rec['off100_share']:.1f} %, "
+            f"drift {rec['drift_frames']:+.2f}, CPU {rec['cpu_pct']:.1f} %, {rec['fps']:.2f} fps, "
+            f"steal {100 * rec['steal_jiffies'] / max(1, rec['total_jiffies']):.1f} %{extra}")
+        bad = [k for k in ("p99_us", "off100_share", "drift_frames", "cpu_pct") if not math.isfinite(rec[k])]
+        if bad or rec["presents"] < max(3, 0.5 * secs * hz):
+            failed = True
+            log(f"  {tag}: not judged: {rec['presents']} presents, non-finite {bad}")
+    return failed
+
+
+def write_outputs(a, name, work, records, table, notes, seed, elapsed, failed):
+    """The notes, the --json file, the work folder kept (--keep, or a failure) or removed; the exit
+    status."""
+    for n in notes:
+        log("note: " + n)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"command": " ".join(sys.argv), "host": host_line(), "seed": seed, "notes": notes,
+                       "elapsed_s": elapsed, "records": records,
+                       "summary": {f"{hz:g}/{s}": row for (hz, s), row in table.items()}}, f, indent=1)
+    if a.keep or failed:
+        log(f"work folder kept: {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    if failed:
+        log(f"{name}: FAILED (a chunk failed or was not observed)")
+        return 1
+    return 0
+
+
 # ---- main ---------------------------------------------------------------------------------------
 
 class Ctx:
@@ -601,35 +662,9 @@ def main(argv):
             failed = True
         else:
             log(f"unpaced (observer only): {base['fps']:.0f} fps, CPU {base['cpu_pct']:.0f} %")
-        plan = []
-        for rnd in range(a.rounds):
-            chunk = [(s, hz) for s in strategies for hz in a.hzs]
-            rng.shuffle(chunk)
-            plan += [("round", rnd, s, hz, a.seconds) for s, hz in chunk]
-        if a.drift_seconds > 0:
-            chunk = [(s, hz) for s in strategies for hz in a.hzs]
-            rng.shuffle(chunk)
-            plan += [("drift", 0, s, hz, a.drift_seconds) for s, hz in chunk]
-        total_s = sum(p[4] + WARMUP_S + 1.5 for p in plan)
-        log(f"plan: {len(plan)} chunks, about {total_s / 60:.1f} min")
-        for i, (kind, rnd, s, hz, secs) in enumerate(plan):
-            tag = f"{i:03d}-{kind}{rnd}-{s}-{hz:g}"
-            rec = run_chunk(ctx, s, hz, secs, tag)
-            rec["kind"] = kind
-            rec["round"] = rnd
-            records.append(rec)
-            if "error" in rec:
-                failed = True
-                log(f"  {tag}: {rec['error']}")
-            else:
-                log(f"  {tag}: p99 {rec['p99_us']:.0f} us, >100us {100 * rec['off100_share']:.1f} %, "
-                    f"drift {rec['drift_frames']:+.2f}, CPU {rec['cpu_pct']:.1f} %, {rec['fps']:.2f} fps, "
-                    f"steal {100 * rec['steal_jiffies'] / max(1, rec['total_jiffies']):.1f} %")
-                bad = [k for k in ("p99_us", "off100_share", "drift_frames", "cpu_pct")
-                       if not math.isfinite(rec[k])]
-                if bad or rec["presents"] < max(3, 0.5 * secs * hz):
-                    failed = True
-                    log(f"  {tag}: not judged: {rec['presents']} presents, non-finite {bad}")
+        plan = make_plan(rng, strategies, a)
+        log(f"plan: {len(plan)} chunks, about {sum(p[4] + WARMUP_S + 1.5 for p in plan) / 60:.1f} min")
+        failed = run_plan(plan, lambda s, hz, secs, tag: run_chunk(ctx, s, hz, secs, tag), records) or failed
     finally:
         if busy:
             busy.stop()
@@ -640,21 +675,7 @@ def main(argv):
     log(f"\nresults: medians over {a.rounds} round(s) of {a.seconds:g} s chunks; drift chunk "
         f"{a.drift_seconds:g} s; {server.name}; busy processes {a.busy}; took {elapsed / 60:.1f} min")
     log(report(table, strategies, a.hzs, a.drift_seconds))
-    for n in notes:
-        log("note: " + n)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"command": " ".join(sys.argv), "host": host_line(), "seed": seed, "notes": notes,
-                       "elapsed_s": elapsed, "records": records,
-                       "summary": {f"{hz:g}/{s}": row for (hz, s), row in table.items()}}, f, indent=1)
-    if a.keep or failed:
-        log(f"work folder kept: {ctx.work}")
-    else:
-        shutil.rmtree(ctx.work, ignore_errors=True)
-    if failed:
-        log("vk_compare: FAILED (a chunk failed or was not observed)")
-        return 1
-    return 0
+    return write_outputs(a, "vk_compare", ctx.work, records, table, notes, seed, elapsed, failed)
 
 
 if __name__ == "__main__":
