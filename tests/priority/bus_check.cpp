@@ -12,7 +12,10 @@
 //                                    by VIA; the thread reads SCHED_RR PRIORITY with
 //                                    SCHED_RESET_ON_FORK, the main thread is untouched; given back
 //                                    with sched_setscheduler(SCHED_OTHER | SCHED_RESET_ON_FORK),
-//                                    unprivileged
+//                                    unprivileged. The request waits with looks (bus::Waiting):
+//                                    at least two (one as it goes), and one saw the thread
+//                                    real-time before the call returned (the service raises it
+//                                    before it answers)
 //   bus_check high VIA NICE          the same with make_high_priority(): getpriority() reads NICE
 //                                    on that thread, the main thread stays at nice 0; given back
 //   bus_check concurrent VIA NICE    four threads at once, each make_high_priority() for itself
@@ -22,6 +25,10 @@
 //                                    read_limits(), make_realtime() and make_high_priority() with
 //                                    TIMEOUT_MS: not known or granted, unreachable, via none, the
 //                                    error containing TEXT, each back within BOUND_MS
+//   bus_check silent TIMEOUT_MS BOUND_MS
+//                                    RealtimeKit stopped (SIGSTOP): make_realtime() with looks
+//                                    and TIMEOUT_MS: not granted, "did not answer", back within
+//                                    BOUND_MS, looked at least twice meanwhile; the thread unchanged
 //   bus_check denied VIA TEXT        make_realtime() and make_high_priority(): not granted, not
 //                                    unreachable, answered by VIA, the error containing TEXT; the
 //                                    thread unchanged (SCHED_OTHER, nice 0)
@@ -106,6 +113,18 @@ int limits(bus::Via via) {
     return failures == 0 ? 0 : 1;
 }
 
+// What a request's looks saw (bus::Waiting): how many, and the first that read the calling
+// thread real-time (0: none).
+struct Looks {
+    int count = 0, first_realtime = 0;
+    static void look(void* ctx) noexcept {
+        auto* l = static_cast<Looks*>(ctx);
+        ++l->count;
+        if (l->first_realtime == 0 && (policy() == SCHED_RR || policy() == SCHED_FIFO)) l->first_realtime = l->count;
+    }
+    bus::Waiting waiting() { return bus::Waiting{&Looks::look, this, 5}; }
+};
+
 // The checks on the granted thread run on it; the main thread is checked after it ends.
 int realtime(bus::Via via, int priority) {
     const rlimit rt{200000, 200000};
@@ -113,8 +132,13 @@ int realtime(bus::Via via, int priority) {
     const std::string main_before = class_now();
     std::thread t([&] {
         const auto t0 = std::chrono::steady_clock::now();
-        const bus::Answer a = bus::make_realtime(getpid(), tid_now(), priority, kTimeoutMs);
+        Looks looks;
+        const bus::Answer a = bus::make_realtime(getpid(), tid_now(), priority, kTimeoutMs, looks.waiting());
         print("make_realtime()", a, ms_since(t0));
+        std::printf("     %d looks while the answer was on its way, real-time from look %d\n", looks.count,
+                    looks.first_realtime);
+        check(looks.count >= 2 && looks.first_realtime >= 2,
+              "a look while the answer was on its way saw the thread real-time");
         check(a.granted && !a.unreachable && a.error[0] == '\0', "granted");
         check(a.via == via, "by " + who(via) + " (" + who(a.via) + ")");
         check(policy() == SCHED_RR && rt_priority() == priority && reset_on_fork(),
@@ -201,7 +225,12 @@ int unreachable(const char* text, int timeout_ms, double bound_ms) {
         const char* name;
         bus::Answer (*call)(std::int64_t, std::int64_t, int, int) noexcept;
         int level;
-    } calls[] = {{"make_realtime()", bus::make_realtime, 10}, {"make_high_priority()", bus::make_high_priority, -10}};
+    } calls[] = {{"make_realtime()",
+                  [](std::int64_t pid, std::int64_t tid, int level, int timeout) noexcept {
+                      return bus::make_realtime(pid, tid, level, timeout);
+                  },
+                  10},
+                 {"make_high_priority()", bus::make_high_priority, -10}};
     for (const auto& c : calls) {
         const std::string name = c.name;
         t0 = std::chrono::steady_clock::now();
@@ -212,6 +241,24 @@ int unreachable(const char* text, int timeout_ms, double bound_ms) {
         check(std::strstr(a.error, text) != nullptr, name + ": the error says \"" + t + "\"");
         check(ms < bound_ms, name + ": back within " + std::to_string(static_cast<int>(bound_ms)) + " ms");
     }
+    check(class_now() == before, "the thread unchanged (" + class_now() + ")");
+    return failures == 0 ? 0 : 1;
+}
+
+int silent(int timeout_ms, double bound_ms) {
+    const rlimit rt{200000, 200000};
+    setrlimit(RLIMIT_RTTIME, &rt);
+    const std::string before = class_now();
+    const auto t0 = std::chrono::steady_clock::now();
+    Looks looks;
+    const bus::Answer a = bus::make_realtime(getpid(), tid_now(), 10, timeout_ms, looks.waiting());
+    const double ms = ms_since(t0);
+    print("make_realtime()", a, ms);
+    std::printf("     %d looks while the answer was awaited\n", looks.count);
+    check(!a.granted, "not granted");
+    check(std::strstr(a.error, "did not answer") != nullptr, "the error says \"did not answer\"");
+    check(ms < bound_ms, "back within " + std::to_string(static_cast<int>(bound_ms)) + " ms");
+    check(looks.count >= 2, "looked at least twice while the answer was awaited");
     check(class_now() == before, "the thread unchanged (" + class_now() + ")");
     return failures == 0 ? 0 : 1;
 }
@@ -275,10 +322,12 @@ int main(int argc, char** argv) {
     if (mode == "high" && argc == 4) return high(via_of(argv[2]), std::atoi(argv[3]));
     if (mode == "concurrent" && argc == 4) return concurrent(via_of(argv[2]), std::atoi(argv[3]));
     if (mode == "unreachable" && argc == 5) return unreachable(argv[2], std::atoi(argv[3]), std::atof(argv[4]));
+    if (mode == "silent" && argc == 4) return silent(std::atoi(argv[2]), std::atof(argv[3]));
     if (mode == "denied" && argc == 4) return denied(via_of(argv[2]), argv[3]);
     if (mode == "orphaned" && argc == 2) return orphaned();
     std::fprintf(stderr,
                  "usage: bus_check limits VIA | realtime VIA PRIORITY | high VIA NICE | concurrent VIA NICE | "
-                 "unreachable TEXT TIMEOUT_MS BOUND_MS | denied VIA TEXT | orphaned   (VIA: realtimekit or portal)\n");
+                 "unreachable TEXT TIMEOUT_MS BOUND_MS | silent TIMEOUT_MS BOUND_MS | denied VIA TEXT | orphaned   "
+                 "(VIA: realtimekit or portal)\n");
     return 2;
 }

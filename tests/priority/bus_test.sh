@@ -16,7 +16,9 @@
 #      unreachable, the error says so, back at once; and no libdbus (/dev/null bind-mounted over
 #      libdbus-1.so.3 in a mount namespace of the run's own): unreachable, the error names it;
 #   4. a system bus that does not answer (its dbus-daemon stopped, SIGSTOP) and no session bus:
-#      unreachable, each call back within its timeout (300 ms per round trip) and a margin;
+#      unreachable, each call back within its timeout (300 ms per round trip) and a margin; then
+#      RealtimeKit stopped behind a bus that answers: make_realtime's request waits with its
+#      looks (bus::Waiting) until its own deadline, "did not answer", back within the margin;
 #   5. polkitd restarted without the rule: refused, not unreachable, the error names
 #      org.freedesktop.DBus.Error.AccessDenied, by RealtimeKit directly and through the portal;
 #   6. rtkit-daemon gone, the portal started again without it: the portal answers limits of 0
@@ -169,6 +171,10 @@ kill -STOP "$system_bus_pid"
 run "nobody, the system bus stopped: unreachable within the timeout" \
   as_nobody "" "${bus_check[@]}" unreachable "did not answer within 300 ms" 300 $((300 + bound + 200))
 kill -CONT "$system_bus_pid"
+kill -STOP "$rtkit_env_rtkit_pid"
+run "nobody, RealtimeKit stopped: the request's looks run until its deadline" \
+  as_nobody "" "${bus_check[@]}" silent 300 $((300 + bound + 200))
+kill -CONT "$rtkit_env_rtkit_pid"
 
 # 5. polkitd without the rule: RealtimeKit refuses, and so does the portal for it.
 rtkit_env_restart_polkit "$tmp/no-rules.d" || fail "$rtkit_env_error"

@@ -212,11 +212,15 @@ int cpu_bound(pacer::ThreadPriority mode) {
         const double wall = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
         share[phase / 2][raise] = static_cast<double>(busy_cpu() - busy0) / wall;
         (void)fp.wait();
-        if (raise) raised_status = fp.status().waiter.priority;
+        if (raise) {
+            raised_status = fp.status().waiter.priority;
+            char when[48];
+            std::snprintf(when, sizeof when, "raised phase %d of %d, at its end", phase / 2 + 1, kPairs);
+            print_status(raised_status, when);  // line-buffered: what was seen before a SIGKILL
+        }
     }
     stop = true;
     for (std::thread& t : busy) t.join();
-    print_status(raised_status, "the raised pacer, at its last phase's end");
     std::printf("     %zu busy threads, one a CPU: their share of the CPUs beside the pacer at normal and at %s, "
                 "by pairs of phases:",
                 cpus.size(), pacer::to_string(mode));
@@ -241,6 +245,7 @@ int cpu_bound(pacer::ThreadPriority mode) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out before a kill could lose it
     if (argc >= 4 && std::strcmp(argv[1], "long-frame") == 0) return long_frame(mode_of(argv[2]), argv[3]);
     if (argc >= 3 && std::strcmp(argv[1], "cpu-bound") == 0) return cpu_bound(mode_of(argv[2]));
     std::fprintf(stderr, "usage: guard_check long-frame MODE IN_FORCE | cpu-bound MODE\n");

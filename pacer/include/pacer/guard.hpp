@@ -30,7 +30,8 @@
 //                 the limit: the kernel's RLIMIT_RTTIME count has reached rt_limit (half the
 //                   soft limit): a thread raised again before it slept in a real-time class
 //                   carries the count of its last raise on (RealtimeKit raises it before its
-//                   answer arrives, so the count runs from the ask's start);
+//                   answer arrives: the watchdog watches it from the moment its class reads
+//                   real-time, while the answer is on its way);
 //                 the share: over the last `window`, its frames used on average more than
 //                   `share` of the period in CPU (a loop that computes most of each frame, or
 //                   never sleeps: it would hold its core).

@@ -78,9 +78,15 @@ AskResult do_ask(const AskInput& in) noexcept {
                 }
             }
         }
+        if (go && in.watcher_tid > 0) {
+            const int level = std::min(prio + 1, std::max(prio, limits.max_realtime_priority));
+            const bus::Answer w = bus::make_realtime(in.pid, in.watcher_tid, level, kAskTimeoutMs);
+            if (w.granted && realtime_now(in.watcher_tid)) r.watcher_level = level;
+        }
         if (go) {
-            const bus::Answer a = bus::make_realtime(in.pid, in.tid, prio, kAskTimeoutMs);
-            if (a.granted && realtime_now(in.tid)) {
+            const bus::Answer a = bus::make_realtime(in.pid, in.tid, prio, kAskTimeoutMs, in.while_asking);
+            const bool seen = in.raised_meanwhile != nullptr && *in.raised_meanwhile;
+            if (a.granted && (seen || realtime_now(in.tid))) {
                 r.realtime = true;
                 r.via = a.via;
                 r.level = prio;

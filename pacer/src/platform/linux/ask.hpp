@@ -31,12 +31,23 @@ struct AskInput {
     Want want = Want::realtime;
     bool automatic = false, weight_held = false, reraise = false;
     int level = 0;
+    // Called while the real-time request's answer is on its way (the service raises the thread
+    // before it answers: the caller guards it from then on, and may put it back before the
+    // answer comes); *raised_meanwhile says the caller saw the thread real-time meanwhile (a yes
+    // then counts though the class reads its own again).
+    bus::Waiting while_asking{};
+    const bool* raised_meanwhile = nullptr;
+    // The watcher's own thread (0: none), asked for one level above the thread first, once the
+    // limits are read and RLIMIT_RTTIME lowered: it must not be kept off a CPU by the thread it
+    // watches while the answer for that thread is on its way.
+    pid_t watcher_tid = 0;
 };
 
 struct AskResult {
     bool realtime = false, weight = false;
     bus::Via via = bus::Via::none;
     int level = 0;  // the real-time priority or the nice value granted
+    int watcher_level = 0;  // the real-time priority granted to watcher_tid (0: none)
     char error[240] = "";
 };
 

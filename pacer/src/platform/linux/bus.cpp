@@ -55,7 +55,7 @@ Limits read_limits(int) noexcept {
     std::snprintf(l.error, sizeof l.error, "%s", kNoHeaders);
     return l;
 }
-Answer make_realtime(std::int64_t, std::int64_t, int, int) noexcept {
+Answer make_realtime(std::int64_t, std::int64_t, int, int, const Waiting&) noexcept {
     Answer a;
     a.unreachable = true;
     std::snprintf(a.error, sizeof a.error, "%s", kNoHeaders);
@@ -72,6 +72,7 @@ Answer make_high_priority(std::int64_t, std::int64_t, int, int) noexcept { retur
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -109,6 +110,9 @@ struct Lib {
     decltype(&::dbus_connection_unref) connection_unref = nullptr;
     decltype(&::dbus_connection_send_with_reply) send_with_reply = nullptr;
     decltype(&::dbus_pending_call_block) pending_call_block = nullptr;
+    decltype(&::dbus_pending_call_get_completed) pending_call_get_completed = nullptr;
+    decltype(&::dbus_pending_call_cancel) pending_call_cancel = nullptr;
+    decltype(&::dbus_connection_read_write_dispatch) connection_read_write_dispatch = nullptr;
     decltype(&::dbus_pending_call_steal_reply) pending_call_steal_reply = nullptr;
     decltype(&::dbus_pending_call_unref) pending_call_unref = nullptr;
     decltype(&::dbus_set_error_const) set_error_const = nullptr;
@@ -157,6 +161,9 @@ Lib load() noexcept {
     resolve(h, "dbus_connection_unref", l.connection_unref, missing);
     resolve(h, "dbus_connection_send_with_reply", l.send_with_reply, missing);
     resolve(h, "dbus_pending_call_block", l.pending_call_block, missing);
+    resolve(h, "dbus_pending_call_get_completed", l.pending_call_get_completed, missing);
+    resolve(h, "dbus_pending_call_cancel", l.pending_call_cancel, missing);
+    resolve(h, "dbus_connection_read_write_dispatch", l.connection_read_write_dispatch, missing);
     resolve(h, "dbus_pending_call_steal_reply", l.pending_call_steal_reply, missing);
     resolve(h, "dbus_pending_call_unref", l.pending_call_unref, missing);
     resolve(h, "dbus_set_error_const", l.set_error_const, missing);
@@ -295,11 +302,15 @@ bool session_address(const Lib& l, const char*& address, char*& owned) noexcept 
 // bus itself answered (the name has no owner, or could not be started) rather than the service,
 // which may pass on an error of the same name from the service behind it (the portal passes on
 // RealtimeKit's). What dbus_connection_send_with_reply_and_block does, keeping the reply's sender.
-DBusMessage* round_trip(const Connection& conn, DBusMessage* call, int timeout_ms, Error& err,
-                        bool& from_bus) noexcept {
+// With a waiting look: one look as the call goes, then the connection is read in slices of its
+// every_ms and the look called after each, until the reply or timeout_ms (then the call is
+// cancelled: a NoReply error).
+DBusMessage* round_trip(const Connection& conn, DBusMessage* call, int timeout_ms, Error& err, bool& from_bus,
+                        const Waiting& waiting = Waiting{}) noexcept {
     const Lib& l = conn.l;
     from_bus = false;
     DBusPendingCall* pending = nullptr;
+    if (waiting.look != nullptr) waiting.look(waiting.ctx);  // one look as the call goes
     if (!l.send_with_reply(conn.c, call, &pending, timeout_ms)) {
         l.set_error_const(&err.e, DBUS_ERROR_NO_MEMORY, "out of memory");
         return nullptr;
@@ -308,10 +319,35 @@ DBusMessage* round_trip(const Connection& conn, DBusMessage* call, int timeout_m
         l.set_error_const(&err.e, DBUS_ERROR_DISCONNECTED, "the connection was closed");
         return nullptr;
     }
-    // At most timeout_ms, then libdbus puts a NoReply error (its flush of the outgoing queue
-    // first waits without one, but an authenticated connection's socket takes a small message
-    // at once).
-    l.pending_call_block(pending);
+    if (waiting.look == nullptr) {
+        // At most timeout_ms, then libdbus puts a NoReply error (its flush of the outgoing queue
+        // first waits without one, but an authenticated connection's socket takes a small message
+        // at once).
+        l.pending_call_block(pending);
+    } else {
+        // Without a main loop libdbus never fires the call's own timeout: the deadline is ours.
+        // A dispatch hands the reply to the pending call (and answers any other message).
+        using steady = std::chrono::steady_clock;
+        const steady::time_point deadline = steady::now() + std::chrono::milliseconds(timeout_ms);
+        const int slice = waiting.every_ms < 1 ? 1 : waiting.every_ms;
+        while (!l.pending_call_get_completed(pending)) {
+            const long long left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now()).count();
+            const int wait_ms = static_cast<int>(std::min<long long>(left, slice));
+            if (left <= 0 || !l.connection_read_write_dispatch(conn.c, wait_ms)) {
+                waiting.look(waiting.ctx);
+                if (l.pending_call_get_completed(pending)) break;
+                l.pending_call_cancel(pending);
+                l.pending_call_unref(pending);
+                if (left <= 0)
+                    l.set_error_const(&err.e, DBUS_ERROR_NO_REPLY, "no reply within the timeout");
+                else
+                    l.set_error_const(&err.e, DBUS_ERROR_DISCONNECTED, "the connection was closed");
+                return nullptr;
+            }
+            waiting.look(waiting.ctx);
+        }
+    }
     DBusMessage* reply = l.pending_call_steal_reply(pending);
     l.pending_call_unref(pending);
     if (!reply) {
@@ -505,8 +541,8 @@ struct Request {
     bool unsigned_level;
 };
 
-Reply ask(const Connection& conn, const Service& s, const Request& r, int timeout_ms, char* why,
-          std::size_t size) noexcept {
+Reply ask(const Connection& conn, const Service& s, const Request& r, int timeout_ms, const Waiting& waiting,
+          char* why, std::size_t size) noexcept {
     const Lib& l = conn.l;
     Message call(l, l.message_new_method_call(s.name, s.path, s.interface, r.method));
     if (!call.m) {
@@ -529,7 +565,7 @@ Reply ask(const Connection& conn, const Service& s, const Request& r, int timeou
     }
     Error err(l);
     bool from_bus = false;
-    Message reply(l, round_trip(conn, call.m, timeout_ms, err, from_bus));
+    Message reply(l, round_trip(conn, call.m, timeout_ms, err, from_bus, waiting));
     if (reply.m) return Reply::ok;
     char what[96];
     std::snprintf(what, sizeof what, "%s(%lld, %lld, %d)", r.method, static_cast<long long>(r.pid),
@@ -582,7 +618,7 @@ bool system_bus(Connection& system, int timeout_ms, char* why, std::size_t size)
 
 int at_least_1(int timeout_ms) noexcept { return timeout_ms < 1 ? 1 : timeout_ms; }
 
-Answer request(const Request& r, int timeout_ms) noexcept {
+Answer request(const Request& r, int timeout_ms, const Waiting& waiting = Waiting{}) noexcept {
     Answer a;
     timeout_ms = at_least_1(timeout_ms);
     const Lib& l = lib();
@@ -609,7 +645,7 @@ Answer request(const Request& r, int timeout_ms) noexcept {
             // It answered: it decides (as SDL), unless it left the bus since (then RealtimeKit).
             // Where it answers that RealtimeKit is not there, nobody was there to decide:
             // unreachable, by way of the portal.
-            const Reply rep = ask(session, kPortal, r, timeout_ms, no_portal, sizeof no_portal);
+            const Reply rep = ask(session, kPortal, r, timeout_ms, waiting, no_portal, sizeof no_portal);
             if (rep != Reply::absent) {
                 a.granted = rep == Reply::ok;
                 a.unreachable = rep == Reply::behind_absent;
@@ -626,7 +662,7 @@ Answer request(const Request& r, int timeout_ms) noexcept {
         append(a.error, sizeof a.error, "; %s", no_portal);
         return a;
     }
-    const Reply rep = ask(system, kRtkit, r, timeout_ms, a.error, sizeof a.error);
+    const Reply rep = ask(system, kRtkit, r, timeout_ms, waiting, a.error, sizeof a.error);
     if (rep == Reply::ok) {
         a.granted = true;
         a.via = Via::realtimekit;
@@ -700,8 +736,9 @@ Limits read_limits(int timeout_ms) noexcept {
     return out;
 }
 
-Answer make_realtime(std::int64_t pid, std::int64_t tid, int priority, int timeout_ms) noexcept {
-    return request({"MakeThreadRealtimeWithPID", pid, tid, priority, true}, timeout_ms);
+Answer make_realtime(std::int64_t pid, std::int64_t tid, int priority, int timeout_ms,
+                     const Waiting& waiting) noexcept {
+    return request({"MakeThreadRealtimeWithPID", pid, tid, priority, true}, timeout_ms, waiting);
 }
 
 Answer make_high_priority(std::int64_t pid, std::int64_t tid, int nice, int timeout_ms) noexcept {

@@ -57,12 +57,22 @@ struct Limits {
     char error[240] = "";            // not known: why, as Answer::error
 };
 
+// Called as a request goes and about every `every_ms` while its answer is on its way, on the
+// calling thread: RealtimeKit changes the thread's class before it answers, and the answer may
+// come late (a loaded machine: 100 ms and more), so the caller watches the thread meanwhile.
+struct Waiting {
+    void (*look)(void* ctx) = nullptr;
+    void* ctx = nullptr;
+    int every_ms = 5;
+};
+
 // Each call blocks for at most about timeout_ms per D-Bus round trip (it is called from a helper
 // thread, never from a frame; below 1 counts as 1). Portal first where it answers, else
 // RealtimeKit. Thread-safe: any thread, concurrently with the host's own use of libdbus (SDL's,
 // for example).
 Limits read_limits(int timeout_ms) noexcept;
-Answer make_realtime(std::int64_t pid, std::int64_t tid, int priority, int timeout_ms) noexcept;
+Answer make_realtime(std::int64_t pid, std::int64_t tid, int priority, int timeout_ms,
+                     const Waiting& waiting = Waiting{}) noexcept;
 Answer make_high_priority(std::int64_t pid, std::int64_t tid, int nice, int timeout_ms) noexcept;
 
 }  // namespace pacer::platform::bus

@@ -71,8 +71,9 @@ struct Watched {
     bool reraise = false;      // that ask raises a thread the guard put back
     bool in_flight = false;    // the helper is asking now, without the mutex
     bool held_back = false;    // a real-time ask waits for a sleep (Helper::may_ask_now())
+    bool raised_in_ask = false;  // the ask's service raised it before its answer came (guarded since)
     bool spent = false;        // carries too much of RLIMIT_RTTIME's count to be raised again
-    std::int64_t ask_cpu = 0;  // the thread's CPU when the helper's ask began
+    std::int64_t ask_cpu = 0;  // the thread's CPU as the ask began, then at each look reading its own class
     bool released = false;     // release() ran, or nothing is held any more: drop it
     bool weight_held = false;  // pacer's weight is on the thread (setpriority, RealtimeKit)
     PriorityGrantor weight_by = PriorityGrantor::none;  // who granted that weight
@@ -129,10 +130,11 @@ GuardSample sample_of(Watched& w, std::int64_t cpu) noexcept {
 
 // The thread's class was just made real-time (by itself, the helper or a service): its count
 // from `from_cpu`, its CPU at the raise or before it. A service raises the thread before its
-// answer reaches the helper, 2-16 ms later here and more on a loaded machine, while the thread
-// may compute: its count runs from the ask's start (CPU it ran in its own class meanwhile is
-// counted too: the estimate errs high, never low). Uncounted, those gaps added up to RealtimeKit's
-// 200 ms over five raises of a thread that never slept, and the kernel killed it. Under mu.
+// answer reaches the helper, 2-16 ms later here and 100 ms and more on a loaded machine, while
+// the thread may compute: its count runs from the last look that read its own class while the
+// answer was awaited (CPU it ran in its own class after that look is counted too: the estimate
+// errs high, never low). Uncounted, those gaps added up to RealtimeKit's 200 ms over five raises
+// of a thread that never slept, and the kernel killed it. Under mu.
 void note_raised(Watched& w, std::int64_t carry, std::int64_t from_cpu) noexcept {
     w.raise_cpu = from_cpu;
     w.raise_sleeps = w.sleeps.load(std::memory_order_acquire);
@@ -306,7 +308,10 @@ private:
     // A guarded thread runs at `level`: the helper runs one above it, so that it is never kept off
     // a CPU by the thread it watches (on one CPU it would be, at its own class, for as long as the
     // thread computes). The process's own right where it has it, else the service that granted
-    // the thread's class (asked once). Under mu; the ask releases it.
+    // the thread's class, asked once: with the first ask for a thread's real-time class, before
+    // that thread (do_ask's watcher_tid: the helper must watch it while the answer is on its way,
+    // and on a loaded machine a helper in its own class was kept off the CPUs 60 ms and more),
+    // else here. Under mu; the ask releases it.
     void raise_self(int level, bus::Via via, std::unique_lock<std::mutex>& lock) noexcept {
         level = std::min(level + 1, sched_get_priority_max(SCHED_FIFO));
         if (level <= self_level_) return;
@@ -340,13 +345,23 @@ private:
                 in.weight_held = w->weight_held;
                 in.reraise = w->reraise;
                 in.level = w->level;
+                AskLook look{this, w};
+                in.while_asking.look = &Helper::look_while_asking;
+                in.while_asking.ctx = &look;
+                in.raised_meanwhile = &w->raised_in_ask;  // this thread's, like the looks
+                if (w->want == Want::realtime && !w->reraise && !self_asked_ && self_level_ == 0) {
+                    in.watcher_tid = this_tid();  // the helper raised first, through the same service
+                    self_asked_ = true;
+                }
                 w->ask_due = false;
                 w->in_flight = true;
+                w->raised_in_ask = false;
                 w->ask_cpu = read_ns(w->cpu_clock);
                 lock.unlock();
                 const AskResult r = do_ask(in);
                 lock.lock();
                 w->in_flight = false;
+                if (r.watcher_level > self_level_) self_level_ = r.watcher_level;
                 answer(*w, in, r);
                 continue;
             }
@@ -374,6 +389,42 @@ private:
         }
     }
 
+    // A real-time ask's looks while its answer is on its way (bus::Waiting, every 5 ms): the
+    // service raises the thread before it answers, and on a loaded machine the answer came 100
+    // ms and more later while the thread computed, unwatched (that gap alone reached
+    // RealtimeKit's 200 ms and the kernel killed the thread). So from the moment the thread's
+    // class reads real-time, the guard watches it as after the answer, counting from the last
+    // look that read its own class (one is made as the request goes), and puts it back if a
+    // rule is broken before the answer comes.
+    struct AskLook {
+        Helper* helper;
+        Watched* w;
+    };
+    static void look_while_asking(void* ctx) noexcept {
+        auto* a = static_cast<AskLook*>(ctx);
+        std::lock_guard<std::mutex> lock(a->helper->mu);
+        a->helper->guard_while_asking(*a->w);
+    }
+    void guard_while_asking(Watched& w) noexcept {  // under mu
+        if (w.released) return;
+        if (!w.raised_in_ask) {
+            if (!realtime_now(w.tid)) {  // a raise after this look counts from here
+                w.ask_cpu = std::max(w.ask_cpu, read_ns(w.cpu_clock));
+                return;
+            }
+            w.raised_in_ask = true;
+            start_guarding(w);
+        }
+        if (w.guard->raised()) watch(w);
+    }
+    // The thread's class was made real-time by the ask that began at w.ask_cpu: its count from
+    // there, and a guard (a raise again keeps the guard it has). Under mu.
+    void start_guarding(Watched& w) noexcept {
+        w.guard_cfg = guard_config();
+        note_raised(w, carry_of(w.tid), w.ask_cpu);
+        if (!w.guard) w.guard.emplace(w.guard_cfg, sample_of(w, read_ns(w.cpu_clock)));
+    }
+
     Watched* next_to_outrank() noexcept {
         for (Watched* w : list_)
             if (w->guarded && !w->released && !w->self_checked && w->level >= self_level_) return w;
@@ -390,7 +441,7 @@ private:
     // carries on the kernel's RLIMIT_RTTIME count it had when it was put back (rt_counted());
     // one raised while it sleeps starts from nothing at its wake-up. So a thread that carries a
     // quarter of the bound (rttime_bound_ns()) is asked for only while it sleeps, and the CPU it
-    // may run before the answer (if it wakes meanwhile) is counted from the ask's start; one that
+    // may run after the raise (if it wakes meanwhile) is counted as the answer is awaited; one that
     // carries three quarters is not asked for again (only a sleep in a real-time class would
     // clear it): automatic asks for the weight alone, a raise again is refused. Under mu.
     bool may_ask_now(Watched& w) noexcept {
@@ -466,15 +517,22 @@ private:
             w.via = r.via;
             w.level = r.level;
             w.guarded = true;
-            w.guard_cfg = guard_config();
-            note_raised(w, carry_of(w.tid), w.ask_cpu);
-            if (!w.guard) {
-                w.guard.emplace(w.guard_cfg, sample_of(w, read_ns(w.cpu_clock)));
-            }
-            set_realtime_grant(w);
-            if (in.reraise) text(w.grant.guard, w.guard->reason());
-            watch(w);  // granted while it computes, with a count carried in: put back now
-        } else if (in.reraise) {  // RealtimeKit said no this time: stays put back, tries after a calm run
+            if (!w.raised_in_ask) start_guarding(w);
+            w.raised_in_ask = false;
+            if (w.guard->raised()) {
+                set_realtime_grant(w);
+                if (in.reraise) text(w.grant.guard, w.guard->reason());
+                watch(w);  // granted while it computes, with a count carried in: put back now
+            }  // else put back while the answer was on its way: the grant says so
+            changed(w);
+            return;
+        }
+        if (w.raised_in_ask) {  // raised, then no yes (it came too late, or an error): not kept
+            w.raised_in_ask = false;
+            if (realtime_now(w.tid)) put_back_class(w.tid, w.own);
+            if (!in.reraise) w.guard.reset();
+        }
+        if (in.reraise) {  // RealtimeKit said no this time: stays put back, tries after a calm run
             if (w.guard) w.guard->refused(sample_of(w, read_ns(w.cpu_clock)));
             set_put_back_grant(w);
             std::snprintf(w.grant.guard, sizeof w.grant.guard, "raising again refused: %.130s", r.error);
