@@ -15,6 +15,9 @@ The strategies, each a launch of the same glxgears with only its environment cha
   pacer-after     the interposer (LD_PRELOAD=libpacer_gl.so, as pacer-run sets it) with
                   PACER_HZ=hz and the defaults: placement after, PACER_WAIT sleep, priority automatic
   pacer-before    the same with PACER_PLACEMENT=before
+  pacer-before-hybrid
+                  the same with PACER_PLACEMENT=before and PACER_WAIT=hybrid (the spin's cost
+                  against the tail; not run unless named in --strategies)
   mangohud-late   MangoHud's GL hook as its `mangohud --dlsym` launcher preloads it
                   (libMangoHud_dlsym.so, libMangoHud.so; MANGOHUD=1) with MANGOHUD_CONFIG
                   fps_limit=hz,no_display=1. MangoHud 0.6.8 (Debian 12) sleeps after the swap
@@ -53,7 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import vk_compare as vk  # noqa: E402  (the method: figures, summary, report)
 
 MANGOHUD_DIR = "/usr/lib/x86_64-linux-gnu/mangohud"
-ALL_STRATEGIES = ("pacer-after", "pacer-before", "mangohud-late", "mangohud-early")
+ALL_STRATEGIES = ("pacer-after", "pacer-before", "pacer-before-hybrid", "mangohud-late", "mangohud-early")
 WARMUP_S = vk.WARMUP_S
 SKIP = 77
 
@@ -62,8 +65,10 @@ def strategy_env(ctx, strategy, hz):
     obs = ctx.observer
     if strategy.startswith("pacer-"):
         env = {"PACER_HZ": f"{hz:g}", "LD_PRELOAD": f"{ctx.shim}:{obs}"}
-        if strategy == "pacer-before":
+        if strategy.startswith("pacer-before"):
             env["PACER_PLACEMENT"] = "before"
+        if strategy == "pacer-before-hybrid":
+            env["PACER_WAIT"] = "hybrid"
         return env
     if strategy.startswith("mangohud-"):
         config = f"fps_limit={hz:g},no_display=1"
