@@ -17,9 +17,9 @@ const char* fake_getenv(const char* name) {
     return it == g_env.end() ? nullptr : it->second.c_str();
 }
 
-pacer_layer::Settings read(std::map<std::string, std::string> env) {
+pacer_layer::Settings read(std::map<std::string, std::string> env, pacer_layer::Api api = pacer_layer::Api::vulkan) {
     g_env = std::move(env);
-    return pacer_layer::read_settings(&fake_getenv);
+    return pacer_layer::read_settings(&fake_getenv, api);
 }
 
 TEST(LayerSettings, DefaultsPaceNothingAfterThePresentWithTheOsSleep) {
@@ -31,6 +31,21 @@ TEST(LayerSettings, DefaultsPaceNothingAfterThePresentWithTheOsSleep) {
     EXPECT_EQ(s.priority, pacer::ThreadPriority::automatic);
     EXPECT_TRUE(s.capture.empty());
     EXPECT_EQ(s.log, pacer::LogLevel::warn);
+}
+
+// The one default that differs by API: the GL interposer waits before the swap where
+// PACER_PLACEMENT is unset (or empty), and either API takes the word it is given.
+TEST(LayerSettings, TheGlInterposerWaitsBeforeTheSwapByDefault) {
+    using pacer_layer::Api;
+    EXPECT_TRUE(read({}, Api::gl).before);
+    EXPECT_TRUE(read({{"PACER_PLACEMENT", ""}}, Api::gl).before);
+    EXPECT_FALSE(read({{"PACER_PLACEMENT", ""}}, Api::vulkan).before);
+    EXPECT_FALSE(read({{"PACER_PLACEMENT", "after"}}, Api::gl).before);
+    EXPECT_TRUE(read({{"PACER_PLACEMENT", "before"}}, Api::vulkan).before);
+    const pacer_layer::Settings s = read({}, Api::gl);
+    EXPECT_TRUE(s.on);
+    EXPECT_TRUE(s.sleep_only);  // the rest as the layer's
+    EXPECT_EQ(s.priority, pacer::ThreadPriority::automatic);
 }
 
 TEST(LayerSettings, EachVariableTakesItsWords) {

@@ -12,9 +12,10 @@ here), so the limiter alone decides when frames go out. The method is ./dev vkbe
 
 The strategies, each a launch of the same glxgears with only its environment changed:
 
-  pacer-after     the interposer (LD_PRELOAD=libpacer_gl.so, as pacer-run sets it) with
-                  PACER_HZ=hz and the defaults: placement after, PACER_WAIT sleep, priority automatic
-  pacer-before    the same with PACER_PLACEMENT=before
+  pacer-before    the interposer (LD_PRELOAD=libpacer_gl.so, as pacer-run sets it) with
+                  PACER_HZ=hz and its defaults: PACER_PLACEMENT before (set, as the default),
+                  PACER_WAIT sleep, priority automatic
+  pacer-after     the same with PACER_PLACEMENT=after (the Vulkan layer's default)
   pacer-before-hybrid
                   the same with PACER_PLACEMENT=before and PACER_WAIT=hybrid (the spin's cost
                   against the tail; not run unless named in --strategies)
@@ -64,9 +65,8 @@ SKIP = 77
 def strategy_env(ctx, strategy, hz):
     obs = ctx.observer
     if strategy.startswith("pacer-"):
-        env = {"PACER_HZ": f"{hz:g}", "LD_PRELOAD": f"{ctx.shim}:{obs}"}
-        if strategy.startswith("pacer-before"):
-            env["PACER_PLACEMENT"] = "before"
+        env = {"PACER_HZ": f"{hz:g}", "LD_PRELOAD": f"{ctx.shim}:{obs}",
+               "PACER_PLACEMENT": strategy.split("-")[1]}
         if strategy == "pacer-before-hybrid":
             env["PACER_WAIT"] = "hybrid"
         return env
@@ -133,7 +133,7 @@ def parse_args(argv):
                     help="one chunk this long per strategy and rate for the drift (default 60; 0: none)")
     ap.add_argument("--busy", type=int, default=0, help="busy processes beside the app (default 0)")
     ap.add_argument("--quick", action="store_true", help="the harness's smoke test: seconds, no timing judged")
-    ap.add_argument("--strategies", default="pacer-after,pacer-before,mangohud-late,mangohud-early",
+    ap.add_argument("--strategies", default="pacer-before,pacer-after,mangohud-late,mangohud-early",
                     help="comma-separated subset of " + ", ".join(ALL_STRATEGIES))
     ap.add_argument("--build-dir", default="build-release",
                     help="the build tree with gl_preload/ and tests/gl/ (default build-release)")
