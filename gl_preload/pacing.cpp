@@ -1,9 +1,9 @@
 // libpacer_gl_pacing.so: the GL interposer's pacing, loaded by the shim (shim.c) at the first swap
 // (interface.h). The Vulkan layer's settings and behaviour (inject/settings.hpp), for a swap
 // instead of a present:
-//   PACER_PLACEMENT=before (the interposer's default; settings.hpp says why): the wait sits just
-//       before the swap (SyncMode::present); after: the wait follows the swap, the next frame
-//       starts on the grid (SyncMode::frame_start);
+//   PACER_PLACEMENT=before (the default): the wait sits just before the swap
+//       (SyncMode::present); after: the wait follows the swap, the next frame starts on the grid
+//       (SyncMode::frame_start);
 //   the swap timed around its call and reported to the pacer with the interval the game set
 //       (the vsync hand-off: where vsync holds the rate, the swap paces and the pacer does not
 //       wait on top of it);
@@ -80,8 +80,7 @@ void at_exit() { close_capture(); }
 
 void start() {
     Gl& g = gl();
-    g.settings = pacer_layer::read_settings([](const char* name) -> const char* { return std::getenv(name); },
-                                             pacer_layer::Api::gl);
+    g.settings = pacer_layer::read_settings([](const char* name) -> const char* { return std::getenv(name); });
     pacer::set_log_function(&log_line);
     pacer::set_log_level(g.settings.log);
     if (!g.settings.on) {

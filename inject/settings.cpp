@@ -58,9 +58,8 @@ bool read_log(Settings& s, const char* v) {
 
 }  // namespace
 
-Settings read_settings(Getenv get, Api api) {
+Settings read_settings(Getenv get) {
     Settings s;
-    s.before = api == Api::gl;
     // The log level first, so that a later error is written at the level asked for.
     if (read_log(s, get("PACER_LOG")) && read_hz(s, get("PACER_HZ")) &&
         read_choice(s, "PACER_PLACEMENT", get("PACER_PLACEMENT"), "before", "after", true, &s.before) &&

@@ -1,13 +1,14 @@
 // The settings of what paces a game that does not embed pacer (the Vulkan layer, the GL
 // interposer; docs/vulkan.md, docs/gl.md), read once from the environment:
 //   PACER_HZ         the rate, (0, 10000]; 0 or unset: no limit, capture only
-//   PACER_PLACEMENT  after: the wait follows the present, the next frame starts on the grid
-//                    (SyncMode::frame_start; MangoHud's "late"): lower latency, and the frame's
-//                    own work (how long the game takes from the wait to its next present) moves
-//                    the present; before: the wait sits just before the present
-//                    (SyncMode::present; MangoHud's "early"): flat presents, the input a frame of
-//                    work older. The default is the API's (Api below): after for the Vulkan
-//                    layer, before for the GL interposer
+//   PACER_PLACEMENT  before (default): the wait sits just before the present (SyncMode::present;
+//                    MangoHud's "early"): flat presents, the input read a frame of work earlier;
+//                    after: the wait follows the present, the next frame starts on the grid
+//                    (SyncMode::frame_start; MangoHud's "late"): the lower latency, and the
+//                    frame's own work (from the wait to the game's next present) moves every
+//                    present. Why before: the game's work varies, and after passes that on to
+//                    the presents the player sees (measured against MangoHud's limiter in both
+//                    APIs: docs/gl.md#the-default-placement)
 //   PACER_PRIORITY   automatic (default), high, wait, thread, normal (pacer/priority.hpp)
 //   PACER_WAIT       sleep (default): the OS sleep and the shortest spin (WaiterConfig::late_cost
 //                    0: min_margin, 20 us), about MangoHud's CPU; hybrid: the library's default,
@@ -28,7 +29,7 @@ namespace pacer_layer {
 
 struct Settings {
     double hz = 0;  // 0: no limit, capture only
-    bool before = false;  // PACER_PLACEMENT=before (read_settings: the API's default where unset)
+    bool before = true;  // PACER_PLACEMENT=before (the default); after: false
     pacer::ThreadPriority priority = pacer::ThreadPriority::automatic;
     bool sleep_only = true;  // PACER_WAIT=sleep (the default); hybrid: false
     std::string capture;  // "" none
@@ -37,16 +38,9 @@ struct Settings {
     std::string error;    // why not on
 };
 
-// Who reads the settings, for the one default that differs: PACER_PLACEMENT unset is after for
-// the Vulkan layer and before for the GL interposer. Why: an OpenGL driver does much of a frame's
-// work on the game's thread between the swaps, which after passes on to every swap; on the
-// Vulkan side after held the presents within the goal at the lower latency, and before cost
-// more CPU. Measured against MangoHud's limiter on each: docs/gl.md#the-default-placement.
-enum class Api { vulkan, gl };
-
 // getenv-like: nullptr for an unset variable.
 using Getenv = const char* (*)(const char* name);
-Settings read_settings(Getenv get, Api api);
+Settings read_settings(Getenv get);
 
 // "dir/name.csv" for the first capture of the process, "dir/name-<n>.csv" for the n-th.
 std::string capture_path(const std::string& base, int n);

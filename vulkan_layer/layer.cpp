@@ -56,7 +56,7 @@ Layer& layer() {
     static Layer l;
     static std::once_flag once;
     std::call_once(once, [] {
-        l.settings = read_settings([](const char* name) -> const char* { return std::getenv(name); }, Api::vulkan);
+        l.settings = read_settings([](const char* name) -> const char* { return std::getenv(name); });
         pacer::set_log_function(&log_line);
         pacer::set_log_level(l.settings.log);
         if (!l.settings.on && l.settings.log <= pacer::LogLevel::error)

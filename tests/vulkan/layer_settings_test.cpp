@@ -17,35 +17,20 @@ const char* fake_getenv(const char* name) {
     return it == g_env.end() ? nullptr : it->second.c_str();
 }
 
-pacer_layer::Settings read(std::map<std::string, std::string> env, pacer_layer::Api api = pacer_layer::Api::vulkan) {
+pacer_layer::Settings read(std::map<std::string, std::string> env) {
     g_env = std::move(env);
-    return pacer_layer::read_settings(&fake_getenv, api);
+    return pacer_layer::read_settings(&fake_getenv);
 }
 
-TEST(LayerSettings, DefaultsPaceNothingAfterThePresentWithTheOsSleep) {
+TEST(LayerSettings, DefaultsPaceNothingBeforeThePresentWithTheOsSleep) {
     const pacer_layer::Settings s = read({});
     EXPECT_TRUE(s.on);
     EXPECT_EQ(s.hz, 0.0);  // capture only
-    EXPECT_FALSE(s.before);
+    EXPECT_TRUE(s.before);  // flat presents (docs/gl.md#the-default-placement)
     EXPECT_TRUE(s.sleep_only);  // PACER_WAIT=sleep: about MangoHud's CPU (docs/vulkan.md)
     EXPECT_EQ(s.priority, pacer::ThreadPriority::automatic);
     EXPECT_TRUE(s.capture.empty());
     EXPECT_EQ(s.log, pacer::LogLevel::warn);
-}
-
-// The one default that differs by API: the GL interposer waits before the swap where
-// PACER_PLACEMENT is unset (or empty), and either API takes the word it is given.
-TEST(LayerSettings, TheGlInterposerWaitsBeforeTheSwapByDefault) {
-    using pacer_layer::Api;
-    EXPECT_TRUE(read({}, Api::gl).before);
-    EXPECT_TRUE(read({{"PACER_PLACEMENT", ""}}, Api::gl).before);
-    EXPECT_FALSE(read({{"PACER_PLACEMENT", ""}}, Api::vulkan).before);
-    EXPECT_FALSE(read({{"PACER_PLACEMENT", "after"}}, Api::gl).before);
-    EXPECT_TRUE(read({{"PACER_PLACEMENT", "before"}}, Api::vulkan).before);
-    const pacer_layer::Settings s = read({}, Api::gl);
-    EXPECT_TRUE(s.on);
-    EXPECT_TRUE(s.sleep_only);  // the rest as the layer's
-    EXPECT_EQ(s.priority, pacer::ThreadPriority::automatic);
 }
 
 TEST(LayerSettings, EachVariableTakesItsWords) {
@@ -63,7 +48,9 @@ TEST(LayerSettings, EachVariableTakesItsWords) {
     EXPECT_TRUE(s.on) << s.error;
     EXPECT_FALSE(s.before);
     EXPECT_TRUE(s.sleep_only);
-    EXPECT_TRUE(read({{"PACER_HZ", ""}, {"PACER_WAIT", ""}}).sleep_only);  // empty: unset
+    s = read({{"PACER_HZ", ""}, {"PACER_WAIT", ""}, {"PACER_PLACEMENT", ""}});  // empty: unset
+    EXPECT_TRUE(s.sleep_only);
+    EXPECT_TRUE(s.before);
 }
 
 TEST(LayerSettings, ABadValueTurnsTheLayerOffAndNamesTheVariable) {

@@ -167,7 +167,7 @@ case "$mode" in
     echo "installed and moved, PACER_HZ=60, stopped by SIGTERM: $fps fps over $frames frames"
     within "$fps" 50 61 || fail "$fps fps at PACER_HZ=60"
     [ "$(grep -c '^pacer layer:' "$work/cube.err")" = 1 ] || { cat "$work/cube.err"; fail "not one line from the layer"; }
-    line="pacer layer: pacing vkcube at 60 Hz (placement after, wait sleep, priority automatic), capture $work/cube.csv"
+    line="pacer layer: pacing vkcube at 60 Hz (placement before, wait sleep, priority automatic), capture $work/cube.csv"
     grep -qxF "$line" "$work/cube.err" || { cat "$work/cube.err"; fail "the start-up line is not: $line"; }
     echo "start-up line: $line"
     run_installed quiet INT PACER_LOG=off

@@ -15,7 +15,7 @@ The strategies, each a launch of the same glxgears with only its environment cha
   pacer-before    the interposer (LD_PRELOAD=libpacer_gl.so, as pacer-run sets it) with
                   PACER_HZ=hz and its defaults: PACER_PLACEMENT before (set, as the default),
                   PACER_WAIT sleep, priority automatic
-  pacer-after     the same with PACER_PLACEMENT=after (the Vulkan layer's default)
+  pacer-after     the same with PACER_PLACEMENT=after (the lower latency)
   pacer-before-hybrid
                   the same with PACER_PLACEMENT=before and PACER_WAIT=hybrid (the spin's cost
                   against the tail; not run unless named in --strategies)

@@ -15,8 +15,8 @@ vsync hand-off; the p99 against 60 Hz is then the swap's, not the limiter's).
 
 The strategies, each a launch of the same vkcube with only its environment changed:
 
-  pacer-before    VK_LAYER_pacer_frame_pacing, PACER_HZ=hz, PACER_PLACEMENT=before (PACER_WAIT
-                  unset: the layer's default, sleep)
+  pacer-before    VK_LAYER_pacer_frame_pacing, PACER_HZ=hz, PACER_PLACEMENT=before (the
+                  default; PACER_WAIT unset: the layer's default, sleep)
   pacer-after     the same with PACER_PLACEMENT=after
   pacer-before-hybrid, pacer-after-hybrid
                   the same with PACER_WAIT=hybrid (the spin over the wake-up's learned spread);
