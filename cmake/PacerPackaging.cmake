@@ -68,7 +68,14 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${PACER_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_GROUPING ONE_PER_GROUP)
-set(CPACK_COMPONENTS_ALL Unspecified)
+# Debian wants /usr/share/doc/PACKAGE/copyright in every package: the license under each
+# package's name, in components of their own that only the packages install (EXCLUDE_FROM_ALL: a
+# `cmake --install` puts the license in share/doc/pacer/LICENSE alone).
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/pacer"
+        RENAME copyright COMPONENT player_copyright EXCLUDE_FROM_ALL)
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/libpacer-dev"
+        RENAME copyright COMPONENT dev_copyright EXCLUDE_FROM_ALL)
+set(CPACK_COMPONENTS_ALL Unspecified dev_copyright player_copyright)
 foreach(_component IN ITEMS vulkan_layer gl_preload tools)
   if((_component STREQUAL "vulkan_layer" AND TARGET pacer_vulkan_layer)
      OR (_component STREQUAL "gl_preload" AND TARGET pacer_gl_shim)
@@ -98,7 +105,8 @@ include(CPackComponent)
 cpack_add_component_group(player)
 cpack_add_component_group(dev)
 cpack_add_component(Unspecified GROUP dev)
-foreach(_component IN ITEMS vulkan_layer gl_preload tools)
+cpack_add_component(dev_copyright GROUP dev)
+foreach(_component IN ITEMS vulkan_layer gl_preload tools player_copyright)
   cpack_add_component(${_component} GROUP player)
 endforeach()
 set(CPACK_DEBIAN_PLAYER_PACKAGE_NAME pacer)

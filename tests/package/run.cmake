@@ -69,7 +69,7 @@ expect("libpacer-dev: depends on libc and libstdc++ only" "${fields}"
 contains(libpacer-dev include/pacer/pacer.hpp include/pacer/version.hpp lib/libpacer.a
          lib/cmake/pacer/pacerConfig.cmake lib/cmake/pacer/pacerConfigVersion.cmake
          lib/cmake/pacer/pacerTargets.cmake lib/pkgconfig/pacer.pc
-         share/doc/pacer/LICENSE share/doc/pacer/CHANGELOG.md)
+         share/doc/pacer/LICENSE share/doc/pacer/CHANGELOG.md share/doc/libpacer-dev/copyright)
 if(programs)
   message(FATAL_ERROR "package: libpacer-dev holds a program: ${programs}")
 endif()
@@ -83,9 +83,10 @@ read_package("${deb_pacer}")
 expect("pacer: name and version" "${fields}" "Package: pacer\nVersion: ${VERSION}\n")
 expect("pacer: section" "${fields}" "Section: utils")
 expect("pacer: depends on what the tool links" "${fields}" "Depends: libc6, [^\n]*libsdl2-2.0-0")
-if(contents MATCHES "include/pacer|libpacer\\.a|pacer\\.pc")
+if(contents MATCHES "include/pacer|libpacer\\.a|pacer\\.pc|doc/pacer/LICENSE")
   message(FATAL_ERROR "package: pacer holds the developer's files:\n${contents}")
 endif()
+contains(pacer share/doc/pacer/copyright)
 if(HAVE_LAYER)
   contains(pacer ${INJECT_LIBDIR}/libVkLayer_pacer_frame_pacing.so
            share/vulkan/explicit_layer.d/VkLayer_pacer_frame_pacing.json
