@@ -19,6 +19,8 @@ The strategies, each a launch of the same glxgears with only its environment cha
   pacer-before-hybrid
                   the same with PACER_PLACEMENT=before and PACER_WAIT=hybrid (the spin's cost
                   against the tail; not run unless named in --strategies)
+  pacer-...@P     any pacer strategy with PACER_PRIORITY=P (automatic, high, wait, thread,
+                  normal), e.g. pacer-before@normal: priority modes in one interleaved run
   mangohud-late   MangoHud's GL hook as its `mangohud --dlsym` launcher preloads it
                   (libMangoHud_dlsym.so, libMangoHud.so; MANGOHUD=1) with MANGOHUD_CONFIG
                   fps_limit=hz,no_display=1. MangoHud 0.6.8 (Debian 12) sleeps after the swap
@@ -64,11 +66,14 @@ SKIP = 77
 
 def strategy_env(ctx, strategy, hz):
     obs = ctx.observer
+    strategy, priority = vk.split_priority(strategy)
     if strategy.startswith("pacer-"):
         env = {"PACER_HZ": f"{hz:g}", "LD_PRELOAD": f"{ctx.shim}:{obs}",
                "PACER_PLACEMENT": strategy.split("-")[1]}
         if strategy == "pacer-before-hybrid":
             env["PACER_WAIT"] = "hybrid"
+        if priority:
+            env["PACER_PRIORITY"] = priority
         return env
     if strategy.startswith("mangohud-"):
         config = f"fps_limit={hz:g},no_display=1"
@@ -134,7 +139,8 @@ def parse_args(argv):
     ap.add_argument("--busy", type=int, default=0, help="busy processes beside the app (default 0)")
     ap.add_argument("--quick", action="store_true", help="the harness's smoke test: seconds, no timing judged")
     ap.add_argument("--strategies", default="pacer-before,pacer-after,mangohud-late,mangohud-early",
-                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES))
+                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES)
+                    + "; a pacer strategy may end in @PRIORITY (e.g. pacer-before@normal)")
     ap.add_argument("--build-dir", default="build-release",
                     help="the build tree with gl_preload/ and tests/gl/ (default build-release)")
     ap.add_argument("--json", help="write every chunk's figures and the summary here")
@@ -148,7 +154,7 @@ def parse_args(argv):
     if not a.hzs or any(not (1 <= h <= 1000) for h in a.hzs):
         ap.error("--hz: rates from 1 to 1000")
     a.strategies = [s for s in a.strategies.split(",") if s]
-    bad = [s for s in a.strategies if s not in ALL_STRATEGIES]
+    bad = vk.unknown_strategies(a.strategies, ALL_STRATEGIES)
     if bad or not a.strategies:
         ap.error("--strategies: unknown " + ",".join(bad))
     if a.rounds < 1 or a.seconds <= 0 or a.drift_seconds < 0 or a.busy < 0:

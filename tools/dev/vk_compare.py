@@ -21,6 +21,10 @@ The strategies, each a launch of the same vkcube with only its environment chang
   pacer-before-hybrid, pacer-after-hybrid
                   the same with PACER_WAIT=hybrid (the spin over the wake-up's learned spread);
                   pacer-after-hybrid only when --strategies names it
+  pacer-...@P     any pacer strategy with PACER_PRIORITY=P for its runs only (automatic, high,
+                  wait, thread, normal), e.g. pacer-before@normal beside pacer-before: the
+                  priority modes compared in one interleaved run (--pacer-priority sets it for
+                  every pacer strategy without a suffix)
   mangohud-early  MangoHud (its implicit layer, MANGOHUD=1) with MANGOHUD_CONFIG
   mangohud-late   fps_limit=hz,fps_limit_method=early|late,no_display=1: the HUD hidden, so that
                   drawing the overlay on a CPU driver does not dominate the app's cost (MangoHud
@@ -224,8 +228,29 @@ class Weston(Server):
 
 # ---- one chunk ----------------------------------------------------------------------------------
 
+PRIORITIES = ("automatic", "high", "wait", "thread", "normal")
+
+
+def split_priority(strategy):
+    """'pacer-before@normal' -> ('pacer-before', 'normal'); without a suffix (strategy, None)."""
+    base, at, prio = strategy.partition("@")
+    return base, (prio if at else None)
+
+
+def unknown_strategies(strategies, known):
+    """The names among strategies that are not known, a priority suffix checked too."""
+    bad = []
+    for s in strategies:
+        base, prio = split_priority(s)
+        if base not in known or (prio is not None and (not base.startswith("pacer-") or prio not in PRIORITIES)):
+            bad.append(s)
+    return bad
+
+
 def strategy_env(strategy, hz, method_known, cfgfile, priority=None):
     """The variables that make a strategy, and the layers above the observer."""
+    strategy, own_priority = split_priority(strategy)
+    priority = own_priority or priority
     if strategy.startswith("pacer-"):
         parts = strategy.split("-")
         env = {"PACER_HZ": f"{hz:g}", "PACER_PLACEMENT": parts[1], "DISABLE_MANGOHUD": "1"}
@@ -548,7 +573,8 @@ def parse_args(argv):
     ap.add_argument("--weston", action="store_true", help="under weston's headless backend, whose swap paces")
     ap.add_argument("--quick", action="store_true", help="the harness's smoke test: seconds, no timing judged")
     ap.add_argument("--strategies", default=",".join(ALL_STRATEGIES),
-                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES + MORE_STRATEGIES))
+                    help="comma-separated subset of " + ", ".join(ALL_STRATEGIES + MORE_STRATEGIES)
+                    + "; a pacer strategy may end in @PRIORITY (e.g. pacer-before@normal)")
     ap.add_argument("--build-dir", default="build-release",
                     help="the build tree with vulkan_layer/ and tests/vulkan/observer/ (default build-release)")
     ap.add_argument("--pacer-priority", help="PACER_PRIORITY for the pacer layer's runs (default: unset, "
@@ -568,7 +594,7 @@ def parse_args(argv):
     if not a.hzs or any(not (1 <= h <= 1000) for h in a.hzs):
         ap.error("--hz: rates from 1 to 1000")
     a.strategies = [s for s in a.strategies.split(",") if s]
-    bad = [s for s in a.strategies if s not in ALL_STRATEGIES + MORE_STRATEGIES]
+    bad = unknown_strategies(a.strategies, ALL_STRATEGIES + MORE_STRATEGIES)
     if bad or not a.strategies:
         ap.error("--strategies: unknown " + ",".join(bad))
     if a.rounds < 1 or a.seconds <= 0 or a.drift_seconds < 0 or a.busy < 0:
