@@ -1,6 +1,9 @@
 #include "frames.hpp"
 
+#include <algorithm>
 #include <chrono>
+
+#include "pacer/waiter.hpp"
 
 namespace pacer_layer {
 
@@ -10,7 +13,12 @@ pacer::PacerConfig pacer_config(const Settings& s) {
     c.mode = pacer::WaitMode::automatic;
     c.sync = s.before ? pacer::SyncMode::present : pacer::SyncMode::frame_start;
     c.waiter.priority.mode = s.priority;
-    if (s.sleep_only) c.waiter.late_cost = std::chrono::nanoseconds(0);  // spin min_margin only
+    // PACER_WAIT=sleep: a late wake-up weighs a 32nd of the period in spin, kept below the floor's
+    // 1 ms (under 31 Hz): the lean spin over the wake-up's dense spread (settings.hpp).
+    if (s.sleep_only) {
+        const auto share = std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / c.target_hz / 32));
+        c.waiter.late_cost = std::min(share, pacer::HybridWaiter::kFloorLateCost - std::chrono::microseconds(1));
+    }
     return c;
 }
 

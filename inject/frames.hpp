@@ -14,7 +14,8 @@ namespace pacer_layer {
 
 // The FramePacer's config: the rate (60 Hz where PACER_HZ is 0: capture only, it never waits),
 // WaitMode::automatic (the swap paces where it holds the rate: the vsync hand-off), the sync mode
-// PACER_PLACEMENT names, the priority, and PACER_WAIT=sleep's shortest spin (late_cost 0).
+// PACER_PLACEMENT names, the priority, and PACER_WAIT=sleep's lean spin (late_cost a 32nd of
+// the period).
 pacer::PacerConfig pacer_config(const Settings& s);
 
 // The capture's row of the present p. waited: the frame's own wait, or nullptr for a frame the

@@ -10,10 +10,12 @@
 //                    the presents the player sees (measured against MangoHud's limiter in both
 //                    APIs: docs/gl.md#the-default-placement)
 //   PACER_PRIORITY   automatic (default), high, wait, thread, normal (pacer/priority.hpp)
-//   PACER_WAIT       sleep (default): the OS sleep and the shortest spin (WaiterConfig::late_cost
-//                    0: min_margin, 20 us), about MangoHud's CPU; hybrid: the library's default,
-//                    the OS sleep then a spin over the wake-up's learned spread, the tightest tail
-//                    for more CPU (docs/vulkan.md has both measured against MangoHud)
+//   PACER_WAIT       sleep (default): the OS sleep and a lean spin over the dense part of the
+//                    wake-up's learned spread only (WaiterConfig::late_cost a 32nd of the
+//                    period, 521 us at 60 Hz, under 1 ms: no floor; tens of us a frame), about
+//                    MangoHud's CPU; hybrid: the library's default, the spin over the spread's
+//                    tail too, the tightest tail for more CPU (docs/vulkan.md has both measured
+//                    against MangoHud)
 //   PACER_CAPTURE    a PresentMon-style capture per swapchain: the path, then path-2.csv, ...
 //   PACER_LOG        debug, info, warn (default), error, off
 // A value that cannot be read turns pacing off (every present passes through, nothing is

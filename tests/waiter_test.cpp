@@ -244,6 +244,33 @@ TEST(HybridWaiter, LateCostZeroSpinsOnlyMinMargin) {
     EXPECT_GT(r.lateness_q(0.99), 20.0) << "the wake-ups past min_margin are left late";
 }
 
+// late_cost below 1 ms (kFloorLateCost): the least cost alone, no floor. Wake-ups after an
+// exponential 60 us (a virtual machine's spread) and 3 % of them 1.5 ms late: the default
+// late_cost's floor covers the cluster (a margin past 1.5 ms, a tenth of every frame spun), while
+// 500 us covers the dense part only: 60 us x ln(500 us / 60 us) = 127 us, plus min_margin; the
+// spin a frame stays near a tenth of a millisecond, and more than half of the wake-ups are on time.
+TEST(HybridWaiter, LateCostBelowTheFloorsCoversTheDenseSpreadOnly) {
+    const pacer::SimModel m{.granularity = 0ns, .jitter_mean = 60us, .preempt_probability = 0.03,
+                            .preempt = 1500us, .relax_time = 100ns};
+    pacer_test::RunResult lean, floored;
+    for (const auto late_cost : {500us, 10'000us}) {
+        pacer::SimulatedOs os(m);
+        pacer::PacerConfig c{.target_hz = 60.0, .waiter = own_class()};
+        c.waiter.late_cost = late_cost;
+        pacer::FramePacer fp(c, &os);
+        (late_cost < 1ms ? lean : floored) = pacer_test::run_pacer(os, fp, 4000, 2'000'000);
+    }
+    std::printf("late_cost 500 us: margin %.0f us, spin %.2f %%, lateness p50 %.0f p90 %.0f us; 10 ms: margin %.0f us, spin %.2f %%\n",
+                static_cast<double>(lean.final_margin_ns) / 1e3, 100 * lean.spin_share, lean.lateness_q(0.5),
+                lean.lateness_q(0.9), static_cast<double>(floored.final_margin_ns) / 1e3, 100 * floored.spin_share);
+    EXPECT_GT(floored.final_margin_ns, 1'500'000) << "the floor covers the cluster";
+    EXPECT_GT(lean.final_margin_ns, 100'000);
+    EXPECT_LT(lean.final_margin_ns, 250'000) << "no floor below 1 ms";
+    EXPECT_LT(lean.spin_share, 0.15 / 16.667) << "under 0.15 ms of spin a frame";
+    EXPECT_GT(floored.spin_share, 5 * lean.spin_share);
+    EXPECT_LT(lean.lateness_q(0.5), 1.0) << "the dense part is covered";
+}
+
 // A sparse cluster within the cap: 3 % of wake-ups 1.5 ms late. For the cost alone it is not
 // worth covering (1.5 ms of spin per frame against 10 ms x 0.03 = 0.3 ms of late wake-ups), but
 // while spins are never preempted a pure spin would be on time, and the floor (99.5 % of the

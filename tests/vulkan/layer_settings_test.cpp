@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "frames.hpp"
+#include "pacer/waiter.hpp"
 #include "settings.hpp"
 
 namespace {
@@ -74,3 +76,20 @@ TEST(LayerSettings, LaterCapturesAreNumberedBeforeTheExtension) {
 }
 
 }  // namespace
+
+// PACER_WAIT=sleep: a late wake-up weighs a 32nd of the period, kept under the waiter's floor
+// (1 ms) (pacer/waiter.hpp: the lean spin over the dense spread); hybrid keeps the library's cost.
+TEST(LayerSettings, SleepWeighsALateWakeUpAt1Of32OfThePeriod) {
+    pacer_layer::Settings s = read({{"PACER_HZ", "60"}});
+    ASSERT_TRUE(s.sleep_only);
+    EXPECT_EQ(pacer_layer::pacer_config(s).waiter.late_cost.count(), 520'833);
+    s.hz = 144;
+    EXPECT_EQ(pacer_layer::pacer_config(s).waiter.late_cost.count(), 217'013);
+    s.hz = 0;  // capture only: the 60 Hz config
+    EXPECT_EQ(pacer_layer::pacer_config(s).waiter.late_cost.count(), 520'833);
+    s.hz = 20;  // a 32nd of 50 ms would reach the floor: kept under it
+    EXPECT_EQ(pacer_layer::pacer_config(s).waiter.late_cost.count(), 999'000);
+    EXPECT_LT(pacer_layer::pacer_config(s).waiter.late_cost, pacer::HybridWaiter::kFloorLateCost);
+    s = read({{"PACER_HZ", "60"}, {"PACER_WAIT", "hybrid"}});
+    EXPECT_EQ(pacer_layer::pacer_config(s).waiter.late_cost, pacer::WaiterConfig{}.late_cost);
+}

@@ -41,7 +41,10 @@
 //     in spins that long that are preempted too. The least-cost margin does not chase them: it
 //     spins a fraction as long per frame, with no more late frames than the quantile or a pure
 //     spin (measured: docs/platforms.md#measured-the-hybrid-wait).
-// A floor keeps the accuracy a spin can buy (unless late_cost is 0): while spins are not being
+// A floor keeps the accuracy a spin can buy (when late_cost is at least 1 ms, kFloorLateCost: a
+// smaller late_cost says that a late wake-up is worth less than a millisecond of spin, and the
+// floor would spin for a sparse cluster far beyond that; the least cost alone then covers the
+// dense part of the spread, a lean spin): while spins are not being
 // preempted (512 in a row), the margin covers at least 99.5 % of the wake-ups the cap can catch
 // (kFloorQuantile), because
 // a pure spin would then be on time, and so should this waiter. The classic fake scheduler of
@@ -115,7 +118,8 @@ namespace pacer {
 
 struct WaiterConfig {
     // What one late wake-up is weighed as, in spin time: the margin minimizes expected spin +
-    // late_cost x P(wake-up later than the margin). 0: never spin past min_margin. In [0, 1 s].
+    // late_cost x P(wake-up later than the margin). 0: never spin past min_margin; below 1 ms
+    // (kFloorLateCost) without the floor (see above). In [0, 1 s].
     std::chrono::nanoseconds late_cost{10'000'000};
     // Samples after which an old oversleep counts half. In [8, 1e6].
     double half_life = 500.0;
@@ -205,6 +209,7 @@ public:
     static constexpr double kFloorQuantile = 0.995;
     static constexpr double kFloorSamples = 6.0;
     static constexpr std::int64_t kCalmSpinsForFloor = 512;
+    static constexpr std::chrono::nanoseconds kFloorLateCost{1'000'000};  // the floor's least late_cost
     static constexpr std::int64_t kWarmup = 16;  // sleeps measured before the margin is learned
     const LatenessEstimator& estimator() const noexcept { return est_; }
     const WaiterConfig& config() const noexcept { return cfg_; }

@@ -193,7 +193,7 @@ std::chrono::nanoseconds HybridWaiter::margin_within(std::int64_t cap_ns) const 
     const std::int64_t cap = std::max(cfg_.min_margin.count(), cap_ns);
     const std::int64_t reach = cap - cfg_.min_margin.count();  // the oversleep a spin can catch
     std::int64_t m = est_.least_cost(cfg_.late_cost, std::chrono::nanoseconds(reach)).count();
-    if (cfg_.late_cost.count() > 0 && spins_since_preempted_ >= kCalmSpinsForFloor) {  // 0: no spin asked
+    if (cfg_.late_cost >= kFloorLateCost && spins_since_preempted_ >= kCalmSpinsForFloor) {  // waiter.hpp: why
         // The floor: kFloorQuantile of the catchable wake-ups, once at least kFloorSamples
         // wake-ups' weight lies between the least-cost margin and the reach.
         const double catchable = est_.fraction_below(std::chrono::nanoseconds(reach));
