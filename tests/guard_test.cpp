@@ -3,6 +3,7 @@
 // tests/priority/ checks the guard on the real kernel (guard_check.cpp).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "pacer/guard.hpp"
@@ -22,15 +23,19 @@ public:
     ns wall_{0}, cpu_{0}, cpu_at_sleep_{0};
     std::uint64_t sleeps_ = 0;
     ns tick_ = 12'500'000ns, next_tick_ = 12'500'000ns;
-    pacer::RealtimeGuard guard_;
-    int put_backs = 0, raises = 0;
+    // The run queue the watcher reads: the threads runnable besides it, on `cpus_` CPUs; a
+    // function of the wall time (a scripted load), or -1 (unknown).
+    std::function<int(ns)> runnable_ = [](ns) { return -1; };
+    int cpus_ = 2;
+    pacer::RealtimeGuard guard_;  // after what sample() reads
+    int put_backs = 0, raises = 0, stand_downs = 0;
     std::uint64_t sleeps_at_raise = 0;
     ns raised_cpu{0}, put_back_cpu{0};  // the thread's CPU while raised, and while put back
 
     ns carry_{0};  // the kernel's RLIMIT_RTTIME count carried in (no sleep in a real-time class yet)
     pacer::GuardSample sample() const {
         const ns counted = sleeps_ % 2 == 0 ? carry_ + cpu_ - cpu_at_sleep_ : carry_;
-        return {wall_, cpu_, cpu_at_sleep_, sleeps_, period_, counted};
+        return {wall_, cpu_, cpu_at_sleep_, sleeps_, period_, counted, runnable_(wall_), cpus_};
     }
 
     // Runs (computes) for d of wall time, sampling on the way.
@@ -65,6 +70,7 @@ private:
                     ++raises;
                     sleeps_at_raise = sleeps_;
                     break;
+                case pacer::GuardStep::stand_down: ++stand_downs; break;
                 case pacer::GuardStep::none: break;
                 }
             }
@@ -186,6 +192,111 @@ TEST(RealtimeGuard, IdleAndUnknownPeriodBreakNothing) {
     idle.sleep(30s);
     EXPECT_EQ(idle.put_backs, 0);
     EXPECT_TRUE(idle.guard_.raised());
+}
+
+// automatic's stand-down (GuardConfig::stand_down): on a machine with a CPU to spare the real-time
+// class is put back after `quiet` (2 s), without a warning or a longer calm run; when every CPU is
+// taken for `contended` (0.25 s) it is raised again, at a sleep; when the load goes, it stands
+// down again.
+pacer::GuardConfig standing_down() {
+    pacer::GuardConfig c;
+    c.stand_down = true;
+    return c;
+}
+// A quiet desktop: now and then one other thread runs (one look in four), never two.
+int quiet(ns wall) { return (wall.count() / 12'500'000) % 4 == 0 ? 1 : 0; }
+
+TEST(RealtimeGuard, StandsDownWithACpuToSpareAndRisesWhenEveryCpuIsTaken) {
+    Thread t(kHz144, standing_down());
+    t.runnable_ = [](ns w) { return w < 5s || w >= 15s ? quiet(w) : 2; };  // two busy threads 5-15 s
+    while (t.wall_ < 2s - 20ms) t.frame(1ms);
+    EXPECT_EQ(t.stand_downs, 0) << "not before 2 s of looks";
+    while (t.wall_ < 2500ms) t.frame(1ms);
+    EXPECT_EQ(t.stand_downs, 1);
+    EXPECT_FALSE(t.guard_.raised());
+    EXPECT_TRUE(t.guard_.stood_down());
+    EXPECT_EQ(t.guard_.put_backs(), 0u) << "standing down breaks no rule";
+    EXPECT_NE(std::string(t.guard_.reason()).find("stood down"), std::string::npos) << t.guard_.reason();
+
+    while (t.wall_ < 5s) t.frame(1ms);
+    EXPECT_EQ(t.raises, 0);
+    while (t.raises == 0 && t.wall_ < 6s) t.frame(1ms);
+    EXPECT_EQ(t.raises, 1);
+    EXPECT_GE(t.wall_, 5s + 250ms);
+    EXPECT_LE(t.wall_, 5s + 250ms + 2 * t.tick_ + kHz144) << "raised within the contended span";
+    EXPECT_EQ(t.sleeps_at_raise % 2, 1u) << "raised while it slept";
+    EXPECT_NE(std::string(t.guard_.reason()).find("no look found a CPU to spare"), std::string::npos)
+        << t.guard_.reason();
+
+    while (t.wall_ < 15s) t.frame(1ms);
+    EXPECT_EQ(t.stand_downs, 1) << "kept while every CPU is taken";
+    EXPECT_TRUE(t.guard_.raised());
+    while (t.wall_ < 18s) t.frame(1ms);
+    EXPECT_EQ(t.stand_downs, 2) << "stood down again once the load went";
+    EXPECT_EQ(t.put_backs, 0);
+}
+
+// What keeps the class: thread (stand_down off), one CPU, a run queue it cannot read, a machine
+// always busy.
+TEST(RealtimeGuard, KeptWithoutStandingDownOneCpuAnUnknownOrABusyRunQueue) {
+    struct Case {
+        const char* what;
+        bool stand_down;
+        int cpus;
+        std::function<int(ns)> runnable;
+    };
+    const Case cases[] = {
+        {"thread: no stand-down", false, 2, [](ns) { return 0; }},
+        {"one CPU", true, 1, [](ns) { return 0; }},
+        {"unknown run queue", true, 2, [](ns) { return -1; }},
+        {"a busy thread on two CPUs", true, 2, [](ns w) { return 1 + quiet(w); }},
+        {"seven busy threads on eight CPUs", true, 8, [](ns) { return 7; }},
+    };
+    for (const Case& c : cases) {
+        pacer::GuardConfig g;
+        g.stand_down = c.stand_down;
+        Thread t(kHz60, g);
+        t.cpus_ = c.cpus;
+        t.runnable_ = c.runnable;
+        while (t.wall_ < 20s) t.frame(4ms);
+        EXPECT_EQ(t.stand_downs, 0) << c.what;
+        EXPECT_TRUE(t.guard_.raised()) << c.what;
+    }
+    // Six on eight leave one to spare besides the thread's own: stood down.
+    Thread t(kHz60, standing_down());
+    t.cpus_ = 8;
+    t.runnable_ = [](ns) { return 6; };
+    while (t.wall_ < 3s) t.frame(4ms);
+    EXPECT_EQ(t.stand_downs, 1);
+}
+
+// Put back by a rule while standing down is on: after the calm run it is raised only when the
+// machine is contended, and the rule's put-back is counted (a warning) where standing down is not.
+TEST(RealtimeGuard, APutBackByARuleIsRaisedAgainOnlyWhenContended) {
+    Thread t(kHz60, standing_down());
+    t.runnable_ = [](ns w) { return w < 8s ? 2 : w < 12s ? quiet(w) : 2; };
+    for (int i = 0; i < 60; ++i) t.frame(5ms);
+    t.compute(500ms);  // a level load
+    EXPECT_EQ(t.put_backs, 1);
+    EXPECT_FALSE(t.guard_.stood_down());
+    while (t.wall_ < 8s) t.frame(5ms);
+    EXPECT_EQ(t.raises, 1) << "contended: raised after the calm run";
+    while (t.wall_ < 12s) t.frame(5ms);
+    EXPECT_EQ(t.stand_downs, 1);
+    while (t.wall_ < 13s) t.frame(5ms);
+    EXPECT_EQ(t.raises, 2);
+    EXPECT_EQ(t.guard_.put_backs(), 1u);
+}
+
+// A load that comes and goes each second: the class follows it at most once per quiet span
+// (RealtimeKit grants at most 25 raises in 20 s to a user by default).
+TEST(RealtimeGuard, ALoadThatComesAndGoesRaisesAtMostOncePerQuietSpan) {
+    Thread t(kHz144, standing_down());
+    t.runnable_ = [](ns w) { return (w.count() / 1'000'000'000) % 2 == 0 ? 2 : 0; };
+    while (t.wall_ < 60s) t.frame(1ms);
+    EXPECT_LE(t.raises, 30);
+    EXPECT_LE(t.stand_downs, 31);
+    EXPECT_EQ(t.put_backs, 0);
 }
 
 }  // namespace

@@ -2,9 +2,10 @@
 // real-time class is put back to its own class, and when it is raised again.
 //
 //   GuardConfig    the budget: a share of the period a frame may use, the CPU one frame may run
-//                  without sleeping, the calm run before a raise again
-//   GuardSample    what the watcher reads of the thread: wall time, its CPU time, its sleeps
-//   RealtimeGuard  observe(sample) -> GuardStep: none, put_back, raise_again; reason()
+//                  without sleeping, the calm run before a raise again; standing down
+//   GuardSample    what the watcher reads of the thread: wall time, its CPU time, its sleeps; the
+//                  machine's run queue
+//   RealtimeGuard  observe(sample) -> GuardStep: none, put_back, raise_again, stand_down; reason()
 //
 //   pacer::GuardSample s{};                   // read off the thread: clocks, sleeps, period
 //   pacer::RealtimeGuard g(pacer::GuardConfig{}, s);
@@ -35,11 +36,23 @@
 //                 the share: over the last `window`, its frames used on average more than
 //                   `share` of the period in CPU (a loop that computes most of each frame, or
 //                   never sleeps: it would hold its core).
+//   stand down  (stand_down: automatic) while raised for at least `quiet` (2 s) with no rule
+//               broken, when half or more of the run queue's looks over that span found a CPU
+//               to spare: the threads runnable besides the watcher leave at least one of the
+//               thread's CPUs over besides its own (Linux: /proc/loadavg's nr_running, every
+//               look). The thread goes back as at a put-back, with no warning and no longer calm
+//               run. Why: where a CPU is free, a normal thread's wake-up is not kept waiting, and
+//               a real-time class buys no steadier a tail, and it costs CPU where the frame's
+//               present is a copy into another process, as a software Vulkan driver's under X
+//               (measured: docs/vulkan.md#the-real-time-class-what-it-costs-and-what-it-buys).
 //   raise again while put back, once `calm` has passed with neither rule broken, at a moment the
 //               thread sleeps (so that the kernel's RLIMIT_RTTIME count restarts at its wake-up).
 //               Each put-back doubles the calm run needed (up to max_calm), so a loop that
 //               alternates does not flap; a raised run of max_calm without a put-back starts
 //               from `calm` again.
+//               With stand_down, only when no look over the last `contended` (0.25 s) found a
+//               CPU to spare: beside busy threads or processes it is raised within a quarter
+//               second; a load that comes and goes is followed at most once per `quiet`.
 //               On Linux a thread that carries a quarter of the soft limit's count is asked
 //               for (a new pacer's first ask too) only while it sleeps, and one that carries
 //               three quarters is not raised again: its status's guard says so.
@@ -70,6 +83,12 @@ struct GuardConfig {
     // The kernel's count against RLIMIT_RTTIME at which the thread is put back, whatever its
     // frame: half the soft limit (the platform sets it; 0: no limit, no rule).
     std::chrono::nanoseconds rt_limit{0};
+    // Standing down (ThreadPriority::automatic sets it; thread keeps its class while no rule is
+    // broken): put back once the machine has had a CPU to spare for `quiet`, raised again once
+    // it has had none for `contended`.
+    bool stand_down = false;
+    std::chrono::nanoseconds quiet{2'000'000'000};
+    std::chrono::nanoseconds contended{250'000'000};
 };
 
 // What the watcher reads of the thread, all on clocks that only go forward.
@@ -82,9 +101,15 @@ struct GuardSample {
     // The CPU the kernel has counted against RLIMIT_RTTIME: from its last wake-up in a real-time
     // class, which a put-back and a raise again without a sleep between do not restart.
     std::chrono::nanoseconds rt_counted{0};
+    // The machine's run queue, for standing down: the threads runnable or running besides the
+    // watcher (-1: unknown, never a CPU to spare), and the CPUs the thread may run on.
+    int runnable = -1;
+    int cpus = 0;
 };
 
-enum class GuardStep : std::uint8_t { none, put_back, raise_again };
+// stand_down: put back because the machine has a CPU to spare (not a broken rule: no warning, no
+// longer calm run); raise_again follows a put-back or a stand-down.
+enum class GuardStep : std::uint8_t { none, put_back, raise_again, stand_down };
 
 class RealtimeGuard {
 public:
@@ -97,6 +122,7 @@ public:
     void refused(const GuardSample& s) noexcept;
 
     bool raised() const noexcept { return raised_; }
+    bool stood_down() const noexcept { return stood_down_; }  // put back by standing down, not by a rule
     std::uint64_t put_backs() const noexcept { return put_backs_; }
     // The last put-back's or raise's reason, one line, e.g. "put the thread back to its own class:
     // a frame ran 55 ms of CPU without sleeping (its bound: 50 ms)". Static until the next step.
@@ -106,7 +132,13 @@ public:
 
 private:
     static constexpr int kRing = 128;  // samples kept for the share's window
+    static constexpr int kLooks = 256;  // the run queue's looks kept for standing down
+    static constexpr double kSpareToStandDown = 0.5;  // of the looks over `quiet`
     bool breaks_a_rule(const GuardSample& s, bool record) noexcept;
+    void note_look(const GuardSample& s) noexcept;
+    // Over the last `span`: the share of looks that found a CPU to spare, or -1 while the looks
+    // kept do not reach that far back.
+    double spare_share(std::chrono::nanoseconds now, std::chrono::nanoseconds span) const noexcept;
 
     GuardConfig cfg_;
     bool raised_ = true;
@@ -116,6 +148,13 @@ private:
     std::chrono::nanoseconds raised_since_{0};  // raised: since when
     GuardSample ring_[kRing];
     int head_ = 0, count_ = 0;
+    struct Look {
+        std::chrono::nanoseconds wall{0};
+        bool spare = false;
+    };
+    Look looks_[kLooks];
+    int look_head_ = 0, look_count_ = 0;
+    bool stood_down_ = false;
     char reason_[160] = "";
 };
 

@@ -38,7 +38,9 @@
 //                      PulseAudio use it; its polkit rule lets an active session's user ask),
 //                      SCHED_RR at realtime_priority; else the weight, setpriority() then the same
 //                      services; else the thread's own class. The real-time class is watched by
-//                      the real-time guard (below). The services are asked over D-Bus by pacer's
+//                      the real-time guard (below), and stands down while the machine has a CPU
+//                      to spare: put back after 2 s of spare CPUs, raised again within a quarter
+//                      second of none (pacer/guard.hpp has the rule). The services are asked over D-Bus by pacer's
 //                      helper thread, never in a frame: the thread paces at what it has (the
 //                      weight where setpriority() grants it) and takes the answer at a later
 //                      wait (PriorityStatus::pending meanwhile; a second at most). A process
@@ -140,8 +142,8 @@
 // interval error to microseconds where the process or the desktop grants a real-time class, and
 // never at the game's expense (the guard); where only the weight is granted it covers the
 // engine's own threads; where nothing is, it costs nothing. Pick high for the weight without a
-// real-time class, or on one CPU; thread to be warned when the real-time class is refused, or on
-// one CPU; wait where the frame's work must stay at the thread's own class; normal to leave the
+// real-time class, or on one CPU; thread to be warned when the real-time class is refused, on one
+// CPU, or to keep the class while CPUs are spare; wait where the frame's work must stay at the thread's own class; normal to leave the
 // thread alone.
 //
 // Never an error for the game: a refused raise leaves the thread as it was, pacing goes on as

@@ -61,9 +61,35 @@ bool RealtimeGuard::breaks_a_rule(const GuardSample& s, bool record) noexcept {
     return true;
 }
 
+// A CPU to spare: besides the threads already runnable (the thread itself among them when it
+// runs), one CPU the thread may run on is left over.
+void RealtimeGuard::note_look(const GuardSample& s) noexcept {
+    const bool spare = s.runnable >= 0 && s.cpus >= 2 && s.runnable <= s.cpus - 2;
+    const Look& last = looks_[look_head_];
+    if (look_count_ > 0 && s.wall - last.wall < std::min(cfg_.quiet, cfg_.contended) / 16) return;
+    look_head_ = (look_head_ + 1) % kLooks;
+    looks_[look_head_] = Look{s.wall, spare};
+    look_count_ = std::min(look_count_ + 1, kLooks);
+}
+
+double RealtimeGuard::spare_share(std::chrono::nanoseconds now, std::chrono::nanoseconds span) const noexcept {
+    int looks = 0, spare = 0;
+    for (int i = 0; i < look_count_; ++i) {
+        const Look& l = looks_[(look_head_ - i + kLooks) % kLooks];
+        if (now - l.wall > span) return looks > 0 ? static_cast<double>(spare) / looks : -1.0;
+        ++looks;
+        spare += l.spare ? 1 : 0;
+    }
+    return -1.0;  // the looks kept begin inside the span
+}
+
 GuardStep RealtimeGuard::observe(const GuardSample& s) noexcept {
     GuardStep step = GuardStep::none;
+    if (cfg_.stand_down) note_look(s);
     if (raised_) {
+        // Judged on looks made while raised only: those before the raise said nothing of it.
+        const double spare =
+            cfg_.stand_down && s.wall - raised_since_ >= cfg_.quiet ? spare_share(s.wall, cfg_.quiet) : -1.0;
         if (breaks_a_rule(s, true)) {
             // A put-back soon after the last raise asks for a longer calm run before the next.
             if (put_backs_ > 0 && s.wall - raised_since_ < cfg_.max_calm)
@@ -73,14 +99,30 @@ GuardStep RealtimeGuard::observe(const GuardSample& s) noexcept {
             ++put_backs_;
             raised_ = false;
             calm_since_ = s.wall;
+            stood_down_ = false;
             step = GuardStep::put_back;
+        } else if (spare >= kSpareToStandDown) {
+            std::snprintf(reason_, sizeof reason_,
+                          "stood down to the thread's own class: over %.1f s, %.0f %% of the looks found a CPU to "
+                          "spare",
+                          ms(cfg_.quiet) / 1000.0, 100.0 * spare);
+            raised_ = false;
+            stood_down_ = true;
+            calm_since_ = s.wall - calm_needed_;  // no rule was broken: raised again as soon as contended
+            step = GuardStep::stand_down;
         }
     } else if (breaks_a_rule(s, false)) {
         calm_since_ = s.wall;
-    } else if (s.wall - calm_since_ >= calm_needed_ && s.sleeps % 2 == 1) {
-        std::snprintf(reason_, sizeof reason_, "raised the thread again after %.0f s of frames within its budget",
-                      ms(s.wall - calm_since_) / 1000.0);
+    } else if (s.wall - calm_since_ >= calm_needed_ && s.sleeps % 2 == 1 &&
+               (!cfg_.stand_down || spare_share(s.wall, cfg_.contended) == 0.0)) {
+        if (cfg_.stand_down)
+            std::snprintf(reason_, sizeof reason_,
+                          "raised the thread again: for %.2f s no look found a CPU to spare", ms(cfg_.contended) / 1000.0);
+        else
+            std::snprintf(reason_, sizeof reason_, "raised the thread again after %.0f s of frames within its budget",
+                          ms(s.wall - calm_since_) / 1000.0);
         raised_ = true;
+        stood_down_ = false;
         raised_since_ = s.wall;
         step = GuardStep::raise_again;
     }
@@ -96,6 +138,7 @@ GuardStep RealtimeGuard::observe(const GuardSample& s) noexcept {
 
 void RealtimeGuard::refused(const GuardSample& s) noexcept {
     raised_ = false;
+    stood_down_ = false;
     calm_since_ = s.wall;
 }
 

@@ -24,6 +24,7 @@
 #include "pacer/guard.hpp"
 #include "platform/linux/ask.hpp"
 #include "platform/linux/bus.hpp"
+#include "platform/linux/run_queue.hpp"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
@@ -125,6 +126,11 @@ GuardSample sample_of(Watched& w, std::int64_t cpu) noexcept {
     s.cpu_at_sleep = std::chrono::nanoseconds(at_sleep);
     s.rt_counted = std::chrono::nanoseconds(rt_counted(w, cpu, sleeps, at_sleep));
     s.period = std::chrono::nanoseconds(w.period_ns.load(std::memory_order_relaxed));
+    if (w.guard_cfg.stand_down) {
+        const int running = run_queue::runnable_now();
+        s.runnable = running > 0 ? running - 1 : -1;  // the helper itself runs as it reads
+        s.cpus = run_queue::cpus_of(w.tid);
+    }
     return s;
 }
 
@@ -152,9 +158,10 @@ std::int64_t rttime_bound_ns() noexcept {
 }
 
 // The guard's bounds: one frame 50 ms, or a quarter of RLIMIT_RTTIME's soft limit when lower;
-// the kernel's count half that soft limit (none without one).
-GuardConfig guard_config() noexcept {
+// the kernel's count half that soft limit (none without one). automatic stands down.
+GuardConfig guard_config(bool automatic) noexcept {
     GuardConfig c;
+    c.stand_down = automatic;
     rlimit rl{};
     if (getrlimit(RLIMIT_RTTIME, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return c;
     const auto soft_ns = static_cast<std::int64_t>(rl.rlim_cur) * 1000;
@@ -204,21 +211,24 @@ void set_realtime_grant(Watched& w) noexcept {
 }
 
 // While put back: the weight pacer holds, if any, else the thread's own class; pending, for
-// the guard will raise it again.
-void set_put_back_grant(Watched& w) noexcept {
+// the guard will raise it again (after a calm run, or where it stood down, at contention).
+void set_put_back_grant(Watched& w, bool stood_down = false) noexcept {
     PriorityGrant& g = w.grant;
     g.granted = w.weight_held;
     g.pending = true;
     g.lever = w.weight_held ? PriorityLever::weight : PriorityLever::none;
     g.by = w.weight_held ? w.weight_by : PriorityGrantor::none;
+    const char* how = stood_down ? "stood down: a CPU to spare" : "put back by the guard";
     if (w.weight_held) {
         errno = 0;
         const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(w.tid));
-        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (put back by the guard)", nice);
+        std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", nice, how);
     } else {
-        text(g.in_force, "normal");
+        std::snprintf(g.in_force, sizeof g.in_force, "normal (%s)", how);
     }
-    text(g.reason, "the real-time guard put the thread back; it raises it again after a calm run");
+    text(g.reason, stood_down ? "the real-time class stood down while the machine has a CPU to spare; it is "
+                                "raised again when the machine has none"
+                              : "the real-time guard put the thread back; it raises it again after a calm run");
 }
 
 // ---- The helper thread ----------------------------------------------------------------------------
@@ -420,7 +430,7 @@ private:
     // The thread's class was made real-time by the ask that began at w.ask_cpu: its count from
     // there, and a guard (a raise again keeps the guard it has). Under mu.
     void start_guarding(Watched& w) noexcept {
-        w.guard_cfg = guard_config();
+        w.guard_cfg = guard_config(w.automatic);
         note_raised(w, carry_of(w.tid), w.ask_cpu);
         if (!w.guard) w.guard.emplace(w.guard_cfg, sample_of(w, read_ns(w.cpu_clock)));
     }
@@ -573,7 +583,8 @@ private:
         const GuardSample s = sample_of(w, cpu);
         switch (w.guard->observe(s)) {
         case GuardStep::none: return;
-        case GuardStep::put_back: {
+        case GuardStep::put_back:
+        case GuardStep::stand_down: {
             // SCHED_OTHER (with the flag it has: an unprivileged thread may not clear it), at the
             // nice value it has: pacer's weight where automatic holds one, else its own.
             sched_param p{};
@@ -581,9 +592,9 @@ private:
             if (sched_setscheduler(w.tid, SCHED_OTHER | flag, &p) != 0)
                 sched_setscheduler(w.tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &p);
             set_carry(w.tid, s.rt_counted.count());
-            set_put_back_grant(w);
+            set_put_back_grant(w, w.guard->stood_down());
             text(w.grant.guard, w.guard->reason());
-            w.grant.demotions = w.guard->put_backs();
+            w.grant.demotions = w.guard->put_backs();  // a stand-down is none: no warning
             break;
         }
         case GuardStep::raise_again:
@@ -676,7 +687,7 @@ PriorityGrant watch_raised(PriorityGrant g, const PriorityConfig& c, std::chrono
     Helper& h = Helper::get();
     w->guarded = true;
     w->level = g.level;
-    w->guard_cfg = guard_config();
+    w->guard_cfg = guard_config(w->automatic);
     w->grant = g;
     w->grant.by = PriorityGrantor::os;
     w->grant.lever = PriorityLever::realtime;
