@@ -8,7 +8,16 @@
 #include "pacer/pacer.hpp"
 
 #ifdef __linux__
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "platform/linux/run_queue.hpp"
 #endif
 
 namespace {
@@ -152,6 +161,50 @@ TEST(RealClock, TimerSlackIsLoweredWhilePacingAndRestoredAfter) {
     EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
     pacer::sleep_for(100us);  // the free function restores it too
     EXPECT_EQ(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), before);
+}
+
+// The run queue the real-time guard reads to stand down (pacer/guard.hpp): the caller counts
+// itself, a busy thread counts whether or not it has a CPU, and a thread pinned to one CPU may
+// run on one.
+TEST(RealClock, TheRunQueueCountsTheCallerAndBusyThreads) {
+    namespace rq = pacer::platform::run_queue;
+    EXPECT_GE(rq::runnable_now(), 1);
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+    const auto tid = [] { return static_cast<pid_t>(syscall(SYS_gettid)); };
+    EXPECT_EQ(rq::cpus_of(tid()), CPU_COUNT(&mine));
+    EXPECT_EQ(rq::cpus_of(0x3fffffff), 0) << "no such thread";
+
+    constexpr int kBusy = 3;
+    std::atomic<bool> stop{false};
+    std::atomic<int> ready{0};
+    std::vector<std::thread> busy;
+    for (int i = 0; i < kBusy; ++i)
+        busy.emplace_back([&] {
+            ++ready;
+            while (!stop.load(std::memory_order_relaxed)) {
+            }
+        });
+    while (ready < kBusy) std::this_thread::yield();
+    int least = 1 << 30;
+    for (int i = 0; i < 20; ++i) least = std::min(least, rq::runnable_now());
+    stop = true;
+    for (std::thread& t : busy) t.join();
+    EXPECT_GE(least, kBusy + 1) << "the busy threads and the caller, at every read";
+
+    int pinned = -1;
+    std::thread([&] {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &mine)) {
+                CPU_SET(c, &one);
+                break;
+            }
+        if (sched_setaffinity(0, sizeof one, &one) == 0) pinned = rq::cpus_of(tid());
+    }).join();
+    EXPECT_EQ(pinned, 1);
 }
 #endif
 
