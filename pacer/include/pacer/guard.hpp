@@ -58,12 +58,12 @@
 //               three quarters is not raised again: its status's guard says so.
 // The defaults: one_frame 50 ms, a quarter of RealtimeKit's 200 ms (the platform lowers it to a
 // quarter of the process's RLIMIT_RTTIME soft limit where that is lower), far above a frame's
-// CPU at any rate a game paces at; the Linux watchdog looks every half of it (25 ms), so a long
-// frame is put back at most 75 ms into its CPU, with over 100 ms left before the kernel's soft
-// limit (the watchdog runs one real-time priority above the thread it watches, so the thread
-// cannot keep it off a CPU); rt_limit half the soft limit; share 0.9: the kernel itself lets
-// real-time threads take 95 % of each CPU (sched_rt_runtime_us); window 0.5 s; calm 2 s,
-// max_calm 64 s.
+// CPU at any rate a game paces at; the Linux watchdog looks every half of it (25 ms) while the
+// thread is raised (every 50 ms while it is not), so a long frame is put back at most 75 ms into
+// its CPU, with over 100 ms left before the kernel's soft limit (the watchdog runs one real-time
+// priority above the thread it watches, so the thread cannot keep it off a CPU); rt_limit half
+// the soft limit; share 0.9: the kernel itself lets real-time threads take 95 % of each CPU
+// (sched_rt_runtime_us); window 0.5 s; calm 2 s, max_calm 64 s; quiet 2 s, contended 0.25 s.
 // What the guard did is in PriorityStatus (guard, demotions) and in the log (a warning).
 //
 // Pure logic: no clock, no thread, no allocation; tests/guard_test.cpp drives it with samples.
