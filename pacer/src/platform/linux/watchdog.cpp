@@ -224,7 +224,7 @@ void set_put_back_grant(Watched& w, bool stood_down = false) noexcept {
         const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(w.tid));
         std::snprintf(g.in_force, sizeof g.in_force, "nice %d (%s)", nice, how);
     } else {
-        std::snprintf(g.in_force, sizeof g.in_force, "normal (%s)", how);
+        text(g.in_force, "normal");  // the waiter writes "normal" for what it was not granted
     }
     text(g.reason, stood_down ? "the real-time class stood down while the machine has a CPU to spare; it is "
                                 "raised again when the machine has none"
